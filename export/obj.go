@@ -1,0 +1,83 @@
+// Package export writes simulation output in formats other tools open:
+// Wavefront OBJ frames and the stats.jsonl log.
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Mesh is one OBJ object: positions, texture coordinates (the material-space
+// coordinates), and triangles as 0-based indices.
+type Mesh struct {
+	Name  string
+	Pos   [][3]float64
+	UV    [][2]float64
+	Faces [][3]int32
+}
+
+// WriteOBJ writes the meshes as one OBJ file, one `o NAME` per mesh. It writes
+// to a temporary file in the same directory and renames it into place, so a
+// reader (or a crash) never sees a half-written frame.
+func WriteOBJ(path string, meshes []Mesh) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".frame-*.obj")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	buf := make([]byte, 0, 64)
+	fmt.Fprintln(bw, "# loom frame")
+	base := 1
+	for _, m := range meshes {
+		if len(m.UV) != 0 && len(m.UV) != len(m.Pos) {
+			tmp.Close()
+			return fmt.Errorf("mesh %q: %d texture coordinates for %d vertices", m.Name, len(m.UV), len(m.Pos))
+		}
+		fmt.Fprintf(bw, "o %s\n", m.Name)
+		for _, p := range m.Pos {
+			buf = append(buf[:0], 'v')
+			for _, c := range p {
+				buf = append(buf, ' ')
+				buf = strconv.AppendFloat(buf, c, 'g', 9, 64)
+			}
+			bw.Write(append(buf, '\n'))
+		}
+		for _, t := range m.UV {
+			buf = append(buf[:0], "vt"...)
+			for _, c := range t {
+				buf = append(buf, ' ')
+				buf = strconv.AppendFloat(buf, c, 'g', 9, 64)
+			}
+			bw.Write(append(buf, '\n'))
+		}
+		for fi, f := range m.Faces {
+			buf = append(buf[:0], 'f')
+			for _, v := range f {
+				if v < 0 || int(v) >= len(m.Pos) {
+					tmp.Close()
+					return fmt.Errorf("mesh %q: face %d refers to vertex %d of %d", m.Name, fi, v, len(m.Pos))
+				}
+				buf = append(buf, ' ')
+				buf = strconv.AppendInt(buf, int64(base+int(v)), 10)
+				if len(m.UV) != 0 {
+					buf = append(buf, '/')
+					buf = strconv.AppendInt(buf, int64(base+int(v)), 10)
+				}
+			}
+			bw.Write(append(buf, '\n'))
+		}
+		base += len(m.Pos)
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,296 @@
+package scenes
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+var sceneType = reflect.TypeFor[Scene]()
+
+// Parse decodes and validates a scene. Decoding is strict: unknown or
+// duplicate keys (matched case-sensitively), wrong JSON types, fixed-size
+// arrays of the wrong length, non-integer integers, out-of-range numbers and
+// trailing data are errors. source (a file name or built-in name) prefixes
+// every error message; errors are *FieldError values (joined with
+// errors.Join when validation finds several).
+func Parse(data []byte, source string) (*Scene, error) {
+	if err := checkSchema(data, source); err != nil {
+		return nil, err
+	}
+	s := new(Scene)
+	if err := json.Unmarshal(data, s); err != nil {
+		// checkSchema accepts only documents that decode; keep a safe fallback.
+		return nil, &FieldError{Source: source, Reason: err.Error()}
+	}
+	s.source = source
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	s.normalize()
+	return s, nil
+}
+
+// Load reads and parses a scene file.
+func Load(path string) (*Scene, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scene %s: %w", path, err)
+	}
+	return Parse(data, path)
+}
+
+// checkSchema walks the JSON token stream against the Scene type.
+func checkSchema(data []byte, source string) error {
+	c := &checker{data: data, source: source, dec: json.NewDecoder(bytes.NewReader(data))}
+	c.dec.UseNumber()
+	tok, err := c.dec.Token()
+	if err == io.EOF {
+		return &FieldError{Source: source, Reason: "empty document; expected a JSON object"}
+	}
+	if err != nil {
+		return c.syntax(err)
+	}
+	if err := c.value(tok, sceneType, ""); err != nil {
+		return err
+	}
+	if _, err := c.dec.Token(); err != io.EOF {
+		return &FieldError{Source: source, Reason: fmt.Sprintf("%s: trailing data after the JSON object", c.where(c.dec.InputOffset()))}
+	}
+	return nil
+}
+
+type checker struct {
+	data   []byte
+	source string
+	dec    *json.Decoder
+}
+
+// where formats a byte offset as "line L, column C".
+func (c *checker) where(off int64) string {
+	off = min(max(off, 0), int64(len(c.data)))
+	before := c.data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+func (c *checker) syntax(err error) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return &FieldError{Source: c.source, Reason: fmt.Sprintf("invalid JSON at %s: %v", c.where(se.Offset), se)}
+	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
+		return &FieldError{Source: c.source, Reason: "invalid JSON: unexpected end of input"}
+	}
+	return &FieldError{Source: c.source, Reason: "invalid JSON: " + err.Error()}
+}
+
+func (c *checker) next() (json.Token, error) {
+	tok, err := c.dec.Token()
+	if err != nil {
+		return nil, c.syntax(err)
+	}
+	return tok, nil
+}
+
+func (c *checker) fail(path, format string, args ...any) error {
+	return &FieldError{Source: c.source, Field: path, Reason: fmt.Sprintf(format, args...)}
+}
+
+func describe(tok json.Token) string {
+	switch t := tok.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number (" + t.String() + ")"
+	case string:
+		return fmt.Sprintf("a string (%q)", t)
+	case json.Delim:
+		if t == '{' {
+			return "an object"
+		}
+		return "an array"
+	}
+	return fmt.Sprintf("%v", tok)
+}
+
+// skip consumes the rest of a value whose first token was tok.
+func (c *checker) skip(tok json.Token) error {
+	d, ok := tok.(json.Delim)
+	if !ok || (d != '{' && d != '[') {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		t, err := c.next()
+		if err != nil {
+			return err
+		}
+		if d, ok := t.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
+// fieldMap returns the JSON keys of a struct type and their field types.
+func fieldMap(t reflect.Type) (map[string]reflect.Type, []string) {
+	m := map[string]reflect.Type{}
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := jsonName(f)
+		if name == "-" {
+			continue
+		}
+		m[name] = f.Type
+		keys = append(keys, name)
+	}
+	return m, keys
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return typeName(t.Elem()) + " or null"
+	case reflect.Struct:
+		return "an object"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Array:
+		return fmt.Sprintf("an array of %d", t.Len())
+	case reflect.Float64:
+		return "a number"
+	case reflect.Int:
+		return "an integer"
+	case reflect.String:
+		return "a string"
+	}
+	return t.String()
+}
+
+func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
+	if t.Kind() == reflect.Pointer {
+		if tok == nil {
+			return nil
+		}
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if d, ok := tok.(json.Delim); !ok || d != '{' {
+			return c.fail(path, "expected an object, got %s", describe(tok))
+		}
+		fields, keys := fieldMap(t)
+		seen := map[string]bool{}
+		for c.dec.More() {
+			kt, err := c.next()
+			if err != nil {
+				return err
+			}
+			key := kt.(string)
+			p := joinPath(path, key)
+			ft, ok := fields[key]
+			if !ok {
+				hint := ""
+				for _, k := range keys {
+					if strings.EqualFold(k, key) {
+						hint = fmt.Sprintf("; did you mean %q?", k)
+					}
+				}
+				return c.fail(p, "unknown field %q (valid fields: %s)%s", key, strings.Join(keys, ", "), hint)
+			}
+			if seen[key] {
+				return c.fail(p, "duplicate field %q", key)
+			}
+			seen[key] = true
+			vt, err := c.next()
+			if err != nil {
+				return err
+			}
+			if err := c.value(vt, ft, p); err != nil {
+				return err
+			}
+		}
+		_, err := c.next() // '}'
+		return err
+	case reflect.Slice, reflect.Array:
+		if tok == nil && t.Kind() == reflect.Slice {
+			return nil
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return c.fail(path, "expected %s, got %s", typeName(t), describe(tok))
+		}
+		n := 0
+		for c.dec.More() {
+			et, err := c.next()
+			if err != nil {
+				return err
+			}
+			if t.Kind() == reflect.Array && n >= t.Len() {
+				return c.fail(path, "expected an array of %d elements, got more", t.Len())
+			}
+			if err := c.value(et, t.Elem(), fmt.Sprintf("%s[%d]", path, n)); err != nil {
+				return err
+			}
+			n++
+		}
+		if _, err := c.next(); err != nil { // ']'
+			return err
+		}
+		if t.Kind() == reflect.Array && n != t.Len() {
+			return c.fail(path, "expected an array of %d elements, got %d", t.Len(), n)
+		}
+		return nil
+	case reflect.Float64:
+		num, ok := tok.(json.Number)
+		if !ok {
+			if err := c.skip(tok); err != nil {
+				return err
+			}
+			return c.fail(path, "expected a number, got %s", describe(tok))
+		}
+		f, err := strconv.ParseFloat(num.String(), 64)
+		if err != nil || math.IsInf(f, 0) {
+			return c.fail(path, "number %s out of range", num)
+		}
+		return nil
+	case reflect.Int:
+		num, ok := tok.(json.Number)
+		if !ok {
+			if err := c.skip(tok); err != nil {
+				return err
+			}
+			return c.fail(path, "expected an integer, got %s", describe(tok))
+		}
+		if _, err := strconv.ParseInt(num.String(), 10, 32); err != nil {
+			return c.fail(path, "expected an integer (without fraction or exponent, |n| < 2^31), got %s", num)
+		}
+		return nil
+	case reflect.String:
+		if _, ok := tok.(string); !ok {
+			if err := c.skip(tok); err != nil {
+				return err
+			}
+			return c.fail(path, "expected a string, got %s", describe(tok))
+		}
+		return nil
+	}
+	return c.fail(path, "unsupported schema type %s", t)
+}

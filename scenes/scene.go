@@ -1,0 +1,415 @@
+// Package scenes defines loom's JSON scene format: the schema types, a strict
+// loader with field-path error messages, `--set path=value` overrides, the
+// cloth sheet builder and the built-in scenes (embedded JSON files).
+//
+// Conventions: SI units, z is up, angles in degrees. See README.md for the
+// schema field by field.
+package scenes
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"unicode"
+)
+
+// MaxResolution bounds Body.Resolution so that meshes stay addressable with
+// int32 indices and memory stays reasonable.
+const MaxResolution = 4096
+
+// Scene is a complete simulation set-up.
+type Scene struct {
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Gravity     [3]float64 `json:"gravity"`  // m/s^2, e.g. [0,0,-9.81]
+	TimeStep    float64    `json:"dt"`       // s, > 0
+	Duration    float64    `json:"duration"` // s, > 0, >= dt
+	FrameRate   float64    `json:"fps"`      // output frames per second, > 0
+	Solver      Solver     `json:"solver"`
+	Bodies      []Body     `json:"bodies"`    // at least one
+	Obstacles   []Obstacle `json:"obstacles"` // may be empty
+
+	source string // where the scene came from, prefixed to error messages
+}
+
+// Solver holds the implicit integrator and contact settings.
+type Solver struct {
+	Tolerance     float64 `json:"tolerance"`         // PCG relative residual, in (0, 1)
+	MaxIterations int     `json:"max_iterations"`    // >= 1
+	Thickness     float64 `json:"contact_thickness"` // m, >= 0: cloth-obstacle contact offset
+	Friction      float64 `json:"friction"`          // Coulomb coefficient >= 0
+}
+
+// Body is one rectangular cloth sheet.
+type Body struct {
+	Name        string     `json:"name"`        // non-empty, unique, no whitespace
+	Size        [2]float64 `json:"size"`        // m, extent along local x and y, > 0
+	Resolution  int        `json:"resolution"`  // vertices along the longer side, >= 2
+	Position    [3]float64 `json:"position"`    // world position of the sheet's centre
+	Orientation [3]float64 `json:"orientation"` // degrees about world x, then y, then z (R = Rz*Ry*Rx)
+	Material    Material   `json:"material"`
+	Pins        []Pin      `json:"pins"`
+}
+
+// Material holds the cloth's constitutive parameters.
+type Material struct {
+	Density          float64 `json:"density"`           // kg/m^2, > 0
+	StretchStiffness float64 `json:"stretch_stiffness"` // N/m, >= 0: membrane Lamé lambda
+	ShearStiffness   float64 `json:"shear_stiffness"`   // N/m, > 0: membrane Lamé mu
+	BendingStiffness float64 `json:"bending_stiffness"` // N*m, >= 0
+	MassDamping      float64 `json:"mass_damping"`      // 1/s, >= 0 (Rayleigh alpha)
+	StiffnessDamping float64 `json:"stiffness_damping"` // s, >= 0 (Rayleigh beta)
+}
+
+// Pin constrains one sheet vertex.
+type Pin struct {
+	At     [2]int  `json:"at"`     // grid index (i along local x, j along local y); negative counts from the end
+	Motion *Motion `json:"motion"` // nil: fixed in place
+}
+
+// Obstacle is a rigid, kinematic collision shape.
+type Obstacle struct {
+	Name        string     `json:"name"`         // non-empty, unique
+	Type        string     `json:"type"`         // "plane" | "sphere" | "box" | "capsule"
+	Center      [3]float64 `json:"center"`       // sphere, box (centre), plane (a point on it)
+	Normal      [3]float64 `json:"normal"`       // plane only: non-zero, normalized by the loader
+	Radius      float64    `json:"radius"`       // sphere, capsule: > 0
+	HalfExtents [3]float64 `json:"half_extents"` // box only: > 0 each (axis-aligned)
+	A           [3]float64 `json:"a"`            // capsule segment end point
+	B           [3]float64 `json:"b"`            // capsule segment end point (distinct from a)
+	Motion      *Motion    `json:"motion"`       // nil: static
+}
+
+// Obstacle types.
+const (
+	Plane   = "plane"
+	Sphere  = "sphere"
+	Box     = "box"
+	Capsule = "capsule"
+)
+
+// FieldError is a validation or decoding error attached to one field.
+type FieldError struct {
+	Source string // file name or built-in name; may be empty
+	Field  string // field path in scene syntax, e.g. "bodies[0].material.density"; empty for the whole document
+	Reason string // e.g. "must be > 0, got -1"
+}
+
+func (e *FieldError) Error() string {
+	var sb strings.Builder
+	if e.Source != "" {
+		sb.WriteString(e.Source)
+		sb.WriteString(": ")
+	}
+	if e.Field != "" {
+		sb.WriteString(e.Field)
+		sb.WriteString(": ")
+	}
+	sb.WriteString(e.Reason)
+	return sb.String()
+}
+
+// Source returns where the scene was loaded from ("" if built in code).
+func (s *Scene) Source() string { return s.source }
+
+// StepsPerFrame is the number of time steps between written frames:
+// round(1/(fps*dt)), at least 1.
+func (s *Scene) StepsPerFrame() int {
+	n := int(math.Round(1 / (s.FrameRate * s.TimeStep)))
+	return max(n, 1)
+}
+
+// NumSteps is the number of time steps to cover Duration: round(duration/dt), at least 1.
+func (s *Scene) NumSteps() int {
+	n := int(math.Round(s.Duration / s.TimeStep))
+	return max(n, 1)
+}
+
+type validator struct {
+	source string
+	errs   []error
+}
+
+func (v *validator) fail(field, format string, args ...any) {
+	v.errs = append(v.errs, &FieldError{Source: v.source, Field: field, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) positive(field string, x float64) {
+	if !(x > 0) {
+		v.fail(field, "must be > 0, got %v", x)
+	}
+}
+
+func (v *validator) nonNegative(field string, x float64) {
+	if !(x >= 0) {
+		v.fail(field, "must be >= 0, got %v", x)
+	}
+}
+
+func (v *validator) zero3(field, typ string, x [3]float64) {
+	if x != ([3]float64{}) {
+		v.fail(field, "not used by a %s obstacle; remove it (got %v)", typ, fmtVec(x[:]))
+	}
+}
+
+func fmtVec(x []float64) string {
+	parts := make([]string, len(x))
+	for i, c := range x {
+		parts[i] = fmt.Sprint(c)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// Validate checks every rule of the schema and returns all violations joined
+// (errors.Join); each is a *FieldError naming the field and the reason.
+func (s *Scene) Validate() error {
+	v := &validator{source: s.source}
+	checkFinite(v, reflect.ValueOf(s).Elem(), "")
+
+	v.positive("dt", s.TimeStep)
+	v.positive("duration", s.Duration)
+	if s.TimeStep > 0 && s.Duration > 0 && s.TimeStep > s.Duration {
+		v.fail("dt", "must be <= duration (%v), got %v", s.Duration, s.TimeStep)
+	}
+	v.positive("fps", s.FrameRate)
+
+	if !(s.Solver.Tolerance > 0 && s.Solver.Tolerance < 1) {
+		v.fail("solver.tolerance", "must be in (0, 1), got %v", s.Solver.Tolerance)
+	}
+	if s.Solver.MaxIterations < 1 {
+		v.fail("solver.max_iterations", "must be >= 1, got %d", s.Solver.MaxIterations)
+	}
+	v.nonNegative("solver.contact_thickness", s.Solver.Thickness)
+	v.nonNegative("solver.friction", s.Solver.Friction)
+
+	if len(s.Bodies) == 0 {
+		v.fail("bodies", "at least one body is required")
+	}
+	names := map[string]string{} // name -> field path of first use
+	for bi := range s.Bodies {
+		validateBody(v, &s.Bodies[bi], fmt.Sprintf("bodies[%d]", bi), names)
+	}
+	for oi := range s.Obstacles {
+		validateObstacle(v, &s.Obstacles[oi], fmt.Sprintf("obstacles[%d]", oi), names)
+	}
+	return errors.Join(v.errs...)
+}
+
+func validateName(v *validator, field, name string, names map[string]string) {
+	switch {
+	case name == "":
+		v.fail(field, "must be non-empty")
+		return
+	case strings.IndexFunc(name, unicode.IsSpace) >= 0:
+		v.fail(field, "must not contain whitespace, got %q", name)
+	}
+	if prev, ok := names[name]; ok {
+		v.fail(field, "duplicate name %q (already used by %s)", name, strings.TrimSuffix(prev, ".name"))
+		return
+	}
+	names[name] = field
+}
+
+func validateBody(v *validator, b *Body, p string, names map[string]string) {
+	validateName(v, p+".name", b.Name, names)
+	for k := range 2 {
+		v.positive(fmt.Sprintf("%s.size[%d]", p, k), b.Size[k])
+	}
+	gridOK := true
+	if b.Resolution < 2 || b.Resolution > MaxResolution {
+		v.fail(p+".resolution", "must be in [2, %d], got %d", MaxResolution, b.Resolution)
+		gridOK = false
+	}
+	if !(b.Size[0] > 0 && b.Size[1] > 0) || math.IsInf(b.Size[0], 0) || math.IsInf(b.Size[1], 0) {
+		gridOK = false
+	}
+
+	m := &b.Material
+	mp := p + ".material"
+	v.positive(mp+".density", m.Density)
+	v.nonNegative(mp+".stretch_stiffness", m.StretchStiffness)
+	v.positive(mp+".shear_stiffness", m.ShearStiffness)
+	v.nonNegative(mp+".bending_stiffness", m.BendingStiffness)
+	v.nonNegative(mp+".mass_damping", m.MassDamping)
+	v.nonNegative(mp+".stiffness_damping", m.StiffnessDamping)
+
+	var nx, ny int
+	if gridOK {
+		nx, ny = b.Grid()
+	}
+	seen := map[[2]int]int{}
+	for k, pin := range b.Pins {
+		pp := fmt.Sprintf("%s.pins[%d]", p, k)
+		if gridOK {
+			i, ok := normIndex(pin.At[0], nx)
+			if !ok {
+				v.fail(pp+".at[0]", "index %d out of range for a grid with %d vertices along x (valid: %d..%d)", pin.At[0], nx, -nx, nx-1)
+			}
+			j, okj := normIndex(pin.At[1], ny)
+			if !okj {
+				v.fail(pp+".at[1]", "index %d out of range for a grid with %d vertices along y (valid: %d..%d)", pin.At[1], ny, -ny, ny-1)
+			}
+			if ok && okj {
+				if prev, dup := seen[[2]int{i, j}]; dup {
+					v.fail(pp+".at", "vertex (%d,%d) is already pinned by %s.pins[%d]", i, j, p, prev)
+				} else {
+					seen[[2]int{i, j}] = k
+				}
+			}
+		}
+		if pin.Motion != nil {
+			validateMotion(v, pin.Motion, pp+".motion")
+		}
+	}
+}
+
+// normIndex maps a Python-style index into [0, n).
+func normIndex(i, n int) (int, bool) {
+	if i < 0 {
+		i += n
+	}
+	return i, i >= 0 && i < n
+}
+
+func validateMotion(v *validator, m *Motion, p string) {
+	switch {
+	case m.Velocity != nil && len(m.Keyframes) > 0:
+		v.fail(p, "set exactly one of velocity or keyframes, got both")
+	case m.Velocity == nil && len(m.Keyframes) == 0:
+		v.fail(p, "set exactly one of velocity or keyframes, got neither")
+	case m.Velocity != nil:
+		v.nonNegative(p+".start", m.Start)
+		if m.Stop != 0 && !(m.Stop > m.Start) {
+			v.fail(p+".stop", "must be 0 (forever) or > start (%v), got %v", m.Start, m.Stop)
+		}
+	default:
+		if m.Start != 0 {
+			v.fail(p+".start", "only used with velocity; remove it for keyframes (got %v)", m.Start)
+		}
+		if m.Stop != 0 {
+			v.fail(p+".stop", "only used with velocity; remove it for keyframes (got %v)", m.Stop)
+		}
+		if len(m.Keyframes) < 2 {
+			v.fail(p+".keyframes", "need at least 2 keys, got %d", len(m.Keyframes))
+		}
+		for k := 1; k < len(m.Keyframes); k++ {
+			if !(m.Keyframes[k].T > m.Keyframes[k-1].T) {
+				v.fail(fmt.Sprintf("%s.keyframes[%d].t", p, k), "times must be strictly increasing, got %v after %v", m.Keyframes[k].T, m.Keyframes[k-1].T)
+			}
+		}
+	}
+}
+
+func validateObstacle(v *validator, o *Obstacle, p string, names map[string]string) {
+	if o.Name == "" {
+		v.fail(p+".name", "must be non-empty")
+	} else if prev, ok := names[o.Name]; ok {
+		v.fail(p+".name", "duplicate name %q (already used by %s)", o.Name, strings.TrimSuffix(prev, ".name"))
+	} else {
+		names[o.Name] = p + ".name"
+	}
+	switch o.Type {
+	case Plane:
+		if o.Normal == ([3]float64{}) {
+			v.fail(p+".normal", "must be non-zero for a plane")
+		}
+		if o.Radius != 0 {
+			v.fail(p+".radius", "not used by a plane obstacle; remove it (got %v)", o.Radius)
+		}
+		v.zero3(p+".half_extents", o.Type, o.HalfExtents)
+		v.zero3(p+".a", o.Type, o.A)
+		v.zero3(p+".b", o.Type, o.B)
+	case Sphere:
+		v.positive(p+".radius", o.Radius)
+		v.zero3(p+".normal", o.Type, o.Normal)
+		v.zero3(p+".half_extents", o.Type, o.HalfExtents)
+		v.zero3(p+".a", o.Type, o.A)
+		v.zero3(p+".b", o.Type, o.B)
+	case Box:
+		for k := range 3 {
+			v.positive(fmt.Sprintf("%s.half_extents[%d]", p, k), o.HalfExtents[k])
+		}
+		if o.Radius != 0 {
+			v.fail(p+".radius", "not used by a box obstacle; remove it (got %v)", o.Radius)
+		}
+		v.zero3(p+".normal", o.Type, o.Normal)
+		v.zero3(p+".a", o.Type, o.A)
+		v.zero3(p+".b", o.Type, o.B)
+	case Capsule:
+		v.positive(p+".radius", o.Radius)
+		if o.A == o.B {
+			v.fail(p+".b", "capsule end points a and b must be distinct, both are %s", fmtVec(o.A[:]))
+		}
+		v.zero3(p+".center", o.Type, o.Center)
+		v.zero3(p+".normal", o.Type, o.Normal)
+		v.zero3(p+".half_extents", o.Type, o.HalfExtents)
+	case "":
+		v.fail(p+".type", "missing; must be one of plane, sphere, box, capsule")
+	default:
+		v.fail(p+".type", "must be one of plane, sphere, box, capsule, got %q", o.Type)
+	}
+	if o.Motion != nil {
+		validateMotion(v, o.Motion, p+".motion")
+	}
+}
+
+// checkFinite reports every NaN or Inf float reachable from val.
+func checkFinite(v *validator, val reflect.Value, path string) {
+	switch val.Kind() {
+	case reflect.Float64:
+		if f := val.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			v.fail(path, "must be finite, got %v", f)
+		}
+	case reflect.Pointer:
+		if !val.IsNil() {
+			checkFinite(v, val.Elem(), path)
+		}
+	case reflect.Array, reflect.Slice:
+		for i := range val.Len() {
+			checkFinite(v, val.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case reflect.Struct:
+		t := val.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			checkFinite(v, val.Field(i), joinPath(path, jsonName(f)))
+		}
+	}
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// jsonName returns the JSON key of a struct field.
+func jsonName(f reflect.StructField) string {
+	tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if tag == "" {
+		return f.Name
+	}
+	return tag
+}
+
+// normalize applies the loader's canonicalisations (plane normals to unit
+// length). Call only on a valid scene.
+func (s *Scene) normalize() {
+	for i := range s.Obstacles {
+		o := &s.Obstacles[i]
+		if o.Type == Plane {
+			n := math.Sqrt(o.Normal[0]*o.Normal[0] + o.Normal[1]*o.Normal[1] + o.Normal[2]*o.Normal[2])
+			if n > 0 {
+				for k := range 3 {
+					o.Normal[k] /= n
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package sparse
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// ElementGroup is a list of elements that all have Stride vertices (3 for
+// triangles, 4 for hinges). Verts holds Stride vertex indices per element,
+// element after element, so len(Verts) = Stride * count.
+type ElementGroup struct {
+	Stride int
+	Verts  []int32
+}
+
+// contrib locates one 3x3 source block inside the flat element-Hessian array:
+// its top-left entry is at off and its rows are stride entries apart.
+type contrib struct {
+	off, stride int32
+}
+
+type groupInfo struct {
+	stride, count      int
+	hessBase, gradBase int
+}
+
+// Pattern is the block-sparsity pattern of a symmetric matrix with n block rows
+// (3x3 blocks), built from element connectivity, together with the contribution
+// maps that drive deterministic assembly. Build it once per topology and reuse it
+// while the topology is unchanged. A Pattern is immutable after NewPattern and
+// safe for concurrent use.
+//
+// The pattern stores both triangles (full block CSR); columns are sorted within a
+// row and the diagonal block is always present, even for isolated vertices.
+//
+// Element Hessian layout: element e of group g with k = Stride vertices has a
+// dense (3k x 3k) row-major Hessian at HessOffset(g, e), i.e. a k x k grid of 3x3
+// blocks where block (a, b) couples local vertices a and b. Element gradients are
+// 3k long at GradOffset(g, e), vertex a at entries 3a..3a+2.
+type Pattern struct {
+	n      int
+	groups []groupInfo
+
+	rowPtr []int32 // n+1
+	col    []int32 // nnzb, sorted per row
+	diag   []int32 // n, index of the diagonal block of each row
+
+	hPtr []int32   // nnzb+1: contributions of block j are hCon[hPtr[j]:hPtr[j+1]]
+	hCon []contrib // ordered by (group, element)
+
+	gPtr []int32 // n+1: gradient contributions of vertex i are gOff[gPtr[i]:gPtr[i+1]]
+	gOff []int32
+
+	hessLen, gradLen int
+}
+
+// incidence records that local vertex a of element e of group g is some vertex.
+type incidence struct {
+	g, e, a int32
+}
+
+// NewPattern builds the pattern of a matrix with n block rows from the element
+// groups. It returns an error for negative n, a non-positive stride, a Verts
+// length that is not a multiple of the stride, a vertex index outside [0,n), a
+// vertex repeated within one element, or arrays too large for 32-bit offsets.
+func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("sparse: negative vertex count %d", n)
+	}
+	if n >= math.MaxInt32 {
+		return nil, fmt.Errorf("sparse: vertex count %d too large", n)
+	}
+	p := &Pattern{n: n, groups: make([]groupInfo, len(groups))}
+	hess, grad := 0, 0
+	for g, grp := range groups {
+		k := grp.Stride
+		if k <= 0 {
+			return nil, fmt.Errorf("sparse: group %d: stride %d must be positive", g, k)
+		}
+		if 3*k > math.MaxInt32/(3*k) {
+			return nil, fmt.Errorf("sparse: group %d: stride %d too large", g, k)
+		}
+		if len(grp.Verts)%k != 0 {
+			return nil, fmt.Errorf("sparse: group %d: len(Verts)=%d is not a multiple of stride %d", g, len(grp.Verts), k)
+		}
+		cnt := len(grp.Verts) / k
+		for e := 0; e < cnt; e++ {
+			el := grp.Verts[e*k : e*k+k]
+			for a, v := range el {
+				if v < 0 || int(v) >= n {
+					return nil, fmt.Errorf("sparse: group %d element %d: vertex index %d out of range [0,%d)", g, e, v, n)
+				}
+				for b := 0; b < a; b++ {
+					if el[b] == v {
+						return nil, fmt.Errorf("sparse: group %d element %d: vertex %d repeated", g, e, v)
+					}
+				}
+			}
+		}
+		p.groups[g] = groupInfo{stride: k, count: cnt, hessBase: hess, gradBase: grad}
+		hess += cnt * 9 * k * k
+		grad += cnt * 3 * k
+		if hess > math.MaxInt32 || grad > math.MaxInt32 {
+			return nil, errors.New("sparse: element arrays exceed 32-bit offsets")
+		}
+	}
+	p.hessLen, p.gradLen = hess, grad
+
+	// Vertex -> (group, element, local index), in (group, element) order.
+	incPtr := make([]int32, n+1)
+	for _, grp := range groups {
+		for _, v := range grp.Verts {
+			incPtr[v+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		incPtr[i+1] += incPtr[i]
+	}
+	inc := make([]incidence, incPtr[n])
+	cur := slices.Clone(incPtr[:n])
+	for g, grp := range groups {
+		k := grp.Stride
+		for idx, v := range grp.Verts {
+			inc[cur[v]] = incidence{g: int32(g), e: int32(idx / k), a: int32(idx % k)}
+			cur[v]++
+		}
+	}
+
+	// Gradient contributions: exactly the incidences.
+	p.gPtr = incPtr
+	p.gOff = make([]int32, len(inc))
+	for j, in := range inc {
+		gi := p.groups[in.g]
+		p.gOff[j] = int32(gi.gradBase + int(in.e)*3*gi.stride + 3*int(in.a))
+	}
+
+	// Block rows: union of the vertices of incident elements plus the diagonal.
+	p.rowPtr = make([]int32, n+1)
+	p.diag = make([]int32, n)
+	mark := make([]int32, n)
+	for i := range mark {
+		mark[i] = -1
+	}
+	col := make([]int32, 0, 8*n)
+	for i := 0; i < n; i++ {
+		start := len(col)
+		mark[i] = int32(i)
+		col = append(col, int32(i))
+		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
+			grp := groups[in.g]
+			k := grp.Stride
+			for _, v := range grp.Verts[int(in.e)*k : int(in.e)*k+k] {
+				if mark[v] != int32(i) {
+					mark[v] = int32(i)
+					col = append(col, v)
+				}
+			}
+		}
+		slices.Sort(col[start:])
+		if len(col) >= math.MaxInt32 {
+			return nil, errors.New("sparse: too many blocks for 32-bit indices")
+		}
+		p.rowPtr[i+1] = int32(len(col))
+	}
+	p.col = slices.Clip(col)
+	nnzb := len(p.col)
+
+	// Hessian contributions per block, ordered by (group, element).
+	pos := make([]int32, n) // column -> block index, valid for the current row
+	p.hPtr = make([]int32, nnzb+1)
+	for i := 0; i < n; i++ {
+		for j := p.rowPtr[i]; j < p.rowPtr[i+1]; j++ {
+			pos[p.col[j]] = j
+		}
+		p.diag[i] = pos[i]
+		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
+			grp := groups[in.g]
+			k := grp.Stride
+			for _, v := range grp.Verts[int(in.e)*k : int(in.e)*k+k] {
+				p.hPtr[pos[v]+1]++
+			}
+		}
+	}
+	for j := 0; j < nnzb; j++ {
+		p.hPtr[j+1] += p.hPtr[j]
+	}
+	p.hCon = make([]contrib, p.hPtr[nnzb])
+	fill := slices.Clone(p.hPtr[:nnzb])
+	for i := 0; i < n; i++ {
+		for j := p.rowPtr[i]; j < p.rowPtr[i+1]; j++ {
+			pos[p.col[j]] = j
+		}
+		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
+			gi := p.groups[in.g]
+			k := gi.stride
+			base := gi.hessBase + int(in.e)*9*k*k
+			rs := 3 * k
+			verts := groups[in.g].Verts[int(in.e)*k : int(in.e)*k+k]
+			for b, v := range verts {
+				j := pos[v]
+				p.hCon[fill[j]] = contrib{off: int32(base + 3*int(in.a)*rs + 3*b), stride: int32(rs)}
+				fill[j]++
+			}
+		}
+	}
+	return p, nil
+}
+
+// N returns the number of block rows (vertices).
+func (p *Pattern) N() int { return p.n }
+
+// NNZB returns the number of stored 3x3 blocks (both triangles).
+func (p *Pattern) NNZB() int { return len(p.col) }
+
+// RowPtr returns the block-row pointers (len N()+1). Do not modify.
+func (p *Pattern) RowPtr() []int32 { return p.rowPtr }
+
+// Col returns the block column indices (len NNZB()), sorted within each row. Do
+// not modify.
+func (p *Pattern) Col() []int32 { return p.col }
+
+// Diag returns, for each block row, the index of its diagonal block. Do not
+// modify.
+func (p *Pattern) Diag() []int32 { return p.diag }
+
+// NumGroups returns the number of element groups.
+func (p *Pattern) NumGroups() int { return len(p.groups) }
+
+// GroupLen returns the number of elements in group g.
+func (p *Pattern) GroupLen(g int) int { return p.groups[g].count }
+
+// HessLen returns the length of the flat element-Hessian array.
+func (p *Pattern) HessLen() int { return p.hessLen }
+
+// HessOffset returns the offset of element e of group g in the flat
+// element-Hessian array: the sum of previous groups' count*9k^2 plus e*9k^2.
+func (p *Pattern) HessOffset(g, e int) int {
+	gi := p.groups[g]
+	return gi.hessBase + e*9*gi.stride*gi.stride
+}
+
+// GradLen returns the length of the flat element-gradient array.
+func (p *Pattern) GradLen() int { return p.gradLen }
+
+// GradOffset returns the offset of element e of group g in the flat
+// element-gradient array: the sum of previous groups' count*3k plus e*3k.
+func (p *Pattern) GradOffset(g, e int) int {
+	gi := p.groups[g]
+	return gi.gradBase + e*3*gi.stride
+}
