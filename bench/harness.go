@@ -1,0 +1,127 @@
+// Package bench holds loom's benchmarks: the `go test -bench` benchmarks of
+// one implicit step of sheets of several sizes, and the harness behind
+// `loom bench`, which runs the standard scenes and prints a table of
+// milliseconds per step (median), allocations per step, per-system shares,
+// entity counts, workers and the CPU description from cpuid.
+package bench
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/systems"
+)
+
+// Case is one benchmark scene: a built-in scene with --set style overrides.
+type Case struct {
+	Name  string
+	Scene string
+	Sets  [][2]string
+}
+
+// Cases are the standard benchmark scenes.
+var Cases = []Case{
+	{Name: "sheet-50", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "50"}}},
+	{Name: "sheet-100", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "100"}}},
+	{Name: "sheet-200", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "200"}}},
+	{Name: "sphere-drop", Scene: "sphere-drop"},
+	{Name: "box-edge", Scene: "box-edge"},
+}
+
+// Load builds the case's simulation with the given number of workers.
+func (c Case) Load(workers int) (*systems.Sim, error) {
+	sc, err := scenes.Builtin(c.Scene)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range c.Sets {
+		if err := sc.Set(s[0], s[1]); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+	}
+	return systems.Build(sc, workers)
+}
+
+// Result is one row of the table.
+type Result struct {
+	Case        string
+	Vertices    int
+	Faces       int
+	Workers     int
+	MedianMS    float64
+	AllocsPerSt float64
+	Share       map[string]float64 // system -> fraction of step time
+	Order       []string
+}
+
+// Measure runs warmup steps, then steps timed steps of the case.
+func Measure(c Case, workers, warmup, steps int) (Result, error) {
+	sim, err := c.Load(workers)
+	if err != nil {
+		return Result{}, err
+	}
+	defer sim.Close()
+	for i := 0; i < warmup; i++ {
+		if err := sim.Step(); err != nil {
+			return Result{}, fmt.Errorf("%s warm-up: %w", c.Name, err)
+		}
+	}
+	sim.Scheduler.ResetTimings()
+	times := make([]float64, steps)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for i := range times {
+		t0 := time.Now()
+		if err := sim.Step(); err != nil {
+			return Result{}, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		times[i] = float64(time.Since(t0).Nanoseconds()) / 1e6
+	}
+	runtime.ReadMemStats(&m1)
+	r := Result{Case: c.Name, Vertices: sim.State.NumVerts(), Faces: len(sim.State.FaceRest), Workers: workers,
+		MedianMS: median(times), AllocsPerSt: float64(m1.Mallocs-m0.Mallocs) / float64(steps), Share: map[string]float64{}}
+	var total time.Duration
+	ts := sim.Scheduler.Timings()
+	for _, t := range ts {
+		total += t.Elapsed
+	}
+	for _, t := range ts {
+		r.Order = append(r.Order, t.System)
+		r.Share[t.System] = float64(t.Elapsed) / float64(total)
+	}
+	return r, nil
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Run measures every case and prints the table.
+func Run(w io.Writer, cases []Case, workers, warmup, steps int) error {
+	fmt.Fprintf(w, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\nsteps: %d timed after %d warm-up\n\n", ecs.CPU(), workers, runtime.GOMAXPROCS(0), steps, warmup)
+	fmt.Fprintf(w, "%-12s %8s %8s %7s %10s %11s  %s\n", "scene", "vertices", "faces", "workers", "ms/step", "allocs/step", "share per system")
+	for _, c := range cases {
+		r, err := Measure(c, workers, warmup, steps)
+		if err != nil {
+			return err
+		}
+		var parts []string
+		for _, s := range r.Order {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", s, 100*r.Share[s]))
+		}
+		fmt.Fprintf(w, "%-12s %8d %8d %7d %10.2f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Workers, r.MedianMS, r.AllocsPerSt, strings.Join(parts, ", "))
+	}
+	return nil
+}

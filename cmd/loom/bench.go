@@ -1,0 +1,34 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/loomsim/loom/bench"
+	"github.com/loomsim/loom/ecs"
+)
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	steps := fs.Int("steps", 20, "timed steps per scene")
+	warmup := fs.Int("warmup", 5, "untimed steps before timing")
+	workers := fs.Int("workers", 0, "worker goroutines (default: LOOM_WORKERS or GOMAXPROCS)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return fmt.Errorf("bench: unexpected arguments %v", fs.Args())
+	}
+	if *steps < 1 || *warmup < 0 {
+		return fmt.Errorf("bench: --steps must be >= 1 and --warmup >= 0")
+	}
+	if *workers == 0 {
+		var err error
+		if *workers, err = ecs.WorkerCount(); err != nil {
+			return err
+		}
+	}
+	return bench.Run(stdout, bench.Cases, *workers, *warmup, *steps)
+}

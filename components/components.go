@@ -1,0 +1,95 @@
+// Package components holds loom's component types: plain data, one small
+// struct or named value per component, no behaviour. Each component type is one
+// column of its archetype in the ECS (structure of arrays).
+package components
+
+import (
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/elastic"
+)
+
+// Position is a cloth vertex's world position x (m).
+type Position dense.Vec3
+
+// Velocity is a cloth vertex's world velocity (m/s).
+type Velocity dense.Vec3
+
+// Mass is a vertex's lumped mass (kg): a third of the material-space area times
+// density of each incident face.
+type Mass float64
+
+// Material is a vertex's material-space (rest) coordinate X in R2 (m).
+type Material dense.Vec2
+
+// Member ties a vertex to its body and gives its index within the body, the
+// order in which output files list it.
+type Member struct {
+	Body  ecs.Entity
+	Index int32
+}
+
+// Pinned marks a vertex whose position is scripted: Anchor plus the offset of
+// motion Script (an index into the scripts resource; -1 means fixed).
+type Pinned struct {
+	Anchor dense.Vec3
+	Script int32
+}
+
+// Body describes one cloth sheet.
+type Body struct {
+	Name   string
+	NX, NY int
+}
+
+// Face is a triangle of a body, its vertices counter-clockwise in material
+// space, with its corotated-membrane rest state and Lamé parameters.
+type Face struct {
+	Body ecs.Entity
+	V    [3]ecs.Entity
+	Rest elastic.MembraneRest
+	Lame elastic.Lame
+}
+
+// Hinge is a bending element: the edge V[0]-V[1] shared by the faces
+// (V[0],V[1],V[2]) and (V[1],V[0],V[3]).
+type Hinge struct {
+	V         [4]ecs.Entity
+	Rest      elastic.HingeRest
+	Stiffness float64 // N*m
+}
+
+// ObstacleKind names an obstacle's shape.
+type ObstacleKind uint8
+
+// Obstacle shapes.
+const (
+	Plane ObstacleKind = iota
+	Sphere
+	Box
+	Capsule
+)
+
+// Obstacle is a rigid collision shape. Its current pose is the initial one
+// (Center, A, B) translated by Offset; Vel is its current velocity.
+type Obstacle struct {
+	Name        string
+	Kind        ObstacleKind
+	Center      dense.Vec3 // sphere, box centre; a point of a plane
+	Normal      dense.Vec3 // plane, unit
+	Radius      float64    // sphere, capsule
+	HalfExtents dense.Vec3 // box (axis aligned)
+	A, B        dense.Vec3 // capsule segment
+	Script      int32      // motion script index, -1 when static
+	Offset      dense.Vec3 // current translation from the initial pose
+	Vel         dense.Vec3 // current velocity
+}
+
+// Contact is a cloth vertex touching an obstacle during the current step.
+type Contact struct {
+	Vertex   ecs.Entity
+	Obstacle ecs.Entity
+	Normal   dense.Vec3 // unit, pointing out of the obstacle
+	Gap      float64    // signed distance from the obstacle surface minus the contact thickness (m)
+	Impulse  float64    // normal constraint impulse of the step (N s); negative ones are released
+}

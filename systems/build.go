@@ -1,0 +1,171 @@
+package systems
+
+import (
+	"fmt"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/elastic"
+)
+
+// Sim is a scene loaded into a World with its step pipeline.
+type Sim struct {
+	Scene     *scenes.Scene
+	World     *ecs.World
+	Scheduler *ecs.Scheduler
+	State     *ClothState
+	Clock     *ecs.Clock
+	Bodies    []BodyMesh
+}
+
+// BodyMesh is what the writers need of one body: its name, its vertex
+// entities in grid order, its faces (indices into Verts) and rest coordinates.
+type BodyMesh struct {
+	Name  string
+	Verts []ecs.Entity
+	Faces [][3]int32
+	Rest  [][2]float64
+}
+
+// Build turns a validated scene into entities and the Lagrangian cloth
+// pipeline, with a worker pool of the given size.
+func Build(sc *scenes.Scene, workers int) (*Sim, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	w := ecs.NewWorld(workers)
+	clock := &ecs.Clock{Dt: sc.TimeStep}
+	ecs.AddResource(w, clock)
+	scripts := &Scripts{}
+	ecs.AddResource(w, scripts)
+	addScript := func(m *scenes.Motion) int32 {
+		if m == nil {
+			return -1
+		}
+		scripts.Motions = append(scripts.Motions, m)
+		return int32(len(scripts.Motions) - 1)
+	}
+
+	sim := &Sim{Scene: sc, World: w, Clock: clock, State: &ClothState{}}
+	damping := map[ecs.Entity]BodyDamping{}
+	vertMap := generic.NewMap5[components.Position, components.Velocity, components.Mass, components.Material, components.Member](w.ECS)
+	pinMap := generic.NewMap1[components.Pinned](w.ECS)
+	bodyMap := generic.NewMap1[components.Body](w.ECS)
+	faceMap := generic.NewMap1[components.Face](w.ECS)
+	hingeMap := generic.NewMap1[components.Hinge](w.ECS)
+
+	for bi := range sc.Bodies {
+		b := &sc.Bodies[bi]
+		sheet, err := scenes.BuildSheet(b)
+		if err != nil {
+			return nil, fmt.Errorf("bodies[%d]: %w", bi, err)
+		}
+		mat := b.Material
+		be := bodyMap.NewWith(&components.Body{Name: b.Name, NX: sheet.NX, NY: sheet.NY})
+		damping[be] = BodyDamping{Alpha: mat.MassDamping, Beta: mat.StiffnessDamping}
+		lame := elastic.Lame{Mu: mat.ShearStiffness, Lambda: mat.StretchStiffness}
+
+		// Lumped mass: a third of each incident face's material-space area
+		// times the density.
+		mass := make([]float64, len(sheet.Rest))
+		rests := make([]elastic.MembraneRest, len(sheet.Faces))
+		for fi, f := range sheet.Faces {
+			r, err := elastic.NewMembraneRest(dense.Vec2(sheet.Rest[f[0]]), dense.Vec2(sheet.Rest[f[1]]), dense.Vec2(sheet.Rest[f[2]]))
+			if err != nil {
+				return nil, fmt.Errorf("bodies[%d] (%s): face %d: %w", bi, b.Name, fi, err)
+			}
+			rests[fi] = r
+			for _, v := range f {
+				mass[v] += mat.Density * r.Area / 3
+			}
+		}
+		verts := make([]ecs.Entity, len(sheet.Rest))
+		for vi := range sheet.Rest {
+			x := components.Position(sheet.Pos[vi])
+			verts[vi] = vertMap.NewWith(&x, &components.Velocity{}, ptr(components.Mass(mass[vi])),
+				ptr(components.Material(sheet.Rest[vi])), &components.Member{Body: be, Index: int32(vi)})
+		}
+		for pi, v := range sheet.Pinned {
+			pinMap.Assign(verts[v], &components.Pinned{Anchor: dense.Vec3(sheet.Pos[v]), Script: addScript(b.Pins[pi].Motion)})
+		}
+		for fi, f := range sheet.Faces {
+			faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, Rest: rests[fi], Lame: lame})
+		}
+		for hi, h := range sheet.Hinges {
+			var X [4]dense.Vec3
+			for k, v := range h {
+				X[k] = dense.Vec3{sheet.Rest[v][0], sheet.Rest[v][1], 0}
+			}
+			r, err := elastic.NewHingeRest(X[0], X[1], X[2], X[3])
+			if err != nil {
+				return nil, fmt.Errorf("bodies[%d] (%s): hinge %d: %w", bi, b.Name, hi, err)
+			}
+			hingeMap.NewWith(&components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: r, Stiffness: mat.BendingStiffness})
+		}
+		sim.Bodies = append(sim.Bodies, BodyMesh{Name: b.Name, Verts: verts, Faces: sheet.Faces, Rest: sheet.Rest})
+	}
+
+	obsMap := generic.NewMap1[components.Obstacle](w.ECS)
+	for oi := range sc.Obstacles {
+		o := &sc.Obstacles[oi]
+		c := components.Obstacle{Name: o.Name, Center: dense.Vec3(o.Center), Radius: o.Radius,
+			HalfExtents: dense.Vec3(o.HalfExtents), A: dense.Vec3(o.A), B: dense.Vec3(o.B), Script: addScript(o.Motion)}
+		switch o.Type {
+		case "plane":
+			c.Kind = components.Plane
+			n := dense.Vec3(o.Normal)
+			c.Normal = n.Scale(1 / n.Norm())
+		case "sphere":
+			c.Kind = components.Sphere
+		case "box":
+			c.Kind = components.Box
+		case "capsule":
+			c.Kind = components.Capsule
+		default:
+			return nil, fmt.Errorf("obstacles[%d].type: unknown obstacle type %q", oi, o.Type)
+		}
+		obsMap.NewWith(&c)
+	}
+
+	st := sim.State
+	contact := NewObstacleContact(w, st, sc.Solver.Thickness, sc.Solver.Friction)
+	derived := NewDerivedData(w, st, damping)
+	// Gather once so the initial state can be measured before the first step.
+	if err := derived.Step(w); err != nil {
+		return nil, err
+	}
+	sim.Scheduler = ecs.NewScheduler(
+		derived,
+		NewScriptedMotion(st, scripts),
+		contact.Detect(),
+		NewForceFill(st),
+		NewImplicitSolve(st, sc.Gravity, sc.Solver.Tolerance, sc.Solver.MaxIterations),
+		contact.Respond(),
+		NewIntegrate(w, st),
+	)
+	return sim, nil
+}
+
+// Step advances the simulation by one time step.
+func (s *Sim) Step() error { return s.Scheduler.Step(s.World) }
+
+// Close releases the worker pool.
+func (s *Sim) Close() { s.World.Close() }
+
+func ptr[T any](v T) *T { return &v }
+
+// Positions returns the current world positions of body i's vertices in grid
+// order.
+func (s *Sim) Positions(i int) [][3]float64 {
+	pos := generic.NewMap1[components.Position](s.World.ECS)
+	b := s.Bodies[i]
+	out := make([][3]float64, len(b.Verts))
+	for j, e := range b.Verts {
+		out[j] = [3]float64(*pos.Get(e))
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package systems
+
+import (
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/dense"
+)
+
+// Scripts is the resource holding the scene's motion scripts; Pinned.Script
+// and Obstacle.Script index into it.
+type Scripts struct {
+	Motions []*scenes.Motion
+}
+
+// offset returns script i's displacement at time t (zero for i < 0).
+func (s *Scripts) offset(i int32, t float64) dense.Vec3 {
+	if i < 0 {
+		return dense.Vec3{}
+	}
+	return dense.Vec3(s.Motions[i].Offset(t))
+}
+
+// ScriptedMotion moves obstacles to their pose at the end of the step and sets
+// the pinned vertices' prescribed velocities so that they land exactly on their
+// scripted positions: z = (anchor + offset(t+h) - x) / h.
+type ScriptedMotion struct {
+	state     *ClothState
+	scripts   *Scripts
+	obstacles *generic.Filter1[components.Obstacle]
+}
+
+// NewScriptedMotion returns the system.
+func NewScriptedMotion(state *ClothState, scripts *Scripts) *ScriptedMotion {
+	return &ScriptedMotion{
+		state:     state,
+		scripts:   scripts,
+		obstacles: generic.NewFilter1[components.Obstacle](),
+	}
+}
+
+// Name implements ecs.System.
+func (m *ScriptedMotion) Name() string { return "script" }
+
+// Step implements ecs.System.
+func (m *ScriptedMotion) Step(w *ecs.World) error {
+	c := ecs.Resource[ecs.Clock](w)
+	t0, t1, h := c.Time, c.Time+c.Dt, c.Dt
+	q := m.obstacles.Query(w.ECS)
+	for q.Next() {
+		o := q.Get()
+		prev := m.scripts.offset(o.Script, t0)
+		o.Offset = m.scripts.offset(o.Script, t1)
+		o.Vel = o.Offset.Sub(prev).Scale(1 / h)
+	}
+	s := m.state
+	for _, p := range s.Pins {
+		target := p.Anchor.Add(m.scripts.offset(p.Script, t1))
+		i := int(p.Vertex)
+		for k := 0; k < 3; k++ {
+			s.PinZ[3*i+k] = (target[k] - s.X[3*i+k]) / h
+		}
+	}
+	return nil
+}

@@ -1,0 +1,242 @@
+// Package systems holds the stages of loom's step pipeline. Each system reads
+// and writes components through ecs, gathers what the solvers need into flat
+// arrays (ClothState), and scatters results back. The Lagrangian cloth pipeline
+// is: DerivedData -> ScriptedMotion -> ObstacleContact -> ForceFill ->
+// ImplicitSolve -> ContactResponse -> Integrate (Weidner 2018 sec. 4.3 without
+// the EOL DOFs).
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/sparse"
+)
+
+// ClothState is the flat, gathered view of every cloth vertex and element that
+// the force fill and the implicit solve work on. Vertex i owns entries 3i..3i+2
+// of the per-DOF arrays. Everything sized by topology is rebuilt only when the
+// world's topology version changes.
+type ClothState struct {
+	topology uint64
+
+	H     float64      // s, the step size of the current step
+	Verts []ecs.Entity // DOF order
+	X, V  []float64    // 3n: positions and velocities at the start of the step
+	Mass  []float64    // n, kg
+	Alpha []float64    // n, mass-proportional damping (1/s) of each vertex's body
+
+	Faces     []int32 // 3 vertex indices per face
+	FaceRest  []elastic.MembraneRest
+	FaceLame  []elastic.Lame
+	FaceBeta  []float64 // stiffness-proportional damping (s) of each face's body
+	Hinges    []int32   // 4 vertex indices per hinge
+	HingeRest []elastic.HingeRest
+	HingeKb   []float64
+	HingeBeta []float64
+
+	Pattern  *sparse.Pattern
+	A        *sparse.BSR // the system matrix of Weidner eq. 11 with damping
+	ElemGrad []float64
+	ElemHess []float64
+	ElemE    []float64 // elastic energy of each element (faces, then hinges)
+	Grad     []float64 // 3n, assembled elastic gradient dE/dx
+	MassDiag []float64 // 3n, (1 + h alpha) m per DOF
+
+	Pins []Pin // the pinned vertices
+
+	// Constraints for the filtered solve: a 3x3 filter per vertex (identity
+	// when free) and the prescribed velocity of the constrained directions.
+	PinFilter []float64 // 9n, the pins alone
+	PinZ      []float64 // 3n
+	Filter    []float64 // 9n, pins and contacts of this step
+	Z         []float64 // 3n
+	B         []float64 // 3n, right-hand side M v + h f
+	VNew      []float64 // 3n, the solved velocity
+
+	PCG           *sparse.PCG
+	LastSolve     sparse.PCGResult
+	Tolerance     float64 // PCG relative residual
+	MaxIterations int
+	pinnedMask    []bool
+}
+
+// pinned reports whether vertex i is pinned.
+func (s *ClothState) pinned(i int) bool { return s.pinnedMask[i] }
+
+// Pin is a vertex whose position is scripted.
+type Pin struct {
+	Vertex int32
+	components.Pinned
+}
+
+// NumVerts returns the number of cloth vertices.
+func (s *ClothState) NumVerts() int { return len(s.Verts) }
+
+// DerivedData rebuilds ClothState's topology-derived data (DOF numbering,
+// element arrays, sparsity pattern, workspaces) when the topology version has
+// changed, and gathers positions and velocities every step.
+type DerivedData struct {
+	state    *ClothState
+	pos      generic.Map1[components.Position]
+	vel      generic.Map1[components.Velocity]
+	vertices *generic.Filter3[components.Position, components.Mass, components.Member]
+	faces    *generic.Filter1[components.Face]
+	hinges   *generic.Filter1[components.Hinge]
+	bodyOf   generic.Map1[components.Member]
+	bodies   generic.Map1[components.Body]
+	mass     generic.Map1[components.Mass]
+	pinned   generic.Map[components.Pinned]
+	damping  map[ecs.Entity]BodyDamping
+	dofOf    map[ecs.Entity]int32
+}
+
+// BodyDamping is the Rayleigh damping of one body.
+type BodyDamping struct{ Alpha, Beta float64 }
+
+// NewDerivedData returns the system; damping gives each body entity's Rayleigh
+// coefficients.
+func NewDerivedData(w *ecs.World, state *ClothState, damping map[ecs.Entity]BodyDamping) *DerivedData {
+	return &DerivedData{
+		state:    state,
+		pos:      generic.NewMap1[components.Position](w.ECS),
+		vel:      generic.NewMap1[components.Velocity](w.ECS),
+		vertices: generic.NewFilter3[components.Position, components.Mass, components.Member](),
+		faces:    generic.NewFilter1[components.Face](),
+		hinges:   generic.NewFilter1[components.Hinge](),
+		bodyOf:   generic.NewMap1[components.Member](w.ECS),
+		bodies:   generic.NewMap1[components.Body](w.ECS),
+		mass:     generic.NewMap1[components.Mass](w.ECS),
+		pinned:   generic.NewMap[components.Pinned](w.ECS),
+		damping:  damping,
+		dofOf:    map[ecs.Entity]int32{},
+	}
+}
+
+// Name implements ecs.System.
+func (d *DerivedData) Name() string { return "derived" }
+
+// Step implements ecs.System.
+func (d *DerivedData) Step(w *ecs.World) error {
+	s := d.state
+	s.H = ecs.Resource[ecs.Clock](w).Dt
+	if s.topology != w.TopologyVersion() {
+		if err := d.rebuild(w); err != nil {
+			return err
+		}
+		s.topology = w.TopologyVersion()
+	}
+	for i, e := range s.Verts {
+		x := d.pos.Get(e)
+		v := d.vel.Get(e)
+		if !finite3(x[:]) || !finite3(v[:]) {
+			m := d.bodyOf.Get(e)
+			return fmt.Errorf("vertex %d of body %q: non-finite state x=%v v=%v", m.Index, d.bodies.Get(m.Body).Name, *x, *v)
+		}
+		copy(s.X[3*i:3*i+3], x[:])
+		copy(s.V[3*i:3*i+3], v[:])
+	}
+	return nil
+}
+
+func finite3(a []float64) bool {
+	for _, x := range a[:3] {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *DerivedData) rebuild(w *ecs.World) error {
+	s := d.state
+	clear(d.dofOf)
+	s.Verts = s.Verts[:0]
+	q := d.vertices.Query(w.ECS)
+	for q.Next() {
+		s.Verts = append(s.Verts, q.Entity())
+	}
+	// DOFs follow arche's storage order, which depends only on the order in
+	// which entities were created: a function of the scene, not of the workers.
+	n := len(s.Verts)
+	for i, e := range s.Verts {
+		d.dofOf[e] = int32(i)
+	}
+	s.X = resize(s.X, 3*n)
+	s.V = resize(s.V, 3*n)
+	s.Mass = resize(s.Mass, n)
+	s.Alpha = resize(s.Alpha, n)
+	s.PinFilter = resize(s.PinFilter, 9*n)
+	s.PinZ = resize(s.PinZ, 3*n)
+	s.Filter = resize(s.Filter, 9*n)
+	s.Z = resize(s.Z, 3*n)
+	s.B = resize(s.B, 3*n)
+	s.VNew = resize(s.VNew, 3*n)
+	s.Grad = resize(s.Grad, 3*n)
+	s.MassDiag = resize(s.MassDiag, 3*n)
+	s.Pins = s.Pins[:0]
+	s.pinnedMask = make([]bool, n)
+	for i, e := range s.Verts {
+		s.Mass[i] = float64(*d.mass.Get(e))
+		if s.Mass[i] <= 0 {
+			m := d.bodyOf.Get(e)
+			return fmt.Errorf("vertex %d of body %q has non-positive mass %g", m.Index, d.bodies.Get(m.Body).Name, s.Mass[i])
+		}
+		s.Alpha[i] = d.damping[d.bodyOf.Get(e).Body].Alpha
+		f := s.PinFilter[9*i : 9*i+9]
+		clear(f)
+		if d.pinned.Has(e) {
+			s.Pins = append(s.Pins, Pin{Vertex: int32(i), Pinned: *d.pinned.Get(e)})
+			s.pinnedMask[i] = true
+		} else {
+			f[0], f[4], f[8] = 1, 1, 1
+		}
+	}
+
+	s.Faces, s.FaceRest, s.FaceLame, s.FaceBeta = s.Faces[:0], s.FaceRest[:0], s.FaceLame[:0], s.FaceBeta[:0]
+	fq := d.faces.Query(w.ECS)
+	for fq.Next() {
+		f := fq.Get()
+		for _, v := range f.V {
+			s.Faces = append(s.Faces, d.dofOf[v])
+		}
+		s.FaceRest = append(s.FaceRest, f.Rest)
+		s.FaceLame = append(s.FaceLame, f.Lame)
+		s.FaceBeta = append(s.FaceBeta, d.damping[f.Body].Beta)
+	}
+	s.Hinges, s.HingeRest, s.HingeKb, s.HingeBeta = s.Hinges[:0], s.HingeRest[:0], s.HingeKb[:0], s.HingeBeta[:0]
+	hq := d.hinges.Query(w.ECS)
+	for hq.Next() {
+		h := hq.Get()
+		for _, v := range h.V {
+			s.Hinges = append(s.Hinges, d.dofOf[v])
+		}
+		s.HingeRest = append(s.HingeRest, h.Rest)
+		s.HingeKb = append(s.HingeKb, h.Stiffness)
+		s.HingeBeta = append(s.HingeBeta, d.damping[d.bodyOf.Get(h.V[0]).Body].Beta)
+	}
+
+	p, err := sparse.NewPattern(n, []sparse.ElementGroup{{Stride: 3, Verts: s.Faces}, {Stride: 4, Verts: s.Hinges}})
+	if err != nil {
+		return fmt.Errorf("sparsity pattern: %w", err)
+	}
+	s.Pattern = p
+	s.A = p.NewMatrix()
+	s.ElemGrad = resize(s.ElemGrad, p.GradLen())
+	s.ElemHess = resize(s.ElemHess, p.HessLen())
+	s.ElemE = resize(s.ElemE, len(s.FaceRest)+len(s.HingeRest))
+	s.PCG = sparse.NewPCG(n)
+	return nil
+}
+
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}

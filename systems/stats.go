@@ -1,0 +1,80 @@
+package systems
+
+import (
+	"math"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/elastic"
+)
+
+// Stats is one record of stats.jsonl: the state at the end of a step.
+type Stats struct {
+	Step           int                `json:"step"`
+	Time           float64            `json:"time"`
+	Vertices       int                `json:"vertices"`
+	Faces          int                `json:"faces"`
+	Contacts       int                `json:"contacts"`
+	KineticEnergy  float64            `json:"kinetic_energy"`   // J
+	Potential      float64            `json:"potential_energy"` // J: gravity (relative to z = 0) plus elastic
+	ElasticEnergy  float64            `json:"elastic_energy"`   // J
+	MaxStrain      float64            `json:"max_strain"`       // largest |principal strain| over faces
+	MaxPenetration float64            `json:"max_penetration"`  // m, deepest vertex inside an obstacle
+	PCGIterations  int                `json:"pcg_iterations"`   // of the last step
+	MS             map[string]float64 `json:"ms"`               // per system, since the previous record
+}
+
+// Measure computes the statistics of the current state. The per-system times
+// are those accumulated since the last call, which then resets them.
+func (s *Sim) Measure() Stats {
+	st := s.State
+	out := Stats{Step: s.Clock.Step, Time: s.Clock.Time, Vertices: st.NumVerts(), Faces: len(st.FaceRest), PCGIterations: st.LastSolve.Iterations}
+	g := dense.Vec3(s.Scene.Gravity)
+	for i, m := range st.Mass {
+		x, v := vec(st.X, int32(i)), vec(st.V, int32(i))
+		out.KineticEnergy += 0.5 * m * v.Dot(v)
+		out.Potential -= m * g.Dot(x)
+	}
+	for e := range st.FaceRest {
+		f := st.Faces[3*e : 3*e+3]
+		x0, x1, x2 := vec(st.X, f[0]), vec(st.X, f[1]), vec(st.X, f[2])
+		out.ElasticEnergy += elastic.MembraneEnergy(&st.FaceRest[e], st.FaceLame[e], x0, x1, x2)
+		for _, p := range elastic.PrincipalStrains(st.FaceRest[e].DeformationGradient(x0, x1, x2)) {
+			out.MaxStrain = math.Max(out.MaxStrain, math.Abs(p))
+		}
+	}
+	for k := range st.HingeRest {
+		h := st.Hinges[4*k : 4*k+4]
+		out.ElasticEnergy += elastic.HingeEnergy(&st.HingeRest[k], st.HingeKb[k], vec(st.X, h[0]), vec(st.X, h[1]), vec(st.X, h[2]), vec(st.X, h[3]))
+	}
+	out.Potential += out.ElasticEnergy
+	out.MaxPenetration = s.maxPenetration()
+	q := generic.NewFilter1[components.Contact]().Query(s.World.ECS)
+	out.Contacts = q.Count()
+	q.Close()
+	out.MS = map[string]float64{}
+	for _, t := range s.Scheduler.Timings() {
+		out.MS[t.System] = float64(t.Elapsed.Microseconds()) / 1000
+	}
+	s.Scheduler.ResetTimings()
+	return out
+}
+
+// maxPenetration is the deepest any vertex lies inside any obstacle (m, 0 when
+// none does), measured against the obstacle surface, not the contact layer.
+func (s *Sim) maxPenetration() float64 {
+	st := s.State
+	deepest := 0.0
+	q := generic.NewFilter1[components.Obstacle]().Query(s.World.ECS)
+	for q.Next() {
+		o := q.Get()
+		for i := range st.Mass {
+			if d, _ := signedDistance(o, vec(st.X, int32(i))); -d > deepest {
+				deepest = -d
+			}
+		}
+	}
+	return deepest
+}

@@ -1,0 +1,183 @@
+package systems
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/scenes"
+)
+
+func load(t *testing.T, name string, sets ...[2]string) *scenes.Scene {
+	t.Helper()
+	sc, err := scenes.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets {
+		if err := sc.Set(s[0], s[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sc
+}
+
+func build(t *testing.T, sc *scenes.Scene, workers int) *Sim {
+	t.Helper()
+	sim, err := Build(sc, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	return sim
+}
+
+func steps(t *testing.T, sim *Sim, n int, each func(i int)) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if err := sim.Step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if each != nil {
+			each(i)
+		}
+	}
+}
+
+// TestDeterministicAcrossWorkers runs scenes with 1, 2 and 8 workers and
+// compares every coordinate and velocity bit for bit.
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	cases := []struct {
+		scene string
+		sets  [][2]string
+		n     int
+	}{
+		{"drape", [][2]string{{"bodies.0.resolution", "24"}}, 40},
+		{"sphere-drop", [][2]string{{"bodies.0.resolution", "24"}}, 120},
+		{"box-edge", [][2]string{{"bodies.0.resolution", "20"}}, 130},
+	}
+	for _, c := range cases {
+		t.Run(c.scene, func(t *testing.T) {
+			var ref []float64
+			for _, workers := range []int{1, 2, 8} {
+				sim := build(t, load(t, c.scene, c.sets...), workers)
+				steps(t, sim, c.n, nil)
+				got := append(append([]float64(nil), sim.State.X...), sim.State.V...)
+				if ref == nil {
+					ref = got
+					continue
+				}
+				for i := range ref {
+					if math.Float64bits(ref[i]) != math.Float64bits(got[i]) {
+						t.Fatalf("workers=%d: entry %d differs: %v vs %v (1 worker)", workers, i, got[i], ref[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDrapeSettles checks the foundation's drape claims: the sheet swings
+// down, its kinetic energy decays (the largest value over the last half second
+// is under 5% of the peak), and the top edge, pinned at its corners, stretches
+// by less than 10%.
+func TestDrapeSettles(t *testing.T) {
+	sc := load(t, "drape")
+	if testing.Short() {
+		sc.Set("bodies.0.resolution", "25")
+	}
+	n := sc.NumSteps()
+	tail := int(0.5 / sc.TimeStep)
+	sim := build(t, sc, 2)
+	peak, late := 0.0, 0.0
+	steps(t, sim, n, func(i int) {
+		if i%5 != 0 && i < n-tail {
+			return
+		}
+		ke := sim.Measure().KineticEnergy
+		peak = math.Max(peak, ke)
+		if i >= n-tail {
+			late = math.Max(late, ke)
+		}
+	})
+	if !(late < 0.05*peak) {
+		t.Errorf("kinetic energy did not decay: peak %.3g J, largest in the last 0.5 s %.3g J", peak, late)
+	}
+	nx := sim.Bodies[0]
+	body := sc.Bodies[0]
+	gx, gy := body.Grid()
+	top := (gy - 1) * gx
+	length := 0.0
+	pos := sim.Positions(0)
+	for i := 0; i+1 < gx; i++ {
+		a, b := pos[top+i], pos[top+i+1]
+		length += math.Sqrt(sq(a[0]-b[0]) + sq(a[1]-b[1]) + sq(a[2]-b[2]))
+	}
+	stretch := length/body.Size[0] - 1
+	t.Logf("%s: top edge stretch %.2f%%, kinetic energy peak %.3g J, last 0.5 s at most %.3g J", nx.Name, 100*stretch, peak, late)
+	if stretch > 0.10 {
+		t.Errorf("top edge stretched by %.1f%%, want < 10%%", 100*stretch)
+	}
+}
+
+func sq(x float64) float64 { return x * x }
+
+// TestNoPenetration runs the obstacle scenes and checks that no vertex ever
+// lies more than 1 mm inside an obstacle.
+func TestNoPenetration(t *testing.T) {
+	for _, name := range []string{"sphere-drop", "box-edge"} {
+		t.Run(name, func(t *testing.T) {
+			sc := load(t, name)
+			n := sc.NumSteps()
+			if testing.Short() {
+				sc.Set("bodies.0.resolution", "20")
+				n /= 2
+			}
+			sim := build(t, sc, 2)
+			worst, contacts := 0.0, 0
+			steps(t, sim, n, func(i int) {
+				if (i+1)%10 == 0 {
+					st := sim.Measure()
+					worst = math.Max(worst, st.MaxPenetration)
+					contacts = max(contacts, st.Contacts)
+				}
+			})
+			t.Logf("%s: %d steps, max penetration %.3g mm, up to %d contacts", name, n, 1e3*worst, contacts)
+			if contacts == 0 {
+				t.Fatal("the cloth never touched the obstacle")
+			}
+			if worst > 1e-3 {
+				t.Errorf("max penetration %.3g mm > 1 mm", 1e3*worst)
+			}
+		})
+	}
+}
+
+// TestBadStateIsAnError checks that a non-finite vertex state stops the step
+// with an error naming the step, the vertex and the body, and that nothing is
+// written back.
+func TestBadStateIsAnError(t *testing.T) {
+	sim := build(t, load(t, "drape", [2]string{"bodies.0.resolution", "6"}), 1)
+	steps(t, sim, 1, nil)
+	pos := generic.NewMap1[components.Position](sim.World.ECS)
+	pos.Get(sim.Bodies[0].Verts[7])[2] = math.NaN()
+	before := sim.Positions(0)
+	err := sim.Step()
+	if err == nil {
+		t.Fatal("a NaN position produced no error")
+	}
+	for _, want := range []string{"step 1", "vertex 7", `"cloth"`, "derived"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+	after := sim.Positions(0)
+	for i := range before {
+		if i != 7 && before[i] != after[i] {
+			t.Fatalf("vertex %d moved although the step failed", i)
+		}
+	}
+}
