@@ -9,10 +9,6 @@ import (
 	"sync/atomic"
 )
 
-// minChunk is the smallest range a worker claims at once; loops shorter than
-// this run on the calling goroutine.
-const minChunk = 64
-
 // WorkerCount returns the default pool size: LOOM_WORKERS when it is set to a
 // positive integer, otherwise runtime.GOMAXPROCS(0). It never uses cpuid's core
 // counts, which report the host's cores inside virtual machines.
@@ -74,16 +70,15 @@ func (p *Pool) For(n int, body func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	if p.workers == 1 || n <= minChunk {
+	if p.workers == 1 || n == 1 {
 		body(0, n)
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// About four chunks per worker balances uneven chunks; callers that pass
+	// coarse items (blocks of rows) get them one or a few at a time.
 	chunk := (n + 4*p.workers - 1) / (4 * p.workers)
-	if chunk < minChunk {
-		chunk = minChunk
-	}
 	p.body, p.n, p.chunk = body, n, chunk
 	p.next.Store(0)
 	helpers := min(len(p.wake), (n+chunk-1)/chunk-1)
