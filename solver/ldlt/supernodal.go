@@ -1,0 +1,361 @@
+package ldlt
+
+// Supernodal left-looking numeric LDL^T.
+//
+// A supernode is a maximal run of consecutive columns f..l of L where each
+// column j < l has parent j+1 in the elimination tree and
+// colcount(j+1) = colcount(j) - 1, so all its columns share one row
+// structure (a fundamental supernode without the single-child condition).
+// Each supernode is stored as a dense column-major nrow x ncol block (rows
+// = the structure of its first column, diagonal block first). The numeric
+// phase visits supernodes in order; supernode s first gathers its columns
+// of P A P^T, then subtracts the updates L_d D_d L_d(rows in s)^T of every
+// earlier supernode d whose structure reaches s (found through linked
+// lists, as in CHOLMOD's left-looking supernodal method), computed as a
+// dense block product and scattered through a relative index map; finally
+// the diagonal block is factored densely as L D L^T and the rows below are
+// solved against it.
+
+type superSym struct {
+	nsuper  int
+	first   []int   // first column of supernode s (len nsuper+1)
+	colSn   []int32 // supernode of each column
+	rowPtr  []int   // rows[rowPtr[s]:rowPtr[s+1]] = row structure of s
+	rows    []int32
+	xoff    []int // offset of s's dense block in x (len nsuper+1)
+	maxW    int   // workspace for the update block
+	maxT    int
+	maxNrow int
+
+	// Lower triangle of C = P A P^T by columns, with value map into A.Val.
+	clp   []int
+	cli   []int32
+	clmap []int
+}
+
+func (s *Symbolic) buildSuper() {
+	n := s.n
+	sn := &superSym{}
+	lp := s.lp
+	cc := func(j int) int { return lp[j+1] - lp[j] } // off-diagonal count
+	sn.first = append(sn.first, 0)
+	for j := 1; j < n; j++ {
+		if s.parent[j-1] == j && cc(j) == cc(j-1)-1 {
+			continue
+		}
+		sn.first = append(sn.first, j)
+	}
+	if n > 0 {
+		sn.first = append(sn.first, n)
+	} else {
+		sn.first = []int{0}
+	}
+	ns := len(sn.first) - 1
+	sn.nsuper = ns
+	sn.colSn = make([]int32, n)
+	for t := 0; t < ns; t++ {
+		for j := sn.first[t]; j < sn.first[t+1]; j++ {
+			sn.colSn[j] = int32(t)
+		}
+	}
+	// Row structures: structure of L(:, f) = {f} ∪ {k : L(k,f) != 0}.
+	// Rows of the diagonal block are f..l, then the structure of column l
+	// below l.
+	sn.rowPtr = make([]int, ns+1)
+	sn.xoff = make([]int, ns+1)
+	for t := 0; t < ns; t++ {
+		f := sn.first[t]
+		nrow := cc(f) + 1
+		ncol := sn.first[t+1] - f
+		sn.rowPtr[t+1] = sn.rowPtr[t] + nrow
+		sn.xoff[t+1] = sn.xoff[t] + nrow*ncol
+		if nrow*ncol > sn.maxW {
+			sn.maxW = nrow * ncol
+		}
+		if ncol*ncol > sn.maxT {
+			sn.maxT = ncol * ncol
+		}
+		if nrow > sn.maxNrow {
+			sn.maxNrow = nrow
+		}
+	}
+	sn.rows = make([]int32, sn.rowPtr[ns])
+	fill := make([]int, ns)
+	for t := 0; t < ns; t++ {
+		f := sn.first[t]
+		for j := f; j < sn.first[t+1]; j++ {
+			sn.rows[sn.rowPtr[t]+j-f] = int32(j)
+		}
+		fill[t] = sn.rowPtr[t] + sn.first[t+1] - f
+	}
+	// Row-subtree traversal again: L(k, i) != 0 for each i reached from row
+	// k; record k for the last column of each supernode.
+	flag := make([]int, n)
+	cp, ci, parent := s.cp, s.ci, s.parent
+	for k := 0; k < n; k++ {
+		flag[k] = k
+		for p := cp[k]; p < cp[k+1]; p++ {
+			i := int(ci[p])
+			for ; i < k && flag[i] != k; i = parent[i] {
+				flag[i] = k
+				t := sn.colSn[i]
+				if i == sn.first[t+1]-1 {
+					sn.rows[fill[t]] = int32(k)
+					fill[t]++
+				}
+			}
+		}
+	}
+	// Lower triangle of C by columns (transpose of the upper part).
+	nnz := len(ci)
+	sn.clp = make([]int, n+1)
+	for k := 0; k < n; k++ {
+		for p := cp[k]; p < cp[k+1]; p++ {
+			sn.clp[ci[p]+1]++
+		}
+	}
+	for j := 0; j < n; j++ {
+		sn.clp[j+1] += sn.clp[j]
+	}
+	sn.cli = make([]int32, nnz)
+	sn.clmap = make([]int, nnz)
+	next := make([]int, n)
+	copy(next, sn.clp[:n])
+	for k := 0; k < n; k++ {
+		for p := cp[k]; p < cp[k+1]; p++ {
+			j := ci[p]
+			sn.cli[next[j]] = int32(k)
+			sn.clmap[next[j]] = s.cmap[p]
+			next[j]++
+		}
+	}
+	s.sn = sn
+}
+
+// superWork is the numeric workspace of the supernodal factorization.
+type superWork struct {
+	x      []float64 // dense blocks
+	relmap []int32
+	lhead  []int32
+	lnext  []int32
+	lpos   []int32
+	w      []float64
+	t      []float64
+}
+
+func newSuperWork(s *Symbolic) *superWork {
+	sn := s.sn
+	return &superWork{
+		x:      make([]float64, sn.xoff[sn.nsuper]),
+		relmap: make([]int32, s.n),
+		lhead:  make([]int32, sn.nsuper),
+		lnext:  make([]int32, sn.nsuper),
+		lpos:   make([]int32, sn.nsuper),
+		w:      make([]float64, sn.maxW),
+		t:      make([]float64, sn.maxT),
+	}
+}
+
+func (f *Factor) superFactor(ax []float64, signs []int8) error {
+	s := f.sym
+	sn := s.sn
+	wk := f.sw
+	x, relmap, lhead, lnext, lpos := wk.x, wk.relmap, wk.lhead, wk.lnext, wk.lpos
+	d := f.d
+	for t := range lhead {
+		lhead[t] = -1
+	}
+	for t := 0; t < sn.nsuper; t++ {
+		fc, lc := sn.first[t], sn.first[t+1]
+		ncol := lc - fc
+		rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+		nrow := len(rows)
+		X := x[sn.xoff[t]:sn.xoff[t+1]]
+		clear(X)
+		for r, row := range rows {
+			relmap[row] = int32(r)
+		}
+		// Gather columns of C.
+		for j := fc; j < lc; j++ {
+			col := X[(j-fc)*nrow:]
+			for p := sn.clp[j]; p < sn.clp[j+1]; p++ {
+				col[relmap[sn.cli[p]]] += ax[sn.clmap[p]]
+			}
+		}
+		// Updates from descendants.
+		for dd := lhead[t]; dd >= 0; {
+			dn := lnext[dd]
+			f.superUpdate(int(dd), t, X, nrow)
+			// Move dd to the supernode of its next row beyond lc.
+			drows := sn.rows[sn.rowPtr[dd]:sn.rowPtr[dd+1]]
+			p := int(lpos[dd])
+			for p < len(drows) && int(drows[p]) < lc {
+				p++
+			}
+			lpos[dd] = int32(p)
+			if p < len(drows) {
+				tt := sn.colSn[drows[p]]
+				lnext[dd] = lhead[tt]
+				lhead[tt] = dd
+			}
+			dd = dn
+		}
+		// Dense LDL^T of the diagonal block, rows below included.
+		for k := 0; k < ncol; k++ {
+			colk := X[k*nrow : (k+1)*nrow]
+			dk := colk[k]
+			if err := f.checkPivot(fc+k, dk, signs); err != nil {
+				return err
+			}
+			d[fc+k] = dk
+			inv := 1 / dk
+			for j := k + 1; j < ncol; j++ {
+				lj := colk[j] * inv
+				if lj == 0 {
+					continue
+				}
+				colj := X[j*nrow : (j+1)*nrow]
+				src := colk[j:nrow]
+				dst := colj[j:nrow]
+				for i, v := range src {
+					dst[i] -= v * lj
+				}
+			}
+			for i := k + 1; i < nrow; i++ {
+				colk[i] *= inv
+			}
+		}
+		// Link t to the supernode of its first row below the block.
+		if nrow > ncol {
+			lpos[t] = int32(ncol)
+			tt := sn.colSn[rows[ncol]]
+			lnext[t] = lhead[tt]
+			lhead[tt] = int32(t)
+		}
+	}
+	return nil
+}
+
+// superUpdate subtracts from supernode t (block X, nrow rows, relmap set)
+// the update of descendant supernode dd: L_d(R,:) D_d L_d(R1,:)^T where R
+// are dd's rows from lpos on and R1 ⊆ R those inside t's columns.
+func (f *Factor) superUpdate(dd, t int, X []float64, nrow int) {
+	sn := f.sym.sn
+	wk := f.sw
+	fc, lc := sn.first[t], sn.first[t+1]
+	df := sn.first[dd]
+	kd := sn.first[dd+1] - df
+	drows := sn.rows[sn.rowPtr[dd]:sn.rowPtr[dd+1]]
+	dnrow := len(drows)
+	Ld := wk.x[sn.xoff[dd]:sn.xoff[dd+1]]
+	p0 := int(wk.lpos[dd])
+	p1 := p0
+	for p1 < dnrow && int(drows[p1]) < lc {
+		p1++
+	}
+	m := dnrow - p0 // rows of the update
+	c := p1 - p0    // columns of the update
+	// T (c x kd, row-major by update column): T[j*kd+k] = L_d(R1_j, k) * D_k.
+	T := wk.t[:c*kd]
+	dv := f.d[df : df+kd]
+	for k := 0; k < kd; k++ {
+		colk := Ld[k*dnrow+p0 : k*dnrow+p1]
+		dk := dv[k]
+		for j, v := range colk {
+			T[j*kd+k] = v * dk
+		}
+	}
+	// W(:, j) = sum_k L_d(R_i, k) T[j,k] for i >= j (column-major, ld m).
+	W := wk.w[:m*c]
+	for j := 0; j < c; j++ {
+		wj := W[j*m+j : j*m+m]
+		clear(wj)
+		tj := T[j*kd : (j+1)*kd]
+		k := 0
+		for ; k+3 < kd; k += 4 {
+			a0, a1, a2, a3 := tj[k], tj[k+1], tj[k+2], tj[k+3]
+			c0 := Ld[k*dnrow+p0+j : k*dnrow+dnrow]
+			c1 := Ld[(k+1)*dnrow+p0+j : (k+1)*dnrow+dnrow]
+			c2 := Ld[(k+2)*dnrow+p0+j : (k+2)*dnrow+dnrow]
+			c3 := Ld[(k+3)*dnrow+p0+j : (k+3)*dnrow+dnrow]
+			c1 = c1[:len(wj)]
+			c2 = c2[:len(wj)]
+			c3 = c3[:len(wj)]
+			c0 = c0[:len(wj)]
+			for i := range wj {
+				wj[i] += a0*c0[i] + a1*c1[i] + a2*c2[i] + a3*c3[i]
+			}
+		}
+		for ; k < kd; k++ {
+			a := tj[k]
+			ck := Ld[k*dnrow+p0+j : k*dnrow+dnrow]
+			ck = ck[:len(wj)]
+			for i := range wj {
+				wj[i] += a * ck[i]
+			}
+		}
+	}
+	// Scatter-subtract into X.
+	relmap := wk.relmap
+	for j := 0; j < c; j++ {
+		tc := int(drows[p0+j]) - fc
+		col := X[tc*nrow : (tc+1)*nrow]
+		wj := W[j*m+j : j*m+m]
+		rs := drows[p0+j : dnrow]
+		for i, r := range rs {
+			col[relmap[r]] -= wj[i]
+		}
+	}
+}
+
+// superSolve solves L D L^T w = w in place (pivot order).
+func (f *Factor) superSolve(w []float64) {
+	sn := f.sym.sn
+	x := f.sw.x
+	for t := 0; t < sn.nsuper; t++ {
+		fc, lc := sn.first[t], sn.first[t+1]
+		rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+		nrow := len(rows)
+		X := x[sn.xoff[t]:sn.xoff[t+1]]
+		for k := 0; k < lc-fc; k++ {
+			wj := w[fc+k]
+			if wj == 0 {
+				continue
+			}
+			col := X[k*nrow : (k+1)*nrow]
+			for i := k + 1; i < nrow; i++ {
+				w[rows[i]] -= col[i] * wj
+			}
+		}
+	}
+	for j, dj := range f.d {
+		w[j] /= dj
+	}
+	for t := sn.nsuper - 1; t >= 0; t-- {
+		fc, lc := sn.first[t], sn.first[t+1]
+		rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+		nrow := len(rows)
+		X := x[sn.xoff[t]:sn.xoff[t+1]]
+		for k := lc - fc - 1; k >= 0; k-- {
+			col := X[k*nrow : (k+1)*nrow]
+			wj := w[fc+k]
+			for i := k + 1; i < nrow; i++ {
+				wj -= col[i] * w[rows[i]]
+			}
+			w[fc+k] = wj
+		}
+	}
+}
+
+// superForEachL iterates the strictly-lower entries of column j.
+func (f *Factor) superForEachL(j int, fn func(i int, v float64)) {
+	sn := f.sym.sn
+	t := int(sn.colSn[j])
+	fc := sn.first[t]
+	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	nrow := len(rows)
+	col := f.sw.x[sn.xoff[t]+(j-fc)*nrow : sn.xoff[t]+(j-fc+1)*nrow]
+	for i := j - fc + 1; i < nrow; i++ {
+		fn(int(rows[i]), col[i])
+	}
+}
