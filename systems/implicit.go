@@ -7,9 +7,10 @@ import (
 )
 
 // ImplicitSolve forms the right-hand side M v + h (f_ext - dE/dx) of the
-// linearly implicit Euler step (Weidner 2018 eq. 11) and solves the filtered
-// system for the new velocities with block-Jacobi PCG, warm-started from the
-// current velocities.
+// linearly implicit Euler step (Weidner 2018 eq. 11) and solves for the new
+// velocities: by block-Jacobi PCG with the pins as filters when no contact
+// rows are active, otherwise as the QP of Weidner 2018 eq. 12 with the pins
+// as equalities and the contacts as inequalities.
 type ImplicitSolve struct {
 	state   *ClothState
 	gravity [3]float64
@@ -32,13 +33,23 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	st := s.state
 	w.Pool.For(st.NumVerts(), s.rhs)
 	copy(st.VNew, st.V)
-	res, err := st.PCG.Solve(w.Pool, st.A, st.B, st.VNew, st.Filter, st.Z, st.Tolerance, st.MaxIterations)
-	st.LastSolve = res
+	return st.solve(w)
+}
+
+// solve solves the step's system with the current pins and contact rows,
+// starting from VNew.
+func (s *ClothState) solve(w *ecs.World) error {
+	s.LastQP = QPStats{}
+	if len(s.Contacts) > 0 {
+		return s.QP.solve(s)
+	}
+	res, err := s.PCG.Solve(w.Pool, s.A, s.B, s.VNew, s.PinFilter, s.PinZ, s.Tolerance, s.MaxIterations)
+	s.LastSolve = res
 	if err != nil {
 		return fmt.Errorf("PCG: %w", err)
 	}
 	if !res.Converged {
-		return fmt.Errorf("PCG did not converge in %d iterations (relative residual %.3g > %g)", res.Iterations, res.Residual, st.Tolerance)
+		return fmt.Errorf("PCG did not converge in %d iterations (relative residual %.3g > %g)", res.Iterations, res.Residual, s.Tolerance)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -50,24 +51,37 @@ type ClothState struct {
 
 	Pins []Pin // the pinned vertices
 
-	// Constraints for the filtered solve: a 3x3 filter per vertex (identity
-	// when free) and the prescribed velocity of the constrained directions.
-	PinFilter []float64 // 9n, the pins alone
+	// Pins for the filtered PCG solve: a 3x3 filter per vertex (identity when
+	// free, zero when pinned) and the prescribed velocities.
+	PinFilter []float64 // 9n
 	PinZ      []float64 // 3n
-	Filter    []float64 // 9n, pins and contacts of this step
-	Z         []float64 // 3n
-	B         []float64 // 3n, right-hand side M v + h f
-	VNew      []float64 // 3n, the solved velocity
+
+	// Contact rows of this step's QP (Weidner 2018 eq. 12) and their normal
+	// impulses (the QP multipliers, N s).
+	Contacts []ContactRow
+	Impulse  []float64
+
+	B    []float64 // 3n, right-hand side M v + h f
+	VNew []float64 // 3n, the solved velocity
 
 	PCG           *sparse.PCG
 	LastSolve     sparse.PCGResult
 	Tolerance     float64 // PCG relative residual
 	MaxIterations int
+	QP            contactQP
+	LastQP        QPStats
 	pinnedMask    []bool
 }
 
 // pinned reports whether vertex i is pinned.
 func (s *ClothState) pinned(i int) bool { return s.pinnedMask[i] }
+
+// ContactRow is one inequality of the implicit step: Normal . v_Vertex >= Target.
+type ContactRow struct {
+	Vertex int32
+	Normal dense.Vec3
+	Target float64 // m/s
+}
 
 // Pin is a vertex whose position is scripted.
 type Pin struct {
@@ -173,8 +187,6 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	s.Alpha = resize(s.Alpha, n)
 	s.PinFilter = resize(s.PinFilter, 9*n)
 	s.PinZ = resize(s.PinZ, 3*n)
-	s.Filter = resize(s.Filter, 9*n)
-	s.Z = resize(s.Z, 3*n)
 	s.B = resize(s.B, 3*n)
 	s.VNew = resize(s.VNew, 3*n)
 	s.Grad = resize(s.Grad, 3*n)

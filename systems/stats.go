@@ -22,7 +22,9 @@ type Stats struct {
 	ElasticEnergy  float64            `json:"elastic_energy"`   // J
 	MaxStrain      float64            `json:"max_strain"`       // largest |principal strain| over faces
 	MaxPenetration float64            `json:"max_penetration"`  // m, deepest vertex inside an obstacle
-	PCGIterations  int                `json:"pcg_iterations"`   // of the last step
+	PCGIterations  int                `json:"pcg_iterations"`   // of the last unconstrained solve
+	QPIterations   int                `json:"qp_iterations"`    // ADMM iterations of the last step's QP (0 without contacts)
+	QPResidual     float64            `json:"qp_kkt_residual"`  // largest relative KKT residual of that QP
 	MS             map[string]float64 `json:"ms"`               // per system, since the previous record
 }
 
@@ -30,7 +32,8 @@ type Stats struct {
 // are those accumulated since the last call, which then resets them.
 func (s *Sim) Measure() Stats {
 	st := s.State
-	out := Stats{Step: s.Clock.Step, Time: s.Clock.Time, Vertices: st.NumVerts(), Faces: len(st.FaceRest), PCGIterations: st.LastSolve.Iterations}
+	out := Stats{Step: s.Clock.Step, Time: s.Clock.Time, Vertices: st.NumVerts(), Faces: len(st.FaceRest), PCGIterations: st.LastSolve.Iterations,
+		QPIterations: st.LastQP.Iterations, QPResidual: st.LastQP.Residual}
 	g := dense.Vec3(s.Scene.Gravity)
 	for i, m := range st.Mass {
 		x, v := vec(st.X, int32(i)), vec(st.V, int32(i))

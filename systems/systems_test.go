@@ -56,10 +56,13 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		n     int
 	}{
 		{"drape", [][2]string{{"bodies.0.resolution", "24"}}, 40},
-		{"sphere-drop", [][2]string{{"bodies.0.resolution", "24"}}, 120},
-		{"box-edge", [][2]string{{"bodies.0.resolution", "20"}}, 130},
+		{"sphere-drop", [][2]string{{"bodies.0.resolution", "16"}}, 60},
+		{"box-edge", [][2]string{{"bodies.0.resolution", "12"}}, 120},
 	}
 	for _, c := range cases {
+		if testing.Short() {
+			c.n /= 2
+		}
 		t.Run(c.scene, func(t *testing.T) {
 			var ref []float64
 			for _, workers := range []int{1, 2, 8} {

@@ -1,0 +1,48 @@
+package rod
+
+// Anchor is the Eulerian anchor friction spring of Cirio et al. 2014 (used
+// unchanged for EoL and EIL nodes in SB2020 sec. 4.2): a spring on the Eulerian
+// coordinate u of a contact node,
+//
+//	E = 1/2 Kf (u - U)^2,   dE/du = Kf (u - U),   d2E/du2 = Kf,
+//
+// whose anchor U follows Coulomb's law through Update: while the spring force stays
+// within the friction cone the anchor sticks; otherwise it slips so that the spring
+// force equals the cone bound.
+type Anchor struct {
+	U  float64 // anchor position in the material domain (rest arc length)
+	Kf float64 // spring stiffness (> 0)
+}
+
+// Energy returns 1/2 Kf (u - U)^2.
+func (a *Anchor) Energy(u float64) float64 {
+	d := u - a.U
+	return 0.5 * a.Kf * d * d
+}
+
+// Force returns the spring force magnitude with sign, f = dE/du = Kf (u - U) (the
+// generalized force on u is -f). This is the value Update expects.
+func (a *Anchor) Force(u float64) float64 { return a.Kf * (u - a.U) }
+
+// Update applies Coulomb's law to the anchor. force is the current spring force
+// Kf (u - U) (Force); normalForce is the contact normal force magnitude (negative
+// values, a separating contact, are treated as 0); mu is the friction coefficient.
+//
+//   - Stick, |force| <= mu normalForce: U is unchanged.
+//   - Slip, |force| > mu normalForce: U moves towards u so that the spring force
+//     becomes exactly sign(force) mu normalForce, i.e.
+//     U += (force - sign(force) mu normalForce)/Kf.
+//
+// Since u = U + force/Kf, the node's u itself is not needed.
+func (a *Anchor) Update(force, normalForce, mu float64) {
+	bound := mu * normalForce
+	if bound < 0 || normalForce < 0 {
+		bound = 0
+	}
+	switch {
+	case force > bound:
+		a.U += (force - bound) / a.Kf
+	case force < -bound:
+		a.U += (force + bound) / a.Kf
+	}
+}

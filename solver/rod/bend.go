@@ -1,0 +1,184 @@
+package rod
+
+import (
+	"math"
+
+	"github.com/loomsim/loom/solver/dense"
+)
+
+// TurningAngle returns the angle theta in [0, pi] between the segment vectors
+// e1 = x_b - x_a and e2 = x_c - x_b (zero for a straight rod), computed robustly as
+// atan2(|e1 x e2|, e1.e2).
+func TurningAngle(e1, e2 dense.Vec3) float64 {
+	return math.Atan2(e1.Cross(e2).Norm(), e1.Dot(e2))
+}
+
+// BendEnergy returns SB2020 eq. 4 for three consecutive non-EIL nodes a, b, c:
+//
+//	V_b = k_b theta^2 / (du1 + du2),   du1 + du2 = (u_b - u_a) + (u_c - u_b) = u_c - u_a,
+//
+// theta = TurningAngle(x_b - x_a, x_c - x_b). u_b cancels from the sum of material
+// lengths, so it does not enter V_b; it is a parameter only so that the signature
+// mirrors the 12-DOF order of BendGradHess.
+func BendEnergy(kb float64, xa, xb, xc dense.Vec3, ua, ub, uc float64) float64 {
+	th := TurningAngle(xb.Sub(xa), xc.Sub(xb))
+	return kb * th * th / (uc - ua)
+}
+
+// thetaSq returns g = theta^2 = atan2(sqrt(S), c)^2 and its first and second
+// partial derivatives with respect to the invariants S = |e1 x e2|^2 and
+// c = e1.e2 (P = S + c^2 = |e1|^2 |e2|^2). With phi = theta/sqrt(S):
+//
+//	g_S = phi c/P,  g_c = -2 phi S/P,  phi_c = -1/P,  phi_S = (c/P - phi)/(2S),
+//	g_SS = phi_S c/P - phi c/P^2,  g_Sc = (phi S - phi c^2 - c)/P^2,
+//	g_cc = (2S + 4 phi S c)/P^2.
+//
+// g is an analytic function of (S, c) near theta = 0 (c > 0): with w = S/c^2,
+// theta^2 = atan(sqrt w)^2, phi = psi(w)/c and phi_S = chi(w)/(2c^3), where
+// psi(w) = atan(sqrt w)/sqrt w = sum (-w)^k/(2k+1) and chi(w) = (1/(1+w) - psi)/w =
+// sum_{k>=1} (-1)^k 2k w^(k-1)/(2k+1); these series are used for w < 1/16, where the
+// closed forms would cancel. At theta = pi exactly (S = 0, c < 0) theta^2 has a
+// cone-shaped maximum and is not differentiable; zero derivatives are returned
+// (and everything is zero when P = 0, a zero-length segment).
+func thetaSq(S, c float64) (g, gS, gc, gSS, gSc, gcc float64) {
+	P := S + c*c
+	if P == 0 {
+		return 0, 0, 0, 0, 0, 0
+	}
+	var phi, phiS, th float64
+	if c > 0 && S < c*c/16 {
+		w := S / (c * c)
+		// psi: sum_{k=0}^{K} (-w)^k/(2k+1); chi: sum_{k=1}^{K} (-1)^k 2k w^(k-1)/(2k+1).
+		// w < 1/16: 14 terms reach w^14 < 1.4e-17.
+		psi, chi := 0.0, 0.0
+		for k := 14; k >= 1; k-- {
+			kk := float64(k)
+			psi = psi*(-w) + 1/(2*kk+1)
+			chi = chi*w + sgn(k)*2*kk/(2*kk+1)
+		}
+		psi = psi*(-w) + 1
+		phi = psi / c
+		phiS = chi / (2 * c * c * c)
+		th = phi * math.Sqrt(S)
+	} else {
+		if S == 0 { // theta = pi
+			return math.Pi * math.Pi, 0, 0, 0, 0, 0
+		}
+		sq := math.Sqrt(S)
+		th = math.Atan2(sq, c)
+		phi = th / sq
+		phiS = (c/P - phi) / (2 * S)
+	}
+	g = th * th
+	P2 := P * P
+	gS = phi * c / P
+	gc = -2 * phi * S / P
+	gSS = phiS*c/P - phi*c/P2
+	gSc = (phi*S - phi*c*c - c) / P2
+	gcc = (2*S + 4*phi*S*c) / P2
+	return
+}
+
+func sgn(k int) float64 {
+	if k%2 == 1 {
+		return -1
+	}
+	return 1
+}
+
+// BendGradHess returns V_b (BendEnergy) and writes its exact gradient g and
+// Hessian H (row-major 12x12) with respect to q = (x_a, x_b, x_c, u_a, u_b, u_c);
+// the u_b row and column are zero (u_b cancels, see BendEnergy).
+//
+// theta^2 is differentiated as g(S, c) (see thetaSq) with S = |e1|^2|e2|^2 - c^2,
+// c = e1.e2, e1 = x_b - x_a, e2 = x_c - x_b:
+//
+//	dS/de1 = 2(|e2|^2 e1 - c e2),  d2S/de1de1 = 2|e2|^2 I - 2 e2 e2^T,
+//	d2S/de1de2 = 4 e1 e2^T - 2 e2 e1^T - 2c I,  (and symmetrically for e2),
+//	dc/de1 = e2,  d2c/de1de2 = I,
+//
+// which is smooth through the straight configuration theta = 0 (where the gradient
+// and the u-derivatives vanish and the Hessian is the small-angle quadratic form).
+// With L = u_c - u_a: dV/dx = k_b/L dg/dx, dV/du_a = -dV/du_c = k_b g/L^2,
+// d2V/du_a2 = d2V/du_c2 = -d2V/du_a du_c = 2 k_b g/L^3. Undefined at theta = pi
+// (a rod folded back on itself), see thetaSq.
+func BendGradHess(kb float64, xa, xb, xc dense.Vec3, ua, ub, uc float64, g *[12]float64, H *[144]float64) float64 {
+	e := [2]dense.Vec3{xb.Sub(xa), xc.Sub(xb)}
+	c := e[0].Dot(e[1])
+	n0, n1 := e[0].Dot(e[0]), e[1].Dot(e[1])
+	cr := e[0].Cross(e[1])
+	S := cr.Dot(cr)
+	gv, gS, gc, gSS, gSc, gcc := thetaSq(S, c)
+
+	// Gradients of S and c with respect to (e1, e2), as 6-vectors.
+	var dS, dc [6]float64
+	for i := 0; i < 3; i++ {
+		dS[i] = 2 * (n1*e[0][i] - c*e[1][i])
+		dS[3+i] = 2 * (n0*e[1][i] - c*e[0][i])
+		dc[i] = e[1][i]
+		dc[3+i] = e[0][i]
+	}
+	// Hessian of g in (e1, e2): 6x6.
+	var He [36]float64
+	var ge [6]float64
+	for p := 0; p < 6; p++ {
+		ge[p] = gS*dS[p] + gc*dc[p]
+		for q := 0; q < 6; q++ {
+			He[p*6+q] = gSS*dS[p]*dS[q] + gSc*(dS[p]*dc[q]+dc[p]*dS[q]) + gcc*dc[p]*dc[q]
+		}
+	}
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			var d float64
+			if i == j {
+				d = 1
+			}
+			// S second derivatives.
+			He[i*6+j] += gS * (2*n1*d - 2*e[1][i]*e[1][j])
+			He[(3+i)*6+3+j] += gS * (2*n0*d - 2*e[0][i]*e[0][j])
+			s12 := gS*(4*e[0][i]*e[1][j]-2*e[1][i]*e[0][j]-2*c*d) + gc*d
+			He[i*6+3+j] += s12
+			He[(3+j)*6+i] += s12
+		}
+	}
+	// Map (e1, e2) -> (x_a, x_b, x_c): x_a: -e1; x_b: +e1 - e2; x_c: +e2.
+	coef := [3][2]float64{{-1, 0}, {1, -1}, {0, 1}}
+	L := uc - ua
+	s := kb / L
+	*g = [12]float64{}
+	*H = [144]float64{}
+	var gx [9]float64
+	for a := 0; a < 3; a++ {
+		for i := 0; i < 3; i++ {
+			gx[3*a+i] = coef[a][0]*ge[i] + coef[a][1]*ge[3+i]
+			g[3*a+i] = s * gx[3*a+i]
+		}
+	}
+	// Blocks: aa = H11, ab = H12 - H11, ac = -H12, bb = H11 - H12 - H21 + H22,
+	// bc = H12 - H22, cc = H22 (H21 = H12^T); the lower blocks by symmetry.
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			h11, h12, h21, h22 := He[i*6+j], He[i*6+3+j], He[(3+i)*6+j], He[(3+i)*6+3+j]
+			aa, ab, ac := s*h11, s*(h12-h11), -s*h12
+			bb, bc, cc := s*(h11-h12-h21+h22), s*(h12-h22), s*h22
+			H[i*12+j] = aa
+			H[i*12+3+j], H[(3+j)*12+i] = ab, ab
+			H[i*12+6+j], H[(6+j)*12+i] = ac, ac
+			H[(3+i)*12+3+j] = bb
+			H[(3+i)*12+6+j], H[(6+j)*12+3+i] = bc, bc
+			H[(6+i)*12+6+j] = cc
+		}
+	}
+	V := s * gv
+	g[9] = V / L
+	g[11] = -V / L
+	s2 := kb / (L * L)
+	for k := 0; k < 9; k++ {
+		H[k*12+9], H[9*12+k] = s2*gx[k], s2*gx[k]
+		H[k*12+11], H[11*12+k] = -s2*gx[k], -s2*gx[k]
+	}
+	uu := 2 * V / (L * L)
+	H[9*12+9], H[11*12+11] = uu, uu
+	H[9*12+11], H[11*12+9] = -uu, -uu
+	return V
+}

@@ -1,0 +1,139 @@
+package systems
+
+import (
+	"fmt"
+
+	"github.com/loomsim/loom/solver/qp"
+)
+
+// QPStats summarizes the step's last QP solve.
+type QPStats struct {
+	Rows           int // contact inequalities
+	Iterations     int // ADMM iterations
+	Factorizations int
+	Residual       float64 // largest relative KKT residual
+}
+
+// contactQP assembles the implicit step as the QP of Weidner 2018 eq. 12,
+//
+//	minimize 1/2 v^T A v - b^T v  s.t.  v_p = z_p (pins),  n^T v_i >= target_i (contacts),
+//
+// reusing its buffers from step to step, and warm-starts each solve from the
+// velocities and from the previous step's impulses of vertices still in
+// contact.
+type contactQP struct {
+	solver  *qp.Solver
+	h, eq   qp.CSR
+	in      qp.CSR
+	beq     []float64
+	bin     []float64
+	warm    qp.Result
+	lastImp []float64 // per vertex, the impulse of the previous solve
+}
+
+// qpSettings are the QP solver's defaults with one equilibration pass: the
+// implicit step's matrix is already well scaled (a mass-dominated diagonal),
+// and more passes cost more than the solve they would save.
+var qpSettings = func() qp.Settings {
+	s := qp.DefaultSettings()
+	s.ScalingIter = 1
+	return s
+}()
+
+func (c *contactQP) solve(s *ClothState) error {
+	if c.solver == nil {
+		c.solver = qp.NewSolver()
+	}
+	n := s.NumVerts()
+	c.hessian(s)
+	c.pins(s)
+	c.rows(s)
+	if len(c.lastImp) != n {
+		c.lastImp = make([]float64, n)
+	}
+	c.warm.X = append(c.warm.X[:0], s.VNew...)
+	c.warm.Yeq = c.warm.Yeq[:0]
+	c.warm.Yin = c.warm.Yin[:0]
+	for _, r := range s.Contacts {
+		c.warm.Yin = append(c.warm.Yin, c.lastImp[r.Vertex])
+	}
+	p := &qp.Problem{H: &c.h, F: s.B, Aeq: &c.eq, Beq: c.beq, Ain: &c.in, Bin: c.bin}
+	res, err := c.solver.Solve(p, &c.warm, qpSettings)
+	if err != nil {
+		return fmt.Errorf("QP: %w", err)
+	}
+	s.LastQP = QPStats{Rows: len(s.Contacts), Iterations: res.Iterations, Factorizations: res.Factorizations, Residual: res.Residuals.Max()}
+	if res.Status != qp.Solved {
+		return fmt.Errorf("QP with %d contact rows: %v after %d iterations (KKT %v)", len(s.Contacts), res.Status, res.Iterations, res.Residuals)
+	}
+	copy(s.VNew, res.X)
+	s.Impulse = append(s.Impulse[:0], res.Yin...)
+	clear(c.lastImp)
+	for k, r := range s.Contacts {
+		c.lastImp[r.Vertex] = res.Yin[k]
+	}
+	return nil
+}
+
+// hessian copies the block-sparse system matrix into the scalar CSR the QP
+// takes; the structure is rebuilt only when the pattern changes.
+func (c *contactQP) hessian(s *ClothState) {
+	A := s.A
+	n := 3 * A.N
+	if c.h.Rows != n || len(c.h.Val) != 9*len(A.Col) {
+		c.h = qp.CSR{Rows: n, Cols: n, RowPtr: make([]int, n+1), Col: make([]int, 9*len(A.Col)), Val: make([]float64, 9*len(A.Col))}
+		k := 0
+		for i := 0; i < A.N; i++ {
+			for r := 0; r < 3; r++ {
+				for b := A.RowPtr[i]; b < A.RowPtr[i+1]; b++ {
+					for q := 0; q < 3; q++ {
+						c.h.Col[k] = 3*int(A.Col[b]) + q
+						k++
+					}
+				}
+				c.h.RowPtr[3*i+r+1] = k
+			}
+		}
+	}
+	k := 0
+	for i := 0; i < A.N; i++ {
+		for r := 0; r < 3; r++ {
+			for b := A.RowPtr[i]; b < A.RowPtr[i+1]; b++ {
+				copy(c.h.Val[k:k+3], A.Val[9*int(b)+3*r:9*int(b)+3*r+3])
+				k += 3
+			}
+		}
+	}
+}
+
+// pins writes one equality row per pinned coordinate: v = z.
+func (c *contactQP) pins(s *ClothState) {
+	m := 3 * len(s.Pins)
+	c.eq = qp.CSR{Rows: m, Cols: 3 * s.NumVerts(), RowPtr: c.eq.RowPtr[:0], Col: c.eq.Col[:0], Val: c.eq.Val[:0]}
+	c.eq.RowPtr = append(c.eq.RowPtr, 0)
+	c.beq = c.beq[:0]
+	for _, p := range s.Pins {
+		for k := 0; k < 3; k++ {
+			j := 3*int(p.Vertex) + k
+			c.eq.Col = append(c.eq.Col, j)
+			c.eq.Val = append(c.eq.Val, 1)
+			c.eq.RowPtr = append(c.eq.RowPtr, len(c.eq.Col))
+			c.beq = append(c.beq, s.PinZ[j])
+		}
+	}
+}
+
+// rows writes one inequality per contact: n^T v_i >= target.
+func (c *contactQP) rows(s *ClothState) {
+	c.in = qp.CSR{Rows: len(s.Contacts), Cols: 3 * s.NumVerts(), RowPtr: c.in.RowPtr[:0], Col: c.in.Col[:0], Val: c.in.Val[:0]}
+	c.in.RowPtr = append(c.in.RowPtr, 0)
+	c.bin = c.bin[:0]
+	for _, r := range s.Contacts {
+		for k := 0; k < 3; k++ {
+			c.in.Col = append(c.in.Col, 3*int(r.Vertex)+k)
+			c.in.Val = append(c.in.Val, r.Normal[k])
+		}
+		c.in.RowPtr = append(c.in.RowPtr, len(c.in.Col))
+		c.bin = append(c.bin, r.Target)
+	}
+}
