@@ -40,7 +40,14 @@ type Solver struct {
 	MaxIterations int     `json:"max_iterations"`    // >= 1
 	Thickness     float64 `json:"contact_thickness"` // m, >= 0: cloth-obstacle contact offset
 	Friction      float64 `json:"friction"`          // Coulomb coefficient >= 0
+	Linear        string  `json:"linear"`            // unconstrained step's linear solver: "pcg" or "ldlt"
 }
+
+// Linear solvers for the unconstrained implicit step.
+const (
+	LinearPCG  = "pcg"
+	LinearLDLT = "ldlt"
+)
 
 // Body is one rectangular cloth sheet.
 type Body struct {
@@ -183,6 +190,9 @@ func (s *Scene) Validate() error {
 	}
 	v.nonNegative("solver.contact_thickness", s.Solver.Thickness)
 	v.nonNegative("solver.friction", s.Solver.Friction)
+	if s.Solver.Linear != LinearPCG && s.Solver.Linear != LinearLDLT {
+		v.fail("solver.linear", "must be %q or %q, got %q", LinearPCG, LinearLDLT, s.Solver.Linear)
+	}
 
 	if len(s.Bodies) == 0 {
 		v.fail("bodies", "at least one body is required")

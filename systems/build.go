@@ -143,7 +143,7 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		NewScriptedMotion(st, scripts),
 		contact.Detect(),
 		NewForceFill(st),
-		NewImplicitSolve(st, sc.Gravity, sc.Solver.Tolerance, sc.Solver.MaxIterations),
+		NewImplicitSolve(st, sc.Gravity, sc.Solver),
 		contact.Respond(),
 		NewIntegrate(w, st),
 	)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
 )
 
 // ImplicitSolve forms the right-hand side M v + h (f_ext - dE/dx) of the
@@ -18,8 +19,8 @@ type ImplicitSolve struct {
 }
 
 // NewImplicitSolve returns the system.
-func NewImplicitSolve(state *ClothState, gravity [3]float64, tol float64, maxIter int) *ImplicitSolve {
-	state.Tolerance, state.MaxIterations = tol, maxIter
+func NewImplicitSolve(state *ClothState, gravity [3]float64, set scenes.Solver) *ImplicitSolve {
+	state.Tolerance, state.MaxIterations, state.Linear = set.Tolerance, set.MaxIterations, set.Linear
 	s := &ImplicitSolve{state: state, gravity: gravity}
 	s.rhs = s.rhsRange
 	return s
@@ -42,6 +43,9 @@ func (s *ClothState) solve(w *ecs.World) error {
 	s.LastQP = QPStats{}
 	if len(s.Contacts) > 0 {
 		return s.QP.solve(s)
+	}
+	if s.Linear == scenes.LinearLDLT {
+		return s.Direct.solve(s)
 	}
 	res, err := s.PCG.Solve(w.Pool, s.A, s.B, s.VNew, s.PinFilter, s.PinZ, s.Tolerance, s.MaxIterations)
 	s.LastSolve = res

@@ -68,6 +68,8 @@ type ClothState struct {
 	LastSolve     sparse.PCGResult
 	Tolerance     float64 // PCG relative residual
 	MaxIterations int
+	Linear        string // scenes.LinearPCG or scenes.LinearLDLT
+	Direct        directSolve
 	QP            contactQP
 	LastQP        QPStats
 	pinnedMask    []bool
