@@ -19,7 +19,7 @@ func workerCounts() []int {
 // PCG solve, integration) of an N x N vertex drape sheet in motion, with 1 and
 // 2 workers.
 func BenchmarkImplicitStep(b *testing.B) {
-	for _, c := range Cases[:3] {
+	for _, c := range Cases[:3] { // sheet-50, -100, -200 with PCG
 		for _, workers := range workerCounts() {
 			b.Run(fmt.Sprintf("%s/workers=%d", c.Name, workers), func(b *testing.B) {
 				sim, err := c.Load(workers)
@@ -73,4 +73,65 @@ func BenchmarkForceFill(b *testing.B) {
 			}
 		})
 	}
+}
+
+// caseNamed returns the benchmark case with the given name.
+func caseNamed(b *testing.B, name string) Case {
+	for _, c := range Cases {
+		if c.Name == name {
+			return c
+		}
+	}
+	b.Fatalf("no case %q", name)
+	return Case{}
+}
+
+// BenchmarkLDLTStep times one step of the 50x50 and 100x100 sheets with the
+// unconstrained system solved by sparse LDL^T (one numeric refactorization
+// and solve per step; the AMD analysis is done once, in the warm-up).
+func BenchmarkLDLTStep(b *testing.B) {
+	for _, name := range []string{"sheet-50-ldlt", "sheet-100-ldlt"} {
+		b.Run(name, func(b *testing.B) {
+			sim, err := caseNamed(b, name).Load(1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sim.Close()
+			for i := 0; i < 3; i++ {
+				if err := sim.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := sim.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkQPStep times one QP-constrained step (Weidner 2018 eq. 12) of a
+// 100x100 sheet lying on the sphere, and reports its contact rows.
+func BenchmarkQPStep(b *testing.B) {
+	c := caseNamed(b, "sphere-qp-100")
+	sim, err := c.Load(2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sim.Close()
+	for i := 0; i < c.Warmup; i++ {
+		if err := sim.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := sim.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(sim.State.Contacts)), "contacts")
+	b.ReportMetric(float64(sim.State.LastQP.Factorizations), "factorizations")
 }

@@ -20,10 +20,13 @@ import (
 )
 
 // Case is one benchmark scene: a built-in scene with --set style overrides.
+// Warmup, when set, is the number of untimed steps that bring the scene to
+// the state worth timing (e.g. a sheet lying on an obstacle).
 type Case struct {
-	Name  string
-	Scene string
-	Sets  [][2]string
+	Name   string
+	Scene  string
+	Sets   [][2]string
+	Warmup int
 }
 
 // Cases are the standard benchmark scenes.
@@ -31,7 +34,10 @@ var Cases = []Case{
 	{Name: "sheet-50", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "50"}}},
 	{Name: "sheet-100", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "100"}}},
 	{Name: "sheet-200", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "200"}}},
+	{Name: "sheet-50-ldlt", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "50"}, {"solver.linear", "ldlt"}}},
+	{Name: "sheet-100-ldlt", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "100"}, {"solver.linear", "ldlt"}}},
 	{Name: "sphere-drop", Scene: "sphere-drop"},
+	{Name: "sphere-qp-100", Scene: "sphere-drop", Sets: [][2]string{{"bodies.0.resolution", "100"}}, Warmup: 60},
 	{Name: "box-edge", Scene: "box-edge"},
 }
 
@@ -59,6 +65,7 @@ type Result struct {
 	AllocsPerSt float64
 	Share       map[string]float64 // system -> fraction of step time
 	Order       []string
+	Contacts    int // contact rows at the end
 }
 
 // Measure runs warmup steps, then steps timed steps of the case.
@@ -68,6 +75,7 @@ func Measure(c Case, workers, warmup, steps int) (Result, error) {
 		return Result{}, err
 	}
 	defer sim.Close()
+	warmup = max(warmup, c.Warmup)
 	for i := 0; i < warmup; i++ {
 		if err := sim.Step(); err != nil {
 			return Result{}, fmt.Errorf("%s warm-up: %w", c.Name, err)
@@ -86,7 +94,8 @@ func Measure(c Case, workers, warmup, steps int) (Result, error) {
 	}
 	runtime.ReadMemStats(&m1)
 	r := Result{Case: c.Name, Vertices: sim.State.NumVerts(), Faces: len(sim.State.FaceRest), Workers: workers,
-		MedianMS: median(times), AllocsPerSt: float64(m1.Mallocs-m0.Mallocs) / float64(steps), Share: map[string]float64{}}
+		MedianMS: median(times), AllocsPerSt: float64(m1.Mallocs-m0.Mallocs) / float64(steps), Share: map[string]float64{},
+		Contacts: len(sim.State.Contacts)}
 	var total time.Duration
 	ts := sim.Scheduler.Timings()
 	for _, t := range ts {
@@ -111,7 +120,7 @@ func median(x []float64) float64 {
 // Run measures every case and prints the table.
 func Run(w io.Writer, cases []Case, workers, warmup, steps int) error {
 	fmt.Fprintf(w, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\nsteps: %d timed after %d warm-up\n\n", ecs.CPU(), workers, runtime.GOMAXPROCS(0), steps, warmup)
-	fmt.Fprintf(w, "%-12s %8s %8s %7s %10s %11s  %s\n", "scene", "vertices", "faces", "workers", "ms/step", "allocs/step", "share per system")
+	fmt.Fprintf(w, "%-14s %8s %8s %8s %7s %10s %11s  %s\n", "scene", "vertices", "faces", "contacts", "workers", "ms/step", "allocs/step", "share per system")
 	for _, c := range cases {
 		r, err := Measure(c, workers, warmup, steps)
 		if err != nil {
@@ -121,7 +130,7 @@ func Run(w io.Writer, cases []Case, workers, warmup, steps int) error {
 		for _, s := range r.Order {
 			parts = append(parts, fmt.Sprintf("%s %.0f%%", s, 100*r.Share[s]))
 		}
-		fmt.Fprintf(w, "%-12s %8d %8d %7d %10.2f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Workers, r.MedianMS, r.AllocsPerSt, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "%-14s %8d %8d %8d %7d %10.2f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Contacts, r.Workers, r.MedianMS, r.AllocsPerSt, strings.Join(parts, ", "))
 	}
 	return nil
 }
