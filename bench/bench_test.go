@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/loomsim/loom/systems"
 )
 
 // workerCounts is 1, 2, 4, ... up to GOMAXPROCS, and always includes 2.
@@ -13,66 +15,6 @@ func workerCounts() []int {
 		out = append(out, w)
 	}
 	return out
-}
-
-// BenchmarkImplicitStep times one full step (collision, force fill, implicit
-// PCG solve, integration) of an N x N vertex drape sheet in motion, with 1 and
-// 2 workers.
-func BenchmarkImplicitStep(b *testing.B) {
-	for _, c := range Cases[:3] { // sheet-50, -100, -200 with PCG
-		for _, workers := range workerCounts() {
-			b.Run(fmt.Sprintf("%s/workers=%d", c.Name, workers), func(b *testing.B) {
-				sim, err := c.Load(workers)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer sim.Close()
-				for i := 0; i < 20; i++ { // into the swing, so the solve is not trivial
-					if err := sim.Step(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := sim.Step(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
-}
-
-// BenchmarkForceFill times the parallel force and Hessian fill (element
-// kernels, PSD projection, assembly) alone, with 1 and 2 workers.
-func BenchmarkForceFill(b *testing.B) {
-	c := Cases[1]
-	for _, workers := range workerCounts() {
-		b.Run(fmt.Sprintf("%s/workers=%d", c.Name, workers), func(b *testing.B) {
-			sim, err := c.Load(workers)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sim.Close()
-			for i := 0; i < 20; i++ {
-				if err := sim.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			fill := sim.Scheduler.Systems()[3]
-			if fill.Name() != "force-fill" {
-				b.Fatalf("system 3 is %s", fill.Name())
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := fill.Step(sim.World); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
 }
 
 // caseNamed returns the benchmark case with the given name.
@@ -86,52 +28,81 @@ func caseNamed(b *testing.B, name string) Case {
 	return Case{}
 }
 
+// warm loads the case and takes warmup steps, so the timed steps see a scene
+// in motion (or, for contact cases, in contact).
+func warm(b *testing.B, c Case, workers, warmup int) *systems.Sim {
+	sim, err := c.Load(workers)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(sim.Close)
+	for i := 0; i < warmup; i++ {
+		if err := sim.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return sim
+}
+
+// timeSteps times b.N calls of step.
+func timeSteps(b *testing.B, step func() error) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkImplicitStep times one full step (collision, force fill, implicit
+// PCG solve, integration) of an N x N vertex drape sheet in motion, for 1, 2,
+// 4, ... workers.
+func BenchmarkImplicitStep(b *testing.B) {
+	for _, c := range Cases[:3] { // sheet-50, -100, -200 with PCG
+		for _, workers := range workerCounts() {
+			b.Run(fmt.Sprintf("%s/workers=%d", c.Name, workers), func(b *testing.B) {
+				sim := warm(b, c, workers, 20)
+				timeSteps(b, sim.Step)
+			})
+		}
+	}
+}
+
+// BenchmarkForceFill times the parallel force and Hessian fill (element
+// kernels, PSD Hessians, assembly) of the 100x100 sheet alone.
+func BenchmarkForceFill(b *testing.B) {
+	for _, workers := range workerCounts() {
+		b.Run(fmt.Sprintf("sheet-100/workers=%d", workers), func(b *testing.B) {
+			sim := warm(b, caseNamed(b, "sheet-100"), workers, 20)
+			fill := sim.Scheduler.Systems()[3]
+			if fill.Name() != "force-fill" {
+				b.Fatalf("system 3 is %s", fill.Name())
+			}
+			timeSteps(b, func() error { return fill.Step(sim.World) })
+		})
+	}
+}
+
 // BenchmarkLDLTStep times one step of the 50x50 and 100x100 sheets with the
 // unconstrained system solved by sparse LDL^T (one numeric refactorization
-// and solve per step; the AMD analysis is done once, in the warm-up).
+// and solve per step; the AMD analysis happens once, in the warm-up).
 func BenchmarkLDLTStep(b *testing.B) {
 	for _, name := range []string{"sheet-50-ldlt", "sheet-100-ldlt"} {
 		b.Run(name, func(b *testing.B) {
-			sim, err := caseNamed(b, name).Load(1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sim.Close()
-			for i := 0; i < 3; i++ {
-				if err := sim.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := sim.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			sim := warm(b, caseNamed(b, name), 1, 3)
+			timeSteps(b, sim.Step)
 		})
 	}
 }
 
 // BenchmarkQPStep times one QP-constrained step (Weidner 2018 eq. 12) of a
-// 100x100 sheet lying on the sphere, and reports its contact rows.
+// 100x100 sheet lying on the sphere, and reports its contact rows and the
+// factorizations the QP took.
 func BenchmarkQPStep(b *testing.B) {
 	c := caseNamed(b, "sphere-qp-100")
-	sim, err := c.Load(2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sim.Close()
-	for i := 0; i < c.Warmup; i++ {
-		if err := sim.Step(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := sim.Step(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	sim := warm(b, c, 2, c.Warmup)
+	timeSteps(b, sim.Step)
 	b.ReportMetric(float64(len(sim.State.Contacts)), "contacts")
 	b.ReportMetric(float64(sim.State.LastQP.Factorizations), "factorizations")
 }
