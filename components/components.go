@@ -91,5 +91,5 @@ type Contact struct {
 	Obstacle ecs.Entity
 	Normal   dense.Vec3 // unit, pointing out of the obstacle
 	Gap      float64    // signed distance from the obstacle surface minus the contact thickness (m)
-	Impulse  float64    // normal constraint impulse of the step (N s); negative ones are released
+	Impulse  float64    // normal impulse of the step (N s): the QP multiplier of its row, >= 0
 }

@@ -1,9 +1,10 @@
 // Package systems holds the stages of loom's step pipeline. Each system reads
 // and writes components through ecs, gathers what the solvers need into flat
 // arrays (ClothState), and scatters results back. The Lagrangian cloth pipeline
-// is: DerivedData -> ScriptedMotion -> ObstacleContact -> ForceFill ->
-// ImplicitSolve -> ContactResponse -> Integrate (Weidner 2018 sec. 4.3 without
-// the EOL DOFs).
+// is: DerivedData -> ScriptedMotion -> collision (ObstacleContact.Detect) ->
+// ForceFill -> ImplicitSolve (PCG or LDL^T without contacts, the QP of Weidner
+// 2018 eq. 12 with them) -> contact-response (ObstacleContact.Respond) ->
+// Integrate: Weidner 2018 sec. 4.3 without the EOL DOFs.
 package systems
 
 import (
