@@ -119,10 +119,16 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 		return err
 	}
 	start := time.Now()
-	var bar *progressbar.ProgressBar
+	// The bar measures its rate from its creation; it is drawn only once the
+	// run has taken more than a second.
+	bar := progressbar.NewOptions(n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(sim.Scene.Name),
+		progressbar.OptionShowCount(), progressbar.OptionSetItsString("steps"), progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	bar.StartWithoutRender()
+	shown := false
 	for i := 1; i <= n; i++ {
 		if err := sim.Step(); err != nil {
-			if bar != nil {
+			if shown {
 				bar.Exit()
 				fmt.Fprintln(stderr)
 			}
@@ -133,16 +139,12 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 				return err
 			}
 		}
-		if bar == nil && time.Since(start) > time.Second {
-			bar = progressbar.NewOptions(n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(sim.Scene.Name),
-				progressbar.OptionShowCount(), progressbar.OptionSetItsString("steps"), progressbar.OptionShowIts(),
-				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-		}
-		if bar != nil {
+		shown = shown || time.Since(start) > time.Second
+		if shown {
 			bar.Set(i)
 		}
 	}
-	if bar != nil {
+	if shown {
 		bar.Finish()
 	}
 	fmt.Fprintf(stdout, "%s: %d steps (%.3g s simulated) in %.2f s; wrote %d frames and stats.jsonl to %s\n",
