@@ -1,0 +1,336 @@
+package rodstep
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/ldlt"
+	"github.com/loomsim/loom/solver/rod"
+)
+
+// workspace holds the per-step DOF map and Newton buffers.
+type workspace struct {
+	nodeBuf          []int32
+	kindBuf          []rod.Kind
+	interpA, interpC []int32
+
+	xdof, udof []int32      // block index of x / index of u among the unknowns, -1 if not an unknown
+	pinned     []bool       // x prescribed this step (pins, and contacts sharing x with a pin)
+	target     []dense.Vec3 // prescribed x
+	nx, n      int          // x blocks, unknowns
+	q, q0, dq  []float64
+	grad       []float64
+	gx         []dense.Vec3 // per node: dPhi/dx of the terms in which the node's own x appears
+	rows, cols []int
+	vals       []float64
+	xn         []dense.Vec3 // positions at the start of the step
+	un         []float64
+	mass       [][64]float64 // lagged segment masses, in segment order
+}
+
+func (w *workspace) size(n int) {
+	if len(w.interpA) == n {
+		return
+	}
+	w.interpA, w.interpC = make([]int32, n), make([]int32, n)
+	w.xdof, w.udof = make([]int32, n), make([]int32, n)
+	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
+	w.gx = make([]dense.Vec3, n)
+	w.xn, w.un = make([]dense.Vec3, n), make([]float64, n)
+}
+
+// Result reports one step.
+type Result struct {
+	Iterations int // Newton iterations, summed over substeps
+	Halvings   int // times the step was halved after Newton failed
+}
+
+// Settings of the Newton solve.
+type Settings struct {
+	MaxIterations int     // per solve
+	Tol           float64 // converged when the largest update is below Tol (m)
+	MaxHalvings   int
+}
+
+// DefaultSettings are 30 iterations, 1e-9 m and 6 halvings.
+func DefaultSettings() Settings { return Settings{MaxIterations: 30, Tol: 1e-9, MaxHalvings: 6} }
+
+// ErrNoConvergence is returned when Newton fails even after MaxHalvings.
+var ErrNoConvergence = errors.New("Newton did not converge")
+
+// Step advances the state by h: node assignment, then Newton on the
+// incremental potential; if Newton fails, the step is split in two halves
+// (recursively, up to MaxHalvings levels). targetAt gives pinned nodes'
+// prescribed positions at a time offset in (0, h] from the step's start.
+func (s *State) Step(h float64, set Settings, targetAt func(i int, dt float64) dense.Vec3) (Result, error) {
+	return s.step(h, 0, h, set, targetAt, 0)
+}
+
+func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, float64) dense.Vec3, depth int) (Result, error) {
+	s.Assign()
+	saved := s.snapshot()
+	it, err := s.solve(h, set, func(i int) dense.Vec3 { return targetAt(i, t0+h) })
+	if err == nil {
+		return Result{Iterations: it}, nil
+	}
+	if depth >= set.MaxHalvings {
+		return Result{Iterations: it}, fmt.Errorf("%w at step size %g s after %d halvings: %v", ErrNoConvergence, h, depth, err)
+	}
+	s.restore(saved)
+	res := Result{Iterations: it, Halvings: 1}
+	for k := 0; k < 2; k++ {
+		r, err := s.step(h/2, t0+float64(k)*h/2, hFull, set, targetAt, depth+1)
+		res.Iterations += r.Iterations
+		res.Halvings += r.Halvings
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+type snapshot struct {
+	x, v []dense.Vec3
+	u, ud []float64
+	anchor []rod.Anchor
+}
+
+func (s *State) snapshot() snapshot {
+	return snapshot{append([]dense.Vec3(nil), s.X...), append([]dense.Vec3(nil), s.V...),
+		append([]float64(nil), s.U...), append([]float64(nil), s.UDot...), append([]rod.Anchor(nil), s.Anchor...)}
+}
+
+func (s *State) restore(p snapshot) {
+	copy(s.X, p.x)
+	copy(s.V, p.v)
+	copy(s.U, p.u)
+	copy(s.UDot, p.ud)
+	copy(s.Anchor, p.anchor)
+}
+
+// number builds the DOF map for this step.
+func (s *State) number(target func(i int) dense.Vec3) {
+	w := &s.ws
+	for i := range s.X {
+		w.xdof[i], w.udof[i] = -1, -1
+		w.pinned[i] = s.Pinned[i]
+		if s.Pinned[i] {
+			w.target[i] = target(i)
+		}
+	}
+	// Contacts whose nodes are both non-EIL share x; a pin on either pins both.
+	for _, c := range s.Contacts {
+		if s.shared(c) {
+			switch {
+			case w.pinned[c.P]:
+				w.pinned[c.Q], w.target[c.Q] = true, w.target[c.P]
+			case w.pinned[c.Q]:
+				w.pinned[c.P], w.target[c.P] = true, w.target[c.Q]
+			}
+		}
+	}
+	w.nx = 0
+	for i := range s.X {
+		if s.Kind[i] != rod.EIL && !w.pinned[i] && w.xdof[i] < 0 {
+			w.xdof[i] = int32(w.nx)
+			w.nx++
+		}
+	}
+	for _, c := range s.Contacts {
+		if s.shared(c) && !w.pinned[c.P] {
+			w.xdof[c.Q] = w.xdof[c.P]
+		}
+	}
+	n := 3 * w.nx
+	for i := range s.X {
+		if !s.FixedU[i] {
+			w.udof[i] = int32(n)
+			n++
+		}
+	}
+	w.n = n
+	w.q = resize(w.q, n)
+	w.q0 = resize(w.q0, n)
+	w.dq = resize(w.dq, n)
+	w.grad = resize(w.grad, n)
+	for i := range s.X {
+		if b := w.xdof[i]; b >= 0 {
+			copy(w.q[3*b:3*b+3], s.X[i][:])
+		}
+		if j := w.udof[i]; j >= 0 {
+			w.q[j] = s.U[i]
+		}
+	}
+}
+
+func (s *State) shared(c Contact) bool {
+	return s.Kind[c.P] != rod.EIL && s.Kind[c.Q] != rod.EIL
+}
+
+// x returns node i's position for the unknowns q (EIL: interpolated).
+func (s *State) x(q []float64, i int32) dense.Vec3 {
+	w := &s.ws
+	switch {
+	case w.xdof[i] >= 0:
+		b := w.xdof[i]
+		return dense.Vec3{q[3*b], q[3*b+1], q[3*b+2]}
+	case w.pinned[i]:
+		return w.target[i]
+	default:
+		a, c := w.interpA[i], w.interpC[i]
+		return rod.Interpolate(s.x(q, a), s.x(q, c), s.u(q, a), s.u(q, c), s.u(q, i))
+	}
+}
+
+func (s *State) u(q []float64, i int32) float64 {
+	if j := s.ws.udof[i]; j >= 0 {
+		return q[j]
+	}
+	return s.U[i]
+}
+
+// solve runs Newton with backtracking line search on the incremental
+// potential and, on success, updates positions, velocities and anchors.
+func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (int, error) {
+	w := &s.ws
+	copy(w.xn, s.X)
+	copy(w.un, s.U)
+	s.number(target)
+	s.lagMasses()
+	copy(w.q0, w.q)
+	var fac *ldlt.Factor
+	for it := 1; it <= set.MaxIterations; it++ {
+		phi := s.eval(w.q, h, true)
+		A, err := ldlt.FromTriplets(w.n, w.rows, w.cols, w.vals)
+		if err != nil {
+			return it, err
+		}
+		for k := range w.dq {
+			w.dq[k] = -w.grad[k]
+		}
+		if fac, err = factorRegularized(A, fac); err != nil {
+			return it, err
+		}
+		fac.Solve(w.dq, w.dq)
+		slope := 0.0
+		for k := range w.dq {
+			slope += w.dq[k] * w.grad[k]
+		}
+		if !(slope < 0) {
+			if slope == 0 {
+				s.finish(h)
+				return it, nil
+			}
+			return it, fmt.Errorf("Newton direction is not a descent direction (slope %g)", slope)
+		}
+		// Backtracking (Armijo) line search.
+		alpha := 1.0
+		trial := w.q0 // reuse as the trial buffer; q0 is no longer needed
+		for ls := 0; ; ls++ {
+			for k := range trial {
+				trial[k] = w.q[k] + alpha*w.dq[k]
+			}
+			if p := s.eval(trial, h, false); p <= phi+1e-4*alpha*slope || ls == 30 {
+				if ls == 30 && !(p <= phi) {
+					return it, fmt.Errorf("line search failed at iteration %d", it)
+				}
+				break
+			}
+			alpha /= 2
+		}
+		w.q, w.q0 = trial, w.q
+		step := 0.0
+		for _, d := range w.dq {
+			step = math.Max(step, math.Abs(alpha*d))
+		}
+		if step < set.Tol {
+			s.eval(w.q, h, false)
+			s.finish(h)
+			return it, nil
+		}
+	}
+	return set.MaxIterations, fmt.Errorf("no convergence in %d iterations", set.MaxIterations)
+}
+
+// factorRegularized factors A + mu I with the smallest mu in 0, 1e-10, 1e-9,
+// ... (relative to the largest diagonal entry) that gives positive pivots:
+// far from equilibrium stretch and bending Hessians can be indefinite.
+func factorRegularized(A *ldlt.Matrix, fac *ldlt.Factor) (*ldlt.Factor, error) {
+	sym, err := ldlt.Analyze(A, ldlt.AMD)
+	if err != nil {
+		return nil, err
+	}
+	diag := make([]int, A.N)
+	scale := 0.0
+	for j := 0; j < A.N; j++ {
+		diag[j] = A.ColPtr[j] // diagonal first in each column
+		scale = math.Max(scale, math.Abs(A.Val[diag[j]]))
+	}
+	orig := make([]float64, A.N)
+	for j, k := range diag {
+		orig[j] = A.Val[k]
+	}
+	mu := 0.0
+	for try := 0; try < 12; try++ {
+		for j, k := range diag {
+			A.Val[k] = orig[j] + mu
+		}
+		f, err := sym.Factor(A, nil)
+		if err == nil {
+			return f, nil
+		}
+		var pe *ldlt.PivotError
+		if !errors.As(err, &pe) {
+			return nil, err
+		}
+		if mu == 0 {
+			mu = 1e-10 * scale
+		} else {
+			mu *= 10
+		}
+	}
+	return nil, fmt.Errorf("Newton matrix not positive definite even with regularization %g", mu)
+}
+
+// finish writes the solution back: positions, Eulerian coordinates,
+// velocities (q - q_n)/h, EIL positions by interpolation, then contact normal
+// forces and anchor friction.
+func (s *State) finish(h float64) {
+	w := &s.ws
+	for i := range s.X {
+		if j := w.udof[i]; j >= 0 {
+			s.U[i] = w.q[j]
+		}
+	}
+	for i := range s.X {
+		s.X[i] = s.x(w.q, int32(i))
+	}
+	for i := range s.X {
+		s.V[i] = s.X[i].Sub(w.xn[i]).Scale(1 / h)
+		s.UDot[i] = (s.U[i] - w.un[i]) / h
+	}
+	for k := range s.Contacts {
+		c := &s.Contacts[k]
+		if s.shared(*c) {
+			// P's rod presses on the shared point with -gx[P]; along -Normal
+			// that is a push on Q's rod.
+			c.NormalForce = w.gx[c.P].Dot(c.Normal)
+		} else {
+			c.NormalForce = c.K * s.X[c.Q].Sub(s.X[c.P]).Dot(c.Normal)
+		}
+		for _, i := range [2]int32{c.P, c.Q} {
+			if a := &s.Anchor[i]; a.Kf > 0 {
+				a.Update(a.Force(s.U[i]), c.NormalForce, s.Mu)
+			}
+		}
+	}
+}
+
+func resize(a []float64, n int) []float64 {
+	if cap(a) < n {
+		return make([]float64, n)
+	}
+	return a[:n]
+}
