@@ -11,15 +11,18 @@ import (
 )
 
 // Mesh is one OBJ object: positions, texture coordinates (the material-space
-// coordinates), and triangles as 0-based indices.
+// coordinates), triangles and polylines as 0-based indices. A mesh may have
+// faces, lines or both.
 type Mesh struct {
 	Name  string
 	Pos   [][3]float64
 	UV    [][2]float64
 	Faces [][3]int32
+	Lines [][]int32 // polylines (e.g. rods), each of at least 2 vertices, written as `l i j k ...`
 }
 
-// WriteOBJ writes the meshes as one OBJ file, one `o NAME` per mesh. It writes
+// WriteOBJ writes the meshes as one OBJ file, one `o NAME` per mesh, with its
+// `v`, `vt`, `f` and `l` elements (indices 1-based and global). It writes
 // to a temporary file in the same directory and renames it into place, so a
 // reader (or a crash) never sees a half-written frame.
 func WriteOBJ(path string, meshes []Mesh) error {
@@ -67,6 +70,22 @@ func WriteOBJ(path string, meshes []Mesh) error {
 					buf = append(buf, '/')
 					buf = strconv.AppendInt(buf, int64(base+int(v)), 10)
 				}
+			}
+			bw.Write(append(buf, '\n'))
+		}
+		for li, l := range m.Lines {
+			if len(l) < 2 {
+				tmp.Close()
+				return fmt.Errorf("mesh %q: line %d has %d vertices, need at least 2", m.Name, li, len(l))
+			}
+			buf = append(buf[:0], 'l')
+			for _, v := range l {
+				if v < 0 || int(v) >= len(m.Pos) {
+					tmp.Close()
+					return fmt.Errorf("mesh %q: line %d refers to vertex %d of %d", m.Name, li, v, len(m.Pos))
+				}
+				buf = append(buf, ' ')
+				buf = strconv.AppendInt(buf, int64(base+int(v)), 10)
 			}
 			bw.Write(append(buf, '\n'))
 		}

@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 // readOBJ is a small independent OBJ reader: it returns object names, vertex
-// positions and faces (1-based, as written).
-func readOBJ(t *testing.T, path string) (objects []string, verts [][3]float64, faces [][3]int) {
+// positions, faces and polylines (1-based, as written).
+func readOBJ(t *testing.T, path string) (objects []string, verts [][3]float64, faces [][3]int, lines [][]int) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -45,9 +46,19 @@ func readOBJ(t *testing.T, path string) (objects []string, verts [][3]float64, f
 				}
 			}
 			faces = append(faces, q)
+		case "l":
+			var l []int
+			for _, f := range fs[1:] {
+				i, err := strconv.Atoi(strings.Split(f, "/")[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				l = append(l, i)
+			}
+			lines = append(lines, l)
 		}
 	}
-	return objects, verts, faces
+	return objects, verts, faces, lines
 }
 
 func TestWriteOBJRoundTrip(t *testing.T) {
@@ -58,8 +69,8 @@ func TestWriteOBJRoundTrip(t *testing.T) {
 	if err := WriteOBJ(path, []Mesh{a, b}); err != nil {
 		t.Fatal(err)
 	}
-	objs, verts, faces := readOBJ(t, path)
-	if strings.Join(objs, ",") != "a,b" || len(verts) != 6 || len(faces) != 2 {
+	objs, verts, faces, lines := readOBJ(t, path)
+	if strings.Join(objs, ",") != "a,b" || len(verts) != 6 || len(faces) != 2 || len(lines) != 0 {
 		t.Fatalf("objects %v, %d vertices, %d faces", objs, len(verts), len(faces))
 	}
 	if verts[2][2] != 0.125 || verts[5][2] != -1e-9 {
@@ -88,5 +99,59 @@ func TestWriteOBJBadFaceKeepsOldFile(t *testing.T) {
 	after, _ := os.ReadFile(path)
 	if string(before) != string(after) {
 		t.Fatal("a failed write changed the existing file")
+	}
+}
+
+func TestWriteOBJLines(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rods.obj")
+	cloth := Mesh{Name: "cloth", Pos: [][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, UV: [][2]float64{{0, 0}, {1, 0}, {0, 1}}, Faces: [][3]int32{{0, 1, 2}}}
+	rod := Mesh{Name: "rod", Pos: [][3]float64{{0, 0, 1}, {0.25, 0, 1}, {0.5, 0, 1}, {0.75, 0, 0.5}}, Lines: [][]int32{{0, 1, 2, 3}}}
+	both := Mesh{Name: "both", Pos: [][3]float64{{0, 0, 2}, {1, 0, 2}, {0, 1, 2}}, Faces: [][3]int32{{0, 1, 2}}, Lines: [][]int32{{2, 0}, {0, 1, 2}}}
+	if err := WriteOBJ(path, []Mesh{cloth, rod, both}); err != nil {
+		t.Fatal(err)
+	}
+	objs, verts, faces, lines := readOBJ(t, path)
+	if strings.Join(objs, ",") != "cloth,rod,both" || len(verts) != 10 || len(faces) != 2 || len(lines) != 3 {
+		t.Fatalf("objects %v, %d vertices, %d faces, %d lines", objs, len(verts), len(faces), len(lines))
+	}
+	want := [][]int{{4, 5, 6, 7}, {10, 8}, {8, 9, 10}}
+	for i, l := range want {
+		if !reflect.DeepEqual(lines[i], l) {
+			t.Errorf("line %d = %v, want %v", i, lines[i], l)
+		}
+	}
+	if faces[1] != [3]int{8, 9, 10} {
+		t.Errorf("face after a lines-only mesh not offset: %v", faces[1])
+	}
+	if verts[lines[0][3]-1] != [3]float64{0.75, 0, 0.5} {
+		t.Errorf("line vertex %v", verts[lines[0][3]-1])
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "\nl 4 5 6 7\n") {
+		t.Errorf("polyline not written as a plain `l` element:\n%s", data)
+	}
+
+	before := data
+	for _, c := range []struct {
+		lines [][]int32
+		part  string
+	}{
+		{[][]int32{{0, 9}}, "vertex 9"},
+		{[][]int32{{0, 1}, {-1, 0}}, "vertex -1"},
+		{[][]int32{{0}}, "at least 2"},
+		{[][]int32{{}}, "at least 2"},
+	} {
+		bad := rod
+		bad.Lines = c.lines
+		if err := WriteOBJ(path, []Mesh{cloth, bad}); err == nil || !strings.Contains(err.Error(), c.part) || !strings.Contains(err.Error(), "rod") {
+			t.Errorf("lines %v: want an error naming %q, got %v", c.lines, c.part, err)
+		}
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("a failed write changed the existing file")
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".frame-*")); len(m) != 0 {
+		t.Fatalf("temporary files left behind: %v", m)
 	}
 }

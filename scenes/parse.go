@@ -181,6 +181,8 @@ func typeName(t reflect.Type) string {
 		return "an integer"
 	case reflect.String:
 		return "a string"
+	case reflect.Bool:
+		return "a boolean"
 	}
 	return t.String()
 }
@@ -289,6 +291,14 @@ func (c *checker) value(tok json.Token, t reflect.Type, path string) error {
 				return err
 			}
 			return c.fail(path, "expected a string, got %s", describe(tok))
+		}
+		return nil
+	case reflect.Bool:
+		if _, ok := tok.(bool); !ok {
+			if err := c.skip(tok); err != nil {
+				return err
+			}
+			return c.fail(path, "expected a boolean (true or false), got %s", describe(tok))
 		}
 		return nil
 	}

@@ -23,13 +23,18 @@ const MaxResolution = 4096
 type Scene struct {
 	Name        string     `json:"name"`
 	Description string     `json:"description"`
-	Gravity     [3]float64 `json:"gravity"`  // m/s^2, e.g. [0,0,-9.81]
-	TimeStep    float64    `json:"dt"`       // s, > 0
-	Duration    float64    `json:"duration"` // s, > 0, >= dt
-	FrameRate   float64    `json:"fps"`      // output frames per second, > 0
-	Solver      Solver     `json:"solver"`
-	Bodies      []Body     `json:"bodies"`    // at least one
-	Obstacles   []Obstacle `json:"obstacles"` // may be empty
+	Gravity     [3]float64 `json:"gravity"` // m/s^2, e.g. [0,0,-9.81]
+	// InclineDeg, in [-90, 90] degrees, rotates gravity about the world x axis
+	// (right-handed), which is equivalent to tilting the whole scene; see
+	// GravityVector. Default 0.
+	InclineDeg float64    `json:"incline_deg"`
+	TimeStep   float64    `json:"dt"`       // s, > 0
+	Duration   float64    `json:"duration"` // s, > 0, >= dt
+	FrameRate  float64    `json:"fps"`      // output frames per second, > 0
+	Solver     Solver     `json:"solver"`
+	Bodies     []Body     `json:"bodies"`    // at least one body or rod strand in all
+	Obstacles  []Obstacle `json:"obstacles"` // may be empty
+	Rods       *Rods      `json:"rods"`      // nil when the scene has no rods
 
 	source string // where the scene came from, prefixed to error messages
 }
@@ -181,6 +186,9 @@ func (s *Scene) Validate() error {
 		v.fail("dt", "must be <= duration (%v), got %v", s.Duration, s.TimeStep)
 	}
 	v.positive("fps", s.FrameRate)
+	if !(s.InclineDeg >= -90 && s.InclineDeg <= 90) {
+		v.fail("incline_deg", "must be in [-90, 90], got %v", s.InclineDeg)
+	}
 
 	if !(s.Solver.Tolerance > 0 && s.Solver.Tolerance < 1) {
 		v.fail("solver.tolerance", "must be in (0, 1), got %v", s.Solver.Tolerance)
@@ -194,8 +202,8 @@ func (s *Scene) Validate() error {
 		v.fail("solver.linear", "must be %q or %q, got %q", LinearPCG, LinearLDLT, s.Solver.Linear)
 	}
 
-	if len(s.Bodies) == 0 {
-		v.fail("bodies", "at least one body is required")
+	if len(s.Bodies) == 0 && (s.Rods == nil || len(s.Rods.Strands) == 0) {
+		v.fail("bodies", "at least one body or rod strand is required")
 	}
 	names := map[string]string{} // name -> field path of first use
 	for bi := range s.Bodies {
@@ -203,6 +211,9 @@ func (s *Scene) Validate() error {
 	}
 	for oi := range s.Obstacles {
 		validateObstacle(v, &s.Obstacles[oi], fmt.Sprintf("obstacles[%d]", oi), names)
+	}
+	if s.Rods != nil {
+		validateRods(v, s.Rods, "rods", names)
 	}
 	return errors.Join(v.errs...)
 }

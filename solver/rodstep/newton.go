@@ -92,8 +92,8 @@ func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, floa
 }
 
 type snapshot struct {
-	x, v []dense.Vec3
-	u, ud []float64
+	x, v   []dense.Vec3
+	u, ud  []float64
 	anchor []rod.Anchor
 }
 

@@ -174,4 +174,3 @@ func (s *State) neighbours(R *Rod, k int, kinds []rod.Kind) (a, c int32, ok bool
 	}
 	return a, c, a >= 0 && c >= 0
 }
-
