@@ -93,3 +93,41 @@ type Contact struct {
 	Gap      float64    // signed distance from the obstacle surface minus the contact thickness (m)
 	Impulse  float64    // normal impulse of the step (N s): the QP multiplier of its row, >= 0
 }
+
+// Strand is one rod (a yarn) of the scene.
+type Strand struct {
+	Name string
+}
+
+// RodNode is a node of a rod: its Eulerian coordinate U (rest arc length), its
+// kind (rod.Lagrangian, rod.EoL, rod.EIL as a uint8), whether U is fixed
+// (Lagrangian discretization points), and, for contact nodes, the anchor of
+// its Eulerian friction spring (Cirio et al. 2014; Kf = 0: none).
+type RodNode struct {
+	Strand   ecs.Entity
+	U, UDot  float64
+	Kind     uint8
+	FixedU   bool
+	AnchorU  float64
+	AnchorKf float64
+}
+
+// RodContact is a rod-rod sliding contact between nodes P and Q of two
+// strands (Sanchez-Banderas 2020 sec. 3.1): they share one position while both
+// are non-EIL, and are tied by a stiff spring of stiffness K otherwise. Normal
+// points from Q's strand towards P's; NormalForce is P's push on Q along it.
+type RodContact struct {
+	P, Q        ecs.Entity
+	Normal      dense.Vec3
+	K           float64
+	NormalForce float64
+	Pulling     int // consecutive steps with a pulling (negative) normal force
+}
+
+// RodEdge holds rod node Node on a sharp edge A + s Dir (Sanchez-Banderas 2020
+// eq. 1) by a spring of stiffness K on its distance to the line.
+type RodEdge struct {
+	Node   ecs.Entity
+	A, Dir dense.Vec3
+	K      float64
+}

@@ -18,6 +18,7 @@ type Sim struct {
 	World     *ecs.World
 	Scheduler *ecs.Scheduler
 	State     *ClothState
+	Rods      *RodState // nil without rods
 	Clock     *ecs.Clock
 	Bodies    []BodyMesh
 }
@@ -132,22 +133,44 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 	}
 
 	st := sim.State
-	contact := NewObstacleContact(w, st, sc.Solver.Thickness, sc.Solver.Friction)
-	derived := NewDerivedData(w, st, damping)
-	// Gather once so the initial state can be measured before the first step.
-	if err := derived.Step(w); err != nil {
-		return nil, err
+	var pipeline []ecs.System
+	if len(sc.Bodies) > 0 {
+		contact := NewObstacleContact(w, st, sc.Solver.Thickness, sc.Solver.Friction)
+		derived := NewDerivedData(w, st, damping)
+		// Gather once so the initial state can be measured before the first step.
+		if err := derived.Step(w); err != nil {
+			return nil, err
+		}
+		pipeline = append(pipeline, derived, NewScriptedMotion(st, scripts), contact.Detect(), NewForceFill(st),
+			NewImplicitSolve(st, sc.GravityVector(), sc.Solver), contact.Respond(), NewIntegrate(w, st))
+	} else {
+		pipeline = append(pipeline, NewScriptedMotion(st, scripts))
 	}
-	sim.Scheduler = ecs.NewScheduler(
-		derived,
-		NewScriptedMotion(st, scripts),
-		contact.Detect(),
-		NewForceFill(st),
-		NewImplicitSolve(st, sc.Gravity, sc.Solver),
-		contact.Respond(),
-		NewIntegrate(w, st),
-	)
+	if sc.Rods != nil {
+		sim.Rods = &RodState{}
+		if err := buildRods(w, sc, sim.Rods, addScript); err != nil {
+			return nil, err
+		}
+		gather := NewRodGather(w, sim.Rods)
+		if err := gather.Step(w); err != nil {
+			return nil, err
+		}
+		sim.Rods.Step.Assign()
+		pipeline = append(pipeline, gather, NewRodNewton(w, sim.Rods, scripts), NewRodContactRemoval(w, sim.Rods))
+	}
+	sim.Scheduler = ecs.NewScheduler(append(pipeline, advanceClock{})...)
 	return sim, nil
+}
+
+// advanceClock ends the step: t += h.
+type advanceClock struct{}
+
+func (advanceClock) Name() string { return "clock" }
+func (advanceClock) Step(w *ecs.World) error {
+	c := ecs.Resource[ecs.Clock](w)
+	c.Step++
+	c.Time += c.Dt
+	return nil
 }
 
 // Step advances the simulation by one time step.
@@ -166,6 +189,19 @@ func (s *Sim) Positions(i int) [][3]float64 {
 	out := make([][3]float64, len(b.Verts))
 	for j, e := range b.Verts {
 		out[j] = [3]float64(*pos.Get(e))
+	}
+	return out
+}
+
+// StrandNames returns the strands' names in rod order.
+func (s *Sim) StrandNames() []string {
+	if s.Rods == nil {
+		return nil
+	}
+	names := generic.NewMap1[components.Strand](s.World.ECS)
+	out := make([]string, len(s.Rods.Strands))
+	for i, e := range s.Rods.Strands {
+		out[i] = names.Get(e).Name
 	}
 	return out
 }

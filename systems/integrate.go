@@ -10,10 +10,10 @@ import (
 	"github.com/loomsim/loom/ecs"
 )
 
-// Integrate takes the position step x' = x + h v' (Weidner 2018 sec. 4.3),
-// scatters positions and velocities back to the vertex entities and advances
-// the clock. A non-finite velocity stops the run with an error naming the
-// vertex, before anything is written back.
+// Integrate takes the position step x' = x + h v' (Weidner 2018 sec. 4.3) and
+// scatters positions and velocities back to the vertex entities. A
+// non-finite velocity stops the run with an error naming the vertex, before
+// anything is written back.
 type Integrate struct {
 	state  *ClothState
 	pos    generic.Map1[components.Position]
@@ -56,8 +56,5 @@ func (in *Integrate) Step(w *ecs.World) error {
 			v[k], x[k] = s.V[j], s.X[j]
 		}
 	}
-	c := ecs.Resource[ecs.Clock](w)
-	c.Step++
-	c.Time += c.Dt
 	return nil
 }

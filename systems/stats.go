@@ -8,6 +8,7 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/rod"
 )
 
 // Stats is one record of stats.jsonl: the state at the end of a step.
@@ -17,15 +18,20 @@ type Stats struct {
 	Vertices       int                `json:"vertices"`
 	Faces          int                `json:"faces"`
 	Contacts       int                `json:"contacts"`
-	KineticEnergy  float64            `json:"kinetic_energy"`   // J
-	Potential      float64            `json:"potential_energy"` // J: gravity (relative to z = 0) plus elastic
-	ElasticEnergy  float64            `json:"elastic_energy"`   // J
-	MaxStrain      float64            `json:"max_strain"`       // largest |principal strain| over faces
-	MaxPenetration float64            `json:"max_penetration"`  // m, deepest vertex inside an obstacle
-	PCGIterations  int                `json:"pcg_iterations"`   // of the last unconstrained solve
-	QPIterations   int                `json:"qp_iterations"`    // ADMM iterations of the last step's QP (0 without contacts)
-	QPResidual     float64            `json:"qp_kkt_residual"`  // largest relative KKT residual of that QP
-	MS             map[string]float64 `json:"ms"`               // per system, since the previous record
+	KineticEnergy  float64            `json:"kinetic_energy"`              // J
+	Potential      float64            `json:"potential_energy"`            // J: gravity (relative to z = 0) plus elastic
+	ElasticEnergy  float64            `json:"elastic_energy"`              // J
+	MaxStrain      float64            `json:"max_strain"`                  // largest |principal strain| over faces
+	MaxPenetration float64            `json:"max_penetration"`             // m, deepest vertex inside an obstacle
+	PCGIterations  int                `json:"pcg_iterations"`              // of the last unconstrained solve
+	QPIterations   int                `json:"qp_iterations"`               // ADMM iterations of the last step's QP (0 without contacts)
+	QPResidual     float64            `json:"qp_kkt_residual"`             // largest relative KKT residual of that QP
+	Nodes          int                `json:"nodes,omitempty"`             // rod nodes
+	EoLNodes       int                `json:"eol_nodes,omitempty"`         // of which EoL
+	EILNodes       int                `json:"eil_nodes,omitempty"`         // of which EIL
+	NewtonIter     int                `json:"newton_iterations,omitempty"` // rod Newton iterations of the last step
+	StepHalvings   int                `json:"step_halvings,omitempty"`     // rod step halvings since the previous record
+	MS             map[string]float64 `json:"ms"`                          // per system, since the previous record
 }
 
 // Measure computes the statistics of the current state. The per-system times
@@ -57,6 +63,25 @@ func (s *Sim) Measure() Stats {
 	q := generic.NewFilter1[components.Contact]().Query(s.World.ECS)
 	out.Contacts = q.Count()
 	q.Close()
+	if r := s.Rods; r != nil {
+		st := &r.Step
+		out.Nodes = st.NumNodes()
+		for _, k := range st.Kind {
+			switch k {
+			case rod.EoL:
+				out.EoLNodes++
+			case rod.EIL:
+				out.EILNodes++
+			}
+		}
+		out.Contacts += len(st.Contacts)
+		out.NewtonIter = r.LastResult.Iterations
+		out.StepHalvings = r.halvings
+		r.halvings = 0
+		ke, pe := st.Energies()
+		out.KineticEnergy += ke
+		out.Potential += pe
+	}
 	out.MS = map[string]float64{}
 	for _, t := range s.Scheduler.Timings() {
 		out.MS[t.System] = float64(t.Elapsed.Microseconds()) / 1000

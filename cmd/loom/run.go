@@ -158,5 +158,13 @@ func meshes(sim *systems.Sim) []export.Mesh {
 	for i, b := range sim.Bodies {
 		out[i] = export.Mesh{Name: b.Name, Pos: sim.Positions(i), UV: b.Rest, Faces: b.Faces}
 	}
+	for r, name := range sim.StrandNames() {
+		pts := sim.Rods.Step.Polyline(r)
+		line := make([]int32, len(pts))
+		for k := range line {
+			line[k] = int32(k)
+		}
+		out = append(out, export.Mesh{Name: name, Pos: pts, Lines: [][]int32{line}})
+	}
 	return out
 }

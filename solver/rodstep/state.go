@@ -30,6 +30,7 @@ type Rod struct {
 	Alpha    float64 // mass-proportional damping (1/s)
 	RestSeg  float64 // rest length of its Lagrangian segments (m)
 	Length   float64 // rest length (m)
+	Fixed    bool    // held in place: contributes no energy, its nodes are pinned
 	Nodes    []int32 // its nodes; after Assign, sorted by u
 	nonEIL   []int32 // the non-EIL nodes in order, after Assign
 	sortBuf  []int

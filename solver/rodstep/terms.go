@@ -11,7 +11,7 @@ func (s *State) lagMasses() {
 	w.mass = w.mass[:0]
 	for r := range s.Rods {
 		R := &s.Rods[r]
-		for k := 0; k+1 < len(R.nonEIL); k++ {
+		for k := 0; !R.Fixed && k+1 < len(R.nonEIL); k++ {
 			a, b := R.nonEIL[k], R.nonEIL[k+1]
 			var M [64]float64
 			rod.SegmentMass(w.xn[a], w.xn[b], w.un[a], w.un[b], R.Rho, &M)
@@ -95,6 +95,9 @@ func (s *State) eval(q []float64, h float64, hessian bool) float64 {
 	seg := 0
 	for r := range s.Rods {
 		R := &s.Rods[r]
+		if R.Fixed {
+			continue
+		}
 		nodes := R.nonEIL
 		for k := 0; k+1 < len(nodes); k++ {
 			a, b := nodes[k], nodes[k+1]
@@ -197,6 +200,26 @@ func (s *State) eval(q []float64, h float64, hessian bool) float64 {
 	for _, e := range s.Edges {
 		// 1/2 K |P (x - A)|^2, P = I - Dir Dir^T.
 		var l local
+		if s.Kind[e.Node] == rod.EIL {
+			// x interpolated: written as the spring 1/2 K |x - y|^2 to the
+			// foot y of x on the line, held constant. Energy and gradient are
+			// exact (the foot's own variation is orthogonal to x - y); the
+			// Hessian overestimates the stiffness along the line, which only
+			// slows Newton.
+			p := s.point(q, e.Node, &l)
+			d := p.X.Sub(e.A)
+			y := rod.NodePoint(e.A.Add(e.Dir.Scale(d.Dot(e.Dir))))
+			for k := 0; k < 3; k++ {
+				l.idx[l.n], l.node[l.n] = -1, -1
+				l.n++
+			}
+			var gc [18]float64
+			var Hc [324]float64
+			e2, _ := rod.ContactGradHess(e.K, &p, &y, &gc, &Hc)
+			phi += e2
+			s.scatter(&l, gc[:l.n], Hc[:l.n*l.n], level)
+			continue
+		}
 		l.addX(s, e.Node)
 		d := s.x(q, e.Node).Sub(e.A)
 		d = d.Sub(e.Dir.Scale(d.Dot(e.Dir)))

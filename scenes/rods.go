@@ -1,0 +1,164 @@
+package scenes
+
+import (
+	"fmt"
+	"math"
+)
+
+// MaxRodNodes bounds Strand.Nodes so that a mistyped override cannot
+// allocate without limit.
+const MaxRodNodes = 1 << 20
+
+// Rods holds a scene's rods (yarns): elastic strands simulated with
+// Eulerian-on-Lagrangian nodes (Sanchez-Banderas et al. 2020).
+type Rods struct {
+	EIL             bool       `json:"eil"`              // allow EIL nodes (Sanchez-Banderas 2020); false = pure EoL, for comparison
+	Friction        float64    `json:"friction"`         // Coulomb coefficient >= 0 at rod-rod sliding contacts
+	ContactDistance float64    `json:"contact_distance"` // m, > 0: rod segments of different strands closer than this at load time get a sliding contact
+	Strands         []Strand   `json:"strands"`          // at least one when rods is present
+	EdgeNodes       []EdgeNode `json:"edge_nodes"`       // may be empty/absent
+}
+
+// Strand is one rod, initially straight from From to To at rest.
+type Strand struct {
+	Name     string      `json:"name"`     // non-empty, unique among bodies, obstacles and strands, no whitespace (OBJ object name)
+	From     [3]float64  `json:"from"`     // m, start point
+	To       [3]float64  `json:"to"`       // m, end point (distinct from From): the strand is initially straight, at rest length |To-From|
+	Nodes    int         `json:"nodes"`    // >= 2: Lagrangian nodes, evenly spaced in arc length (u = 0 ... length)
+	Material RodMaterial `json:"material"` // constitutive parameters
+	Pins     []RodPin    `json:"pins"`     // may be empty/absent
+	Fixed    bool        `json:"fixed"`    // the whole strand is held in place (e.g. the fixed grid of rod-incline)
+}
+
+// RodMaterial holds a strand's constitutive parameters.
+type RodMaterial struct {
+	StretchStiffness float64 `json:"stretch_stiffness"` // N, > 0 (k_s of Sanchez-Banderas eq. 2)
+	BendingStiffness float64 `json:"bending_stiffness"` // N m^2, >= 0 (k_b of eq. 4)
+	LinearDensity    float64 `json:"linear_density"`    // kg/m, > 0
+	Damping          float64 `json:"damping"`           // 1/s, >= 0, mass-proportional
+}
+
+// RodPin constrains one strand node.
+type RodPin struct {
+	Node   int     `json:"node"`   // node index, negative counts from the end (-1 = last); in range; no duplicates within a strand
+	Motion *Motion `json:"motion"` // nil: fixed in place
+}
+
+// EdgeNode places an Eulerian-on-Lagrangian node on a strand where it rests
+// on a sharp edge (e.g. a table's top edge).
+type EdgeNode struct {
+	Strand string     `json:"strand"` // name of an existing strand
+	U      float64    `json:"u"`      // in (0, 1): fraction of the strand's rest length where the EoL edge node is created
+	A      [3]float64 `json:"a"`      // the sharp edge's end points (distinct)
+	B      [3]float64 `json:"b"`
+}
+
+// GravityVector returns Gravity rotated about the world +x axis by InclineDeg
+// (right-handed): for gravity [0, 0, -g] and incline θ it is
+// [0, g sin θ, -g cos θ]. Exact for multiples of 90 degrees.
+func (s *Scene) GravityVector() [3]float64 {
+	sn, c := sincosDeg(s.InclineDeg)
+	g := s.Gravity
+	return [3]float64{g[0], c*g[1] - sn*g[2], sn*g[1] + c*g[2]}
+}
+
+// Length returns the strand's rest length |To - From|.
+func (st *Strand) Length() float64 {
+	dx, dy, dz := st.To[0]-st.From[0], st.To[1]-st.From[1], st.To[2]-st.From[2]
+	return math.Sqrt(dx*dx + dy*dy + dz*dz)
+}
+
+// NodePositions returns the Nodes initial node positions, evenly spaced from
+// From (node 0) to To (node Nodes-1), both exact. It returns nil when
+// Nodes < 2.
+func (st *Strand) NodePositions() [][3]float64 {
+	n := st.Nodes
+	if n < 2 {
+		return nil
+	}
+	out := make([][3]float64, n)
+	for i := range n {
+		t := float64(i) / float64(n-1)
+		for k := range 3 {
+			out[i][k] = (1-t)*st.From[k] + t*st.To[k]
+		}
+	}
+	out[n-1] = st.To
+	return out
+}
+
+// PinNode resolves a node index as written in a RodPin (negative counts from
+// the end: -1 is the last node) to a node index in [0, Nodes). It returns -1
+// when k is out of range (never for a pin of a validated scene).
+func (st *Strand) PinNode(k int) int {
+	i, ok := normIndex(k, st.Nodes)
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+func validateRods(v *validator, r *Rods, p string, names map[string]string) {
+	v.nonNegative(p+".friction", r.Friction)
+	v.positive(p+".contact_distance", r.ContactDistance)
+	if len(r.Strands) == 0 {
+		v.fail(p+".strands", "at least one strand is required when rods is present")
+	}
+	strands := map[string]bool{}
+	for si := range r.Strands {
+		st := &r.Strands[si]
+		validateStrand(v, st, fmt.Sprintf("%s.strands[%d]", p, si), names)
+		strands[st.Name] = true
+	}
+	for ei := range r.EdgeNodes {
+		e := &r.EdgeNodes[ei]
+		ep := fmt.Sprintf("%s.edge_nodes[%d]", p, ei)
+		switch {
+		case e.Strand == "":
+			v.fail(ep+".strand", "must name a strand, got an empty name")
+		case !strands[e.Strand]:
+			v.fail(ep+".strand", "no strand named %q in rods.strands", e.Strand)
+		}
+		if !(e.U > 0 && e.U < 1) {
+			v.fail(ep+".u", "must be in (0, 1), got %v", e.U)
+		}
+		if e.A == e.B {
+			v.fail(ep+".b", "edge end points a and b must be distinct, both are %s", fmtVec(e.A[:]))
+		}
+	}
+}
+
+func validateStrand(v *validator, st *Strand, p string, names map[string]string) {
+	validateName(v, p+".name", st.Name, names)
+	if st.From == st.To {
+		v.fail(p+".to", "must be distinct from from, both are %s", fmtVec(st.From[:]))
+	}
+	nodesOK := st.Nodes >= 2 && st.Nodes <= MaxRodNodes
+	if !nodesOK {
+		v.fail(p+".nodes", "must be in [2, %d], got %d", MaxRodNodes, st.Nodes)
+	}
+
+	m := &st.Material
+	mp := p + ".material"
+	v.positive(mp+".stretch_stiffness", m.StretchStiffness)
+	v.nonNegative(mp+".bending_stiffness", m.BendingStiffness)
+	v.positive(mp+".linear_density", m.LinearDensity)
+	v.nonNegative(mp+".damping", m.Damping)
+
+	seen := map[int]int{}
+	for k, pin := range st.Pins {
+		pp := fmt.Sprintf("%s.pins[%d]", p, k)
+		if nodesOK {
+			if i, ok := normIndex(pin.Node, st.Nodes); !ok {
+				v.fail(pp+".node", "index %d out of range for a strand with %d nodes (valid: %d..%d)", pin.Node, st.Nodes, -st.Nodes, st.Nodes-1)
+			} else if prev, dup := seen[i]; dup {
+				v.fail(pp+".node", "node %d is already pinned by %s.pins[%d]", i, p, prev)
+			} else {
+				seen[i] = k
+			}
+		}
+		if pin.Motion != nil {
+			validateMotion(v, pin.Motion, pp+".motion")
+		}
+	}
+}

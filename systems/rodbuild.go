@@ -1,0 +1,179 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/rod"
+	"github.com/loomsim/loom/solver/rodstep"
+)
+
+// anchorFactor sets the Eulerian friction spring: Kf = anchorFactor k_s /
+// du_rest. Stiff enough that sticking contacts creep by micrometres.
+const anchorFactor = 100
+
+// buildRods creates strands, their Lagrangian nodes, the sliding contacts
+// found where strands of different rods pass within contact_distance of each
+// other at load time (SB2020 sec. 5: intra- and inter-fabric contacts from the
+// initial arrangement), and edge nodes.
+func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*scenes.Motion) int32) error {
+	rs := sc.Rods
+	strandMap := generic.NewMap1[components.Strand](w.ECS)
+	nodeMap := generic.NewMap3[components.Position, components.Velocity, components.RodNode](w.ECS)
+	pinMap := generic.NewMap1[components.Pinned](w.ECS)
+	contactMap := generic.NewMap1[components.RodContact](w.ECS)
+	edgeMap := generic.NewMap1[components.RodEdge](w.ECS)
+
+	type strandGeom struct {
+		entity ecs.Entity
+		pos    [][3]float64
+		du     float64
+		fixed  bool
+		ks     float64
+	}
+	geo := make([]strandGeom, len(rs.Strands))
+	st.Step = rodstep.State{Gravity: dense.Vec3(sc.GravityVector()), EIL: rs.EIL, Mu: rs.Friction, Thickness: sc.Solver.Thickness}
+	newNode := func(se ecs.Entity, x dense.Vec3, u float64, fixedU bool) ecs.Entity {
+		p, v := components.Position(x), components.Velocity{}
+		kind := uint8(rod.EoL)
+		if fixedU {
+			kind = uint8(rod.Lagrangian)
+		}
+		return nodeMap.NewWith(&p, &v, &components.RodNode{Strand: se, U: u, FixedU: fixedU, Kind: kind})
+	}
+	for si := range rs.Strands {
+		s := &rs.Strands[si]
+		m := s.Material
+		se := strandMap.NewWith(&components.Strand{Name: s.Name})
+		pos := s.NodePositions()
+		du := s.Length() / float64(s.Nodes-1)
+		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: m.StretchStiffness}
+		st.Step.Rods = append(st.Step.Rods, rodstep.Rod{Ks: m.StretchStiffness, Kb: m.BendingStiffness, Rho: m.LinearDensity,
+			Alpha: m.Damping, RestSeg: du, Length: s.Length(), Fixed: s.Fixed})
+		st.Step.ObstacleK = math.Max(st.Step.ObstacleK, rod.ContactStiffness(m.StretchStiffness, du))
+		pinned := map[int]int32{}
+		for _, p := range s.Pins {
+			pinned[s.PinNode(p.Node)] = addScript(p.Motion)
+		}
+		for k, x := range pos {
+			e := newNode(se, dense.Vec3(x), float64(k)*du, true)
+			if script, ok := pinned[k]; ok || s.Fixed {
+				if !ok {
+					script = -1
+				}
+				pinMap.Assign(e, &components.Pinned{Anchor: dense.Vec3(x), Script: script})
+			}
+		}
+	}
+
+	lerp := func(g strandGeom, i int, s float64) dense.Vec3 {
+		a, b := dense.Vec3(g.pos[i]), dense.Vec3(g.pos[i+1])
+		return a.Add(b.Sub(a).Scale(s))
+	}
+	contactNode := func(g strandGeom, x dense.Vec3, u float64) ecs.Entity {
+		e := newNode(g.entity, x, u, g.fixed)
+		_, _, rn := nodeMap.Get(e)
+		if g.fixed {
+			pinMap.Assign(e, &components.Pinned{Anchor: x, Script: -1})
+		} else {
+			rn.AnchorU, rn.AnchorKf = u, anchorFactor*g.ks/g.du
+		}
+		return e
+	}
+	addContact := func(a, b, i, j int, s, t, ua, ub float64) {
+		xa, xb := lerp(geo[a], i, s), lerp(geo[b], j, t)
+		ta := dense.Vec3(geo[a].pos[i+1]).Sub(dense.Vec3(geo[a].pos[i]))
+		tb := dense.Vec3(geo[b].pos[j+1]).Sub(dense.Vec3(geo[b].pos[j]))
+		n := ta.Cross(tb)
+		if l := n.Norm(); l > 1e-12*ta.Norm()*tb.Norm() {
+			n = n.Scale(1 / l)
+		} else {
+			n = dense.Vec3{0, 0, 1}
+		}
+		if sep := xa.Sub(xb).Dot(n); sep < 0 || (sep == 0 && n[2] < 0) {
+			n = n.Scale(-1)
+		}
+		x := xa.Add(xb).Scale(0.5)
+		switch {
+		case geo[b].fixed:
+			x = xb
+		case geo[a].fixed:
+			x = xa
+		}
+		P, Q := contactNode(geo[a], x, ua), contactNode(geo[b], x, ub)
+		k := rod.ContactStiffness(math.Max(geo[a].ks, geo[b].ks), math.Min(geo[a].du, geo[b].du))
+		contactMap.NewWith(&components.RodContact{P: P, Q: Q, Normal: n, K: k})
+	}
+
+	// Sliding contacts where segments of different strands pass close.
+	for a := range geo {
+		for b := a + 1; b < len(geo); b++ {
+			var found [][2]float64
+			for i := 0; i+1 < len(geo[a].pos); i++ {
+				for j := 0; j+1 < len(geo[b].pos); j++ {
+					s, t, d := segmentClosest(dense.Vec3(geo[a].pos[i]), dense.Vec3(geo[a].pos[i+1]), dense.Vec3(geo[b].pos[j]), dense.Vec3(geo[b].pos[j+1]))
+					if d >= rs.ContactDistance {
+						continue
+					}
+					ua, ub := (float64(i)+s)*geo[a].du, (float64(j)+t)*geo[b].du
+					dup := false
+					for _, f := range found {
+						if math.Abs(f[0]-ua) < 0.5*geo[a].du && math.Abs(f[1]-ub) < 0.5*geo[b].du {
+							dup = true
+						}
+					}
+					if dup || ua <= 0 || ub <= 0 || ua >= rs.Strands[a].Length() || ub >= rs.Strands[b].Length() {
+						continue
+					}
+					found = append(found, [2]float64{ua, ub})
+					addContact(a, b, i, j, s, t, ua, ub)
+				}
+			}
+		}
+	}
+	names := map[string]int{}
+	for si := range rs.Strands {
+		names[rs.Strands[si].Name] = si
+	}
+	for ei, en := range rs.EdgeNodes {
+		si, ok := names[en.Strand]
+		if !ok {
+			return fmt.Errorf("rods.edge_nodes[%d].strand: no strand %q", ei, en.Strand)
+		}
+		g := geo[si]
+		u := en.U * rs.Strands[si].Length()
+		i := min(int(u/g.du), len(g.pos)-2)
+		x := lerp(g, i, u/g.du-float64(i))
+		dir := dense.Vec3(en.B).Sub(dense.Vec3(en.A))
+		node := newNode(g.entity, x, u, false)
+		edgeMap.NewWith(&components.RodEdge{Node: node, A: dense.Vec3(en.A), Dir: dir.Scale(1 / dir.Norm()), K: rod.ContactStiffness(g.ks, g.du)})
+	}
+	return nil
+}
+
+// segmentClosest returns the parameters s, t in [0, 1] of the closest points of
+// segments p0-p1 and q0-q1 and their distance.
+func segmentClosest(p0, p1, q0, q1 dense.Vec3) (s, t, d float64) {
+	d1, d2, r := p1.Sub(p0), q1.Sub(q0), p0.Sub(q0)
+	a, e, f := d1.Dot(d1), d2.Dot(d2), d2.Dot(r)
+	c, b := d1.Dot(r), d1.Dot(d2)
+	den := a*e - b*b
+	if den > 1e-14*a*e {
+		s = clamp01((b*f - c*e) / den)
+	}
+	t = (b*s + f) / e
+	if t < 0 {
+		t, s = 0, clamp01(-c/a)
+	} else if t > 1 {
+		t, s = 1, clamp01((b-c)/a)
+	}
+	return s, t, p0.Add(d1.Scale(s)).Sub(q0.Add(d2.Scale(t))).Norm()
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
