@@ -218,7 +218,7 @@ func TestRodTable(t *testing.T) {
 		t.Errorf("table %+v", box)
 	}
 	st := strandByName(t, s, "rod")
-	if st.Nodes != 31 || st.From != [3]float64{0, 0, 0.0005} || st.To != [3]float64{0.6, 0, 0.0005} {
+	if st.Nodes != 31 || st.From != [3]float64{0, 0, 0.002} || st.To != [3]float64{0.6, 0, 0.002} {
 		t.Errorf("rod %+v", st)
 	}
 	if len(st.Pins) != 1 || st.PinNode(st.Pins[0].Node) != 30 || st.Pins[0].Motion == nil ||
@@ -229,14 +229,15 @@ func TestRodTable(t *testing.T) {
 		t.Fatalf("edge nodes %+v", s.Rods.EdgeNodes)
 	}
 	e := s.Rods.EdgeNodes[0]
-	if e.Strand != "rod" || e.U != 0.5 || e.A != [3]float64{0.3, -0.3, 0} || e.B != [3]float64{0.3, 0.3, 0} {
+	if e.Strand != "rod" || e.U != 0.5 || e.A != [3]float64{0.3, -0.3, 0.002} || e.B != [3]float64{0.3, 0.3, 0.002} {
 		t.Errorf("edge node %+v", e)
 	}
-	// The edge is the box's top edge at x = +0.3, and the edge node's point
-	// on the strand lies above it (within the strand's height).
+	// The edge line is the box's top edge at x = +0.3 raised by the contact
+	// thickness (2 mm), so the edge node rides on the obstacle's contact
+	// layer, and the strand starts on that layer.
 	top := box.Center[2] + box.HalfExtents[2]
 	edge := box.Center[0] + box.HalfExtents[0]
-	if top != 0 || edge != 0.3 || e.A[2] != top || e.A[0] != edge || e.B[0] != edge {
+	if top != 0 || edge != 0.3 || e.A[2] != top+s.Solver.Thickness || e.A[0] != edge || e.B[0] != edge {
 		t.Errorf("box top %v edge %v vs %v %v", top, edge, e.A, e.B)
 	}
 	var p [3]float64

@@ -27,6 +27,7 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 	strandMap := generic.NewMap1[components.Strand](w.ECS)
 	nodeMap := generic.NewMap3[components.Position, components.Velocity, components.RodNode](w.ECS)
 	pinMap := generic.NewMap1[components.Pinned](w.ECS)
+	isPinned := generic.NewMap[components.Pinned](w.ECS)
 	contactMap := generic.NewMap1[components.RodContact](w.ECS)
 	edgeMap := generic.NewMap1[components.RodEdge](w.ECS)
 
@@ -36,6 +37,7 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 		du     float64
 		fixed  bool
 		ks     float64
+		nodes  []ecs.Entity // Lagrangian nodes, in order
 	}
 	geo := make([]strandGeom, len(rs.Strands))
 	st.Step = rodstep.State{Gravity: dense.Vec3(sc.GravityVector()), EIL: rs.EIL, Mu: rs.Friction, Thickness: sc.Solver.Thickness}
@@ -63,6 +65,7 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 		}
 		for k, x := range pos {
 			e := newNode(se, dense.Vec3(x), float64(k)*du, true)
+			geo[si].nodes = append(geo[si].nodes, e)
 			if script, ok := pinned[k]; ok || s.Fixed {
 				if !ok {
 					script = -1
@@ -76,12 +79,29 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 		a, b := dense.Vec3(g.pos[i]), dense.Vec3(g.pos[i+1])
 		return a.Add(b.Sub(a).Scale(s))
 	}
-	contactNode := func(g strandGeom, x dense.Vec3, u float64) ecs.Entity {
-		e := newNode(g.entity, x, u, g.fixed)
+	// A contact node is a new free node, or the interior Lagrangian node it
+	// would sit on (within the EIL distance), which is then freed: a new node
+	// on top of a Lagrangian one would start as a degenerate segment.
+	freeNode := func(g strandGeom, x dense.Vec3, u float64, anchored bool) ecs.Entity {
+		var e ecs.Entity
+		if k := int(math.Round(u / g.du)); k > 0 && k < len(g.nodes)-1 && math.Abs(u-float64(k)*g.du) < 0.1*g.du &&
+			(g.fixed || !isPinned.Has(g.nodes[k])) {
+			e = g.nodes[k]
+			p, _, rn := nodeMap.Get(e)
+			u = rn.U
+			if !g.fixed {
+				*p = components.Position(x)
+				rn.FixedU, rn.Kind = false, uint8(rod.EoL)
+			}
+		} else {
+			e = newNode(g.entity, x, u, g.fixed)
+		}
 		_, _, rn := nodeMap.Get(e)
 		if g.fixed {
-			pinMap.Assign(e, &components.Pinned{Anchor: x, Script: -1})
-		} else {
+			if !isPinned.Has(e) {
+				pinMap.Assign(e, &components.Pinned{Anchor: x, Script: -1})
+			}
+		} else if anchored {
 			rn.AnchorU, rn.AnchorKf = u, anchorFactor*g.ks/g.du
 		}
 		return e
@@ -106,9 +126,11 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 		case geo[a].fixed:
 			x = xa
 		}
-		P, Q := contactNode(geo[a], x, ua), contactNode(geo[b], x, ub)
+		P, Q := freeNode(geo[a], x, ua, true), freeNode(geo[b], x, ub, true)
 		k := rod.ContactStiffness(math.Max(geo[a].ks, geo[b].ks), math.Min(geo[a].du, geo[b].du))
-		contactMap.NewWith(&components.RodContact{P: P, Q: Q, Normal: n, K: k})
+		// Until the first step measures it, the normal force is unbounded:
+		// contacts start sticking instead of sliding freely for one step.
+		contactMap.NewWith(&components.RodContact{P: P, Q: Q, Normal: n, K: k, NormalForce: math.Inf(1)})
 	}
 
 	// Sliding contacts where segments of different strands pass close.
@@ -151,7 +173,7 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 		i := min(int(u/g.du), len(g.pos)-2)
 		x := lerp(g, i, u/g.du-float64(i))
 		dir := dense.Vec3(en.B).Sub(dense.Vec3(en.A))
-		node := newNode(g.entity, x, u, false)
+		node := freeNode(g, x, u, false)
 		edgeMap.NewWith(&components.RodEdge{Node: node, A: dense.Vec3(en.A), Dir: dir.Scale(1 / dir.Norm()), K: rod.ContactStiffness(g.ks, g.du)})
 	}
 	return nil

@@ -25,6 +25,7 @@ type workspace struct {
 	gx         []dense.Vec3 // per node: dPhi/dx of the terms in which the node's own x appears
 	rows, cols []int
 	vals       []float64
+	normal     []float64    // per node: its contact's normal force of the last step
 	xn         []dense.Vec3 // positions at the start of the step
 	un         []float64
 	mass       [][64]float64 // lagged segment masses, in segment order
@@ -38,6 +39,7 @@ func (w *workspace) size(n int) {
 	w.xdof, w.udof = make([]int32, n), make([]int32, n)
 	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
 	w.gx = make([]dense.Vec3, n)
+	w.normal = make([]float64, n)
 	w.xn, w.un = make([]dense.Vec3, n), make([]float64, n)
 }
 
@@ -56,6 +58,8 @@ type Settings struct {
 
 // DefaultSettings are 30 iterations, 1e-9 m and 6 halvings.
 func DefaultSettings() Settings { return Settings{MaxIterations: 30, Tol: 1e-9, MaxHalvings: 6} }
+
+var debugNewton = false
 
 // ErrNoConvergence is returned when Newton fails even after MaxHalvings.
 var ErrNoConvergence = errors.New("Newton did not converge")
@@ -197,6 +201,9 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 	w := &s.ws
 	copy(w.xn, s.X)
 	copy(w.un, s.U)
+	for _, c := range s.Contacts {
+		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
+	}
 	s.number(target)
 	s.lagMasses()
 	copy(w.q0, w.q)
@@ -241,6 +248,13 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 			alpha /= 2
 		}
 		w.q, w.q0 = trial, w.q
+		if debugNewton {
+			gn := 0.0
+			for _, g := range w.grad {
+				gn = math.Max(gn, math.Abs(g))
+			}
+			fmt.Printf("newton it %d alpha %g phi %.12g |grad| %.3g\n", it, alpha, phi, gn)
+		}
 		step := 0.0
 		for _, d := range w.dq {
 			step = math.Max(step, math.Abs(alpha*d))
@@ -314,9 +328,20 @@ func (s *State) finish(h float64) {
 	for k := range s.Contacts {
 		c := &s.Contacts[k]
 		if s.shared(*c) {
-			// P's rod presses on the shared point with -gx[P]; along -Normal
-			// that is a push on Q's rod.
-			c.NormalForce = w.gx[c.P].Dot(c.Normal)
+			// The shared point is pushed by P's rod with -gx[P] and by Q's
+			// with -gx[Q]; their push on each other along the normal (which
+			// points from Q's rod to P's) is gx[P].n = -gx[Q].n at
+			// equilibrium. A pinned side feels the pin too, so the free
+			// side's value is used then.
+			np, nq := w.gx[c.P].Dot(c.Normal), -w.gx[c.Q].Dot(c.Normal)
+			switch {
+			case w.pinned[c.P] && !w.pinned[c.Q]:
+				c.NormalForce = nq
+			case w.pinned[c.Q] && !w.pinned[c.P]:
+				c.NormalForce = np
+			default:
+				c.NormalForce = (np + nq) / 2
+			}
 		} else {
 			c.NormalForce = c.K * s.X[c.Q].Sub(s.X[c.P]).Dot(c.Normal)
 		}

@@ -45,7 +45,7 @@ func twoRods(eil bool) *State {
 	s.Pinned[10], s.Target[10] = true, s.X[10]
 	s.Pinned[11], s.Target[11] = true, s.X[11]
 	s.Pinned[21], s.Target[21] = true, s.X[21]
-	s.Edges = []Edge{{Node: q, A: dense.Vec3{0, 0, 0.0005}, Dir: dense.Vec3{1, 0, 0}, K: 100}}
+	s.Edges = []Edge{{Node: q, A: dense.Vec3{0, 0, 0.0005}, Dir: dense.Vec3{1, 0, 0}, K: 100}, {Node: 24, A: dense.Vec3{0, 0.001, 0}, Dir: dense.Vec3{0.6, 0.8, 0}, K: 100}}
 	s.Obstacles = []Obstacle{{Distance: func(p dense.Vec3) (float64, dense.Vec3) { return p[2] + 0.01, dense.Vec3{0, 0, 1} }}}
 	s.Thickness, s.ObstacleK = 0.02, 1e3
 	return s

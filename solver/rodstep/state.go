@@ -146,6 +146,20 @@ func (s *State) Assign() {
 				R.nonEIL = append(R.nonEIL, i)
 			}
 		}
+		for k := range kinds {
+			// An EIL node needs a non-EIL node on each side to interpolate
+			// from; one that slid onto or past an end stays EoL (contact
+			// removal takes it away after the step).
+			if _, _, ok := s.neighbours(R, k, kinds); kinds[k] == rod.EIL && !ok {
+				kinds[k] = rod.EoL
+			}
+		}
+		R.nonEIL = R.nonEIL[:0]
+		for k, i := range R.Nodes {
+			if kinds[k] != rod.EIL {
+				R.nonEIL = append(R.nonEIL, i)
+			}
+		}
 		for k, i := range R.Nodes {
 			a, c, ok := s.neighbours(R, k, kinds)
 			if s.Kind[i] == rod.EIL && kinds[k] != rod.EIL && ok {

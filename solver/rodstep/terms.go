@@ -1,6 +1,8 @@
 package rodstep
 
 import (
+	"math"
+
 	"github.com/loomsim/loom/solver/rod"
 )
 
@@ -189,12 +191,12 @@ func (s *State) eval(q []float64, h float64, hessian bool) float64 {
 		if a.Kf == 0 || w.udof[i] < 0 {
 			continue
 		}
-		u := q[w.udof[i]]
-		phi += a.Energy(u)
-		w.grad[w.udof[i]] += a.Force(u)
-		if level == 2 {
+		e, f, k := s.anchorTerm(i, q[w.udof[i]])
+		phi += e
+		w.grad[w.udof[i]] += f
+		if level == 2 && k > 0 {
 			j := int(w.udof[i])
-			w.rows, w.cols, w.vals = append(w.rows, j), append(w.cols, j), append(w.vals, a.Kf)
+			w.rows, w.cols, w.vals = append(w.rows, j), append(w.cols, j), append(w.vals, k)
 		}
 	}
 	for _, e := range s.Edges {
@@ -202,10 +204,10 @@ func (s *State) eval(q []float64, h float64, hessian bool) float64 {
 		var l local
 		if s.Kind[e.Node] == rod.EIL {
 			// x interpolated: written as the spring 1/2 K |x - y|^2 to the
-			// foot y of x on the line, held constant. Energy and gradient are
-			// exact (the foot's own variation is orthogonal to x - y); the
-			// Hessian overestimates the stiffness along the line, which only
-			// slows Newton.
+			// foot y of x on the line, held constant. Energy, gradient and
+			// the curvature part of the Hessian are those of the edge term
+			// (x - y = P (x - A)); the Gauss-Newton part K J^T J is corrected
+			// to K J^T P J below.
 			p := s.point(q, e.Node, &l)
 			d := p.X.Sub(e.A)
 			y := rod.NodePoint(e.A.Add(e.Dir.Scale(d.Dot(e.Dir))))
@@ -215,7 +217,20 @@ func (s *State) eval(q []float64, h float64, hessian bool) float64 {
 			}
 			var gc [18]float64
 			var Hc [324]float64
-			e2, _ := rod.ContactGradHess(e.K, &p, &y, &gc, &Hc)
+			e2, n := rod.ContactGradHess(e.K, &p, &y, &gc, &Hc)
+			var J [27]float64
+			np := p.Jacobian(&J)
+			var dj [9]float64 // Dir^T J
+			for a := 0; a < np; a++ {
+				for c := 0; c < 3; c++ {
+					dj[a] += e.Dir[c] * J[c*np+a]
+				}
+			}
+			for a := 0; a < np; a++ {
+				for b := 0; b < np; b++ {
+					Hc[a*n+b] -= e.K * dj[a] * dj[b]
+				}
+			}
 			phi += e2
 			s.scatter(&l, gc[:l.n], Hc[:l.n*l.n], level)
 			continue
@@ -282,4 +297,21 @@ func (s *State) point(q []float64, i int32, l *local) rod.ContactPoint {
 		l.node[k] = -1
 	}
 	return rod.EILPoint(s.x(q, a), s.x(q, c), s.u(q, a), s.u(q, c), s.u(q, i))
+}
+
+// anchorTerm is node i's Eulerian friction (Cirio et al. 2014) taken
+// implicitly: the anchor spring 1/2 Kf (u - U)^2 while its force stays within
+// the Coulomb bound mu N (N: the contact's normal force of the last step), and
+// beyond it the linear continuation of slope +-mu N (a Huber potential), so a
+// sliding contact feels exactly the kinetic friction force within the step
+// instead of being held back by a stiff spring. It returns the energy, dE/du
+// and d2E/du2.
+func (s *State) anchorTerm(i int, u float64) (e, f, k float64) {
+	a := &s.Anchor[i]
+	bound := s.Mu * max(s.ws.normal[i], 0)
+	d := u - a.U
+	if math.Abs(a.Kf*d) <= bound {
+		return 0.5 * a.Kf * d * d, a.Kf * d, a.Kf
+	}
+	return bound*math.Abs(d) - bound*bound/(2*a.Kf), math.Copysign(bound, d), 0
 }

@@ -1,0 +1,114 @@
+package systems
+
+import (
+	"math"
+	"testing"
+
+	"github.com/loomsim/loom/solver/rod"
+)
+
+// totalEnergy runs the scene and returns the total (kinetic + potential)
+// energy after every step.
+func totalEnergy(t *testing.T, sim *Sim, n int) []float64 {
+	t.Helper()
+	var e []float64
+	steps(t, sim, n, func(int) {
+		st := sim.Measure()
+		e = append(e, st.KineticEnergy+st.Potential)
+	})
+	return e
+}
+
+// TestRodHangEnergy swings the pinned rod for 1 s at two step sizes: implicit
+// Euler only loses energy (the scene has no physical damping), and halving the
+// step shrinks the loss as its first-order numerical damping should.
+func TestRodHangEnergy(t *testing.T) {
+	loss := map[float64]float64{}
+	for _, dt := range []float64{0.002, 0.001} {
+		sc := load(t, "rod-hang")
+		sc.TimeStep = dt
+		sim := build(t, sc, 1)
+		e0 := sim.Measure()
+		start := e0.KineticEnergy + e0.Potential
+		e := totalEnergy(t, sim, int(math.Round(1/dt)))
+		for i := 1; i < len(e); i++ {
+			if e[i] > e[i-1]+1e-9*math.Abs(start) {
+				t.Fatalf("dt=%g: energy grew at step %d: %.9g -> %.9g", dt, i, e[i-1], e[i])
+			}
+		}
+		swing := start - sim.Measure().Potential // potential released
+		loss[dt] = (start - e[len(e)-1]) / math.Abs(swing)
+		t.Logf("dt=%g: energy %.6g J -> %.6g J, loss %.2f%% of the energy in play", dt, start, e[len(e)-1], 100*loss[dt])
+	}
+	// First-order numerical damping: halving h should about halve the loss.
+	if ratio := loss[0.001] / loss[0.002]; !(ratio < 0.75) {
+		t.Errorf("energy loss: %.3g at dt=0.002, %.3g at dt=0.001 (ratio %.2f); want it to shrink with the step like implicit Euler's damping", loss[0.002], loss[0.001], ratio)
+	}
+}
+
+// crossing runs rod-crossing and returns the sim and the largest total
+// energy and halvings seen.
+func crossing(t *testing.T, eil bool) (sim *Sim, maxE float64, halvings int, err error) {
+	sc := load(t, "rod-crossing")
+	sc.Rods.EIL = eil
+	sim = build(t, sc, 1)
+	for i := 0; i < sc.NumSteps(); i++ {
+		if err = sim.Step(); err != nil {
+			return sim, maxE, halvings, err
+		}
+		st := sim.Measure()
+		maxE = math.Max(maxE, st.KineticEnergy+st.Potential)
+		halvings += st.StepHalvings
+	}
+	return sim, maxE, halvings, nil
+}
+
+// TestRodCrossing drags two rods across a third until their contacts cross
+// (SB2020 Fig. 2-c/d): with EIL nodes the run goes through and past the
+// crossing with bounded energy and few halvings, and EIL nodes do appear;
+// pure EoL locks where a contact meets a Lagrangian node (infinitely stiff
+// degenerate segment) and the pins then stretch the rods: its energy ends far
+// above.
+func TestRodCrossing(t *testing.T) {
+	sim, maxE, halvings, err := crossing(t, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &sim.Rods.Step
+	if len(st.Contacts) != 2 {
+		t.Fatalf("%d contacts at the end, want 2", len(st.Contacts))
+	}
+	// The two contacts on the base have swapped order along it.
+	uLeft, uRight := st.U[st.Contacts[0].P], st.U[st.Contacts[1].P]
+	t.Logf("EIL: max energy %.3g J, %d halvings, base u of the contacts: left %.4f, right %.4f", maxE, halvings, uLeft, uRight)
+	if !(uLeft > uRight) {
+		t.Errorf("contacts did not cross: left at u=%.4f, right at u=%.4f", uLeft, uRight)
+	}
+	if halvings > 5 || maxE > 0.01 {
+		t.Errorf("EIL run: %d halvings, max energy %.3g J", halvings, maxE)
+	}
+	_, maxEoL, halvingsEoL, errEoL := crossing(t, false)
+	t.Logf("pure EoL: max energy %.3g J, %d halvings, error %v", maxEoL, halvingsEoL, errEoL)
+	if errEoL == nil && halvingsEoL <= 5 && maxEoL < 100*maxE {
+		t.Error("pure EoL ran as well as EIL; the paper's failure did not show")
+	}
+}
+
+// TestRodTable pulls the rod along the table edge through its EoL edge node:
+// the node stays on the edge and slides in u.
+func TestRodTable(t *testing.T) {
+	sim := build(t, load(t, "rod-table"), 1)
+	st := &sim.Rods.Step
+	e := st.Edges[0]
+	u0 := st.U[e.Node]
+	steps(t, sim, sim.Scene.NumSteps(), nil)
+	d := st.X[e.Node].Sub(e.A)
+	off := d.Sub(e.Dir.Scale(d.Dot(e.Dir))).Norm()
+	t.Logf("edge node: u %.4f -> %.4f (kind %v), %.2g m off the edge", u0, st.U[e.Node], st.Kind[e.Node], off)
+	if off > 1e-4 {
+		t.Errorf("edge node %.3g m off the edge", off)
+	}
+	if math.Abs(st.U[e.Node]-u0) < 1e-3 && st.Kind[e.Node] != rod.EIL {
+		t.Errorf("edge node did not slide (u %.4f -> %.4f)", u0, st.U[e.Node])
+	}
+}
