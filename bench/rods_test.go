@@ -1,0 +1,60 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/systems"
+)
+
+// rodSet builds rod-hang with n/100 parallel strands of 100 nodes each, pinned
+// at one end, so a step is one Newton solve over n nodes.
+func rodSet(b *testing.B, n, workers int) *systems.Sim {
+	sc, err := scenes.Builtin("rod-hang")
+	if err != nil {
+		b.Fatal(err)
+	}
+	proto := sc.Rods.Strands[0]
+	sc.Rods.Strands = nil
+	for k := 0; k < n/100; k++ {
+		s := proto
+		s.Name = fmt.Sprintf("rod%d", k)
+		s.Nodes = 100
+		s.From[1] = 0.01 * float64(k)
+		s.To[1] = 0.01 * float64(k)
+		sc.Rods.Strands = append(sc.Rods.Strands, s)
+	}
+	sim, err := systems.Build(sc, workers)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(sim.Close)
+	return sim
+}
+
+// BenchmarkRodStep times one implicit rod step (node assignment, Newton on
+// the incremental potential with sparse LDL^T) of 1k, 10k and 100k-node rod
+// sets and reports the cost per node. The rod fill is serial so far, so the
+// worker count changes nothing yet; both are reported to show it.
+func BenchmarkRodStep(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("nodes=%d/workers=%d", n, workers), func(b *testing.B) {
+				sim := rodSet(b, n, workers)
+				for i := 0; i < 3; i++ {
+					if err := sim.Step(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := sim.Step(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/node")
+			})
+		}
+	}
+}
