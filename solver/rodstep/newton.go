@@ -29,6 +29,7 @@ type workspace struct {
 	xn         []dense.Vec3 // positions at the start of the step
 	un         []float64
 	mass       [][64]float64 // lagged segment masses, in segment order
+	saved      []*snapshot   // per halving depth
 }
 
 func (w *workspace) size(n int) {
@@ -74,7 +75,7 @@ func (s *State) Step(h float64, set Settings, targetAt func(i int, dt float64) d
 
 func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, float64) dense.Vec3, depth int) (Result, error) {
 	s.Assign()
-	saved := s.snapshot()
+	saved := s.snapshot(depth)
 	it, err := s.solve(h, set, func(i int) dense.Vec3 { return targetAt(i, t0+h) })
 	if err == nil {
 		return Result{Iterations: it}, nil
@@ -101,12 +102,23 @@ type snapshot struct {
 	anchor []rod.Anchor
 }
 
-func (s *State) snapshot() snapshot {
-	return snapshot{append([]dense.Vec3(nil), s.X...), append([]dense.Vec3(nil), s.V...),
-		append([]float64(nil), s.U...), append([]float64(nil), s.UDot...), append([]rod.Anchor(nil), s.Anchor...)}
+// snapshot saves the state a failed step returns to. Each recursion level
+// of step halving needs its own copy; level 0 (every step) reuses its
+// buffers, so a step that converges allocates nothing for it.
+func (s *State) snapshot(depth int) *snapshot {
+	for len(s.ws.saved) <= depth {
+		s.ws.saved = append(s.ws.saved, &snapshot{})
+	}
+	p := s.ws.saved[depth]
+	p.x = append(p.x[:0], s.X...)
+	p.v = append(p.v[:0], s.V...)
+	p.u = append(p.u[:0], s.U...)
+	p.ud = append(p.ud[:0], s.UDot...)
+	p.anchor = append(p.anchor[:0], s.Anchor...)
+	return p
 }
 
-func (s *State) restore(p snapshot) {
+func (s *State) restore(p *snapshot) {
 	copy(s.X, p.x)
 	copy(s.V, p.v)
 	copy(s.U, p.u)
