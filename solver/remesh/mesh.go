@@ -1,0 +1,35 @@
+// Package remesh implements the adaptive anisotropic remeshing of Narain,
+// Samii and O'Brien 2012 (ARCSim), sec. 4: edge size in a per-vertex sizing
+// metric (eq. 1), edge splits with quadric placement (eq. 2), anisotropic
+// flips (eq. 3), collapses with hysteresis, and the schedule of Algorithm 1
+// over maximal independent sets of edges. It works on a flat Mesh and knows
+// nothing of the ECS: a system gathers the cloth into a Mesh, remeshes it, and
+// turns the Result back into created and removed entities.
+package remesh
+
+import "github.com/loomsim/loom/solver/dense"
+
+// Mesh is a triangle mesh with ARCSim's two levels of vertices. Nodes are
+// world-space points (position, velocity, extra per-node state). Verts are
+// material-space points; each vert lies on one node. A node with several verts
+// sits on a seam between panels (sec. 3); on a single-panel sheet there is one
+// vert per node. Faces are triples of verts, counter-clockwise in material
+// space; the panels are the connected components of faces in material space.
+type Mesh struct {
+	// Per node.
+	X, V []dense.Vec3
+	// Extra holds NExtra further values per node (node i owns
+	// Extra[i*NExtra : (i+1)*NExtra]); splits interpolate them linearly like
+	// the velocity.
+	Extra  []float64
+	NExtra int
+	// Locked nodes (pinned vertices) are never removed by a collapse.
+	Locked []bool
+
+	// Per vert.
+	U    []dense.Vec2 // material-space coordinate (m)
+	Node []int32      // the node the vert lies on
+
+	// Faces: vert indices, counter-clockwise in material space.
+	F [][3]int32
+}
