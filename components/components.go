@@ -30,10 +30,12 @@ type Member struct {
 }
 
 // Pinned marks a vertex whose position is scripted: Anchor plus the offset of
-// motion Script (an index into the scripts resource; -1 means fixed).
+// motion Script (an index into the scripts resource; -1 means fixed). A
+// positive Release is the time (s) at which the pin lets go.
 type Pinned struct {
-	Anchor dense.Vec3
-	Script int32
+	Anchor  dense.Vec3
+	Script  int32
+	Release float64
 }
 
 // Body describes one cloth sheet.

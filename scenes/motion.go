@@ -8,11 +8,21 @@ type Motion struct {
 	Velocity *[3]float64 `json:"velocity"`
 	Start    float64     `json:"start"` // s, >= 0 (velocity only)
 	Stop     float64     `json:"stop"`  // s, 0 or > Start (velocity only)
-	// Keyframes are offsets (m) from the initial position, piecewise linear in
-	// time and held constant outside the key range. Times strictly increasing,
-	// at least 2 keys.
+	// Keyframes are offsets (m) from the initial position, interpolated
+	// between keys and held constant outside the key range. Times strictly
+	// increasing, at least 2 keys.
 	Keyframes []Keyframe `json:"keyframes"`
+	// Interpolation between keyframes: "" or "linear" (piecewise linear), or
+	// "catmull-rom" (cubic Hermite with Catmull-Rom tangents, zero tangents
+	// at the first and last key).
+	Interpolation string `json:"interpolation"`
 }
+
+// Keyframe interpolations.
+const (
+	InterpLinear     = "linear"
+	InterpCatmullRom = "catmull-rom"
+)
 
 // Keyframe is one key of a keyframed Motion.
 type Keyframe struct {
@@ -59,9 +69,34 @@ func (m *Motion) Offset(t float64) [3]float64 {
 		s := segment(keys, t)
 		a, b := keys[s], keys[s+1]
 		w := (t - a.T) / (b.T - a.T)
+		if m.Interpolation == InterpCatmullRom {
+			ma, mb := m.tangent(s), m.tangent(s+1)
+			dt := b.T - a.T
+			h00, h10 := 2*w*w*w-3*w*w+1, w*w*w-2*w*w+w
+			h01, h11 := -2*w*w*w+3*w*w, w*w*w-w*w
+			for k := range 3 {
+				out[k] = h00*a.Offset[k] + h10*dt*ma[k] + h01*b.Offset[k] + h11*dt*mb[k]
+			}
+			return out
+		}
 		for k := range 3 {
 			out[k] = a.Offset[k] + w*(b.Offset[k]-a.Offset[k])
 		}
+	}
+	return out
+}
+
+// tangent returns the Catmull-Rom tangent at key k: the slope between its
+// neighbours, zero at the first and last key.
+func (m *Motion) tangent(k int) [3]float64 {
+	keys := m.Keyframes
+	var out [3]float64
+	if k == 0 || k == len(keys)-1 {
+		return out
+	}
+	a, b := keys[k-1], keys[k+1]
+	for c := range 3 {
+		out[c] = (b.Offset[c] - a.Offset[c]) / (b.T - a.T)
 	}
 	return out
 }
@@ -88,6 +123,17 @@ func (m *Motion) VelocityAt(t float64) [3]float64 {
 		}
 		s := segment(keys, t)
 		a, b := keys[s], keys[s+1]
+		if m.Interpolation == InterpCatmullRom {
+			ma, mb := m.tangent(s), m.tangent(s+1)
+			dt := b.T - a.T
+			w := (t - a.T) / dt
+			d00, d10 := 6*w*w-6*w, 3*w*w-4*w+1
+			d01, d11 := -6*w*w+6*w, 3*w*w-2*w
+			for k := range 3 {
+				out[k] = (d00*a.Offset[k]+d01*b.Offset[k])/dt + d10*ma[k] + d11*mb[k]
+			}
+			return out
+		}
 		for k := range 3 {
 			out[k] = (b.Offset[k] - a.Offset[k]) / (b.T - a.T)
 		}

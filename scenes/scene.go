@@ -35,6 +35,7 @@ type Scene struct {
 	Bodies     []Body     `json:"bodies"`    // at least one body or rod strand in all
 	Obstacles  []Obstacle `json:"obstacles"` // may be empty
 	Rods       *Rods      `json:"rods"`      // nil when the scene has no rods
+	Wind       *Wind      `json:"wind"`      // nil: still air
 
 	source string // where the scene came from, prefixed to error messages
 }
@@ -63,6 +64,52 @@ type Body struct {
 	Orientation [3]float64 `json:"orientation"` // degrees about world x, then y, then z (R = Rz*Ry*Rx)
 	Material    Material   `json:"material"`
 	Pins        []Pin      `json:"pins"`
+	// Triangulation of each grid cell: "" or "alternating" (two triangles,
+	// diagonal alternating in a checkerboard) or "cross" (four triangles
+	// around a vertex added at the cell centre).
+	Triangulation string        `json:"triangulation"`
+	Remesh        *Remesh       `json:"remesh"`        // nil: the mesh stays fixed
+	StrainLimits  *StrainLimits `json:"strain_limits"` // nil: no strain limiting
+}
+
+// Triangulations of a sheet's grid cells.
+const (
+	Alternating = "alternating"
+	Cross       = "cross"
+)
+
+// Remesh holds a body's adaptive remeshing parameters (Narain et al. 2012
+// sec. 4): the sizing-field criteria of eq. 10 and the geometric bounds of
+// eq. 11-13.
+type Remesh struct {
+	Every             int     `json:"every"`              // steps between remeshing passes, >= 1
+	SizeMin           float64 `json:"size_min"`           // m, l_min > 0
+	SizeMax           float64 `json:"size_max"`           // m, l_max >= l_min
+	AspectMin         float64 `json:"aspect_min"`         // alpha_min in (0, 1]; 1 = isotropic
+	RefineAngle       float64 `json:"refine_angle"`       // Delta n_max > 0: largest normal change across an edge
+	RefineCompression float64 `json:"refine_compression"` // c_max > 0
+	RefineVelocity    float64 `json:"refine_velocity"`    // m/s, Delta v_max > 0
+}
+
+// StrainLimits bounds a body's principal strains (Narain et al. 2012 sec. 5).
+type StrainLimits struct {
+	Min    float64 `json:"min"`    // in (-1, 0]
+	Max    float64 `json:"max"`    // >= 0
+	Method string  `json:"method"` // "augmented-lagrangian" or "jacobi"
+}
+
+// Strain-limiting methods.
+const (
+	StrainAugmentedLagrangian = "augmented-lagrangian"
+	StrainJacobi              = "jacobi"
+)
+
+// Wind is a uniform air flow acting on cloth faces: a pressure on the
+// relative normal velocity and a drag on the tangential one.
+type Wind struct {
+	Velocity [3]float64 `json:"velocity"` // m/s
+	Density  float64    `json:"density"`  // kg/m^3, >= 0: normal force rho A |v_n| v_n
+	Drag     float64    `json:"drag"`     // kg/(m^2 s), >= 0: tangential force c A v_t
 }
 
 // Material holds the cloth's constitutive parameters.
@@ -77,8 +124,9 @@ type Material struct {
 
 // Pin constrains one sheet vertex.
 type Pin struct {
-	At     [2]int  `json:"at"`     // grid index (i along local x, j along local y); negative counts from the end
-	Motion *Motion `json:"motion"` // nil: fixed in place
+	At      [2]int  `json:"at"`      // grid index (i along local x, j along local y); negative counts from the end
+	Motion  *Motion `json:"motion"`  // nil: fixed in place
+	Release float64 `json:"release"` // s, >= 0: the pin lets go at this time; 0 = held for the whole run
 }
 
 // Obstacle is a rigid, kinematic collision shape.
@@ -215,6 +263,10 @@ func (s *Scene) Validate() error {
 	if s.Rods != nil {
 		validateRods(v, s.Rods, "rods", names)
 	}
+	if w := s.Wind; w != nil {
+		v.nonNegative("wind.density", w.Density)
+		v.nonNegative("wind.drag", w.Drag)
+	}
 	return errors.Join(v.errs...)
 }
 
@@ -283,6 +335,38 @@ func validateBody(v *validator, b *Body, p string, names map[string]string) {
 		if pin.Motion != nil {
 			validateMotion(v, pin.Motion, pp+".motion")
 		}
+		v.nonNegative(pp+".release", pin.Release)
+	}
+	switch b.Triangulation {
+	case "", Alternating, Cross:
+	default:
+		v.fail(p+".triangulation", "must be %q or %q, got %q", Alternating, Cross, b.Triangulation)
+	}
+	if r := b.Remesh; r != nil {
+		rp := p + ".remesh"
+		if r.Every < 1 {
+			v.fail(rp+".every", "must be >= 1, got %d", r.Every)
+		}
+		v.positive(rp+".size_min", r.SizeMin)
+		if !(r.SizeMax >= r.SizeMin) {
+			v.fail(rp+".size_max", "must be >= size_min (%v), got %v", r.SizeMin, r.SizeMax)
+		}
+		if !(r.AspectMin > 0 && r.AspectMin <= 1) {
+			v.fail(rp+".aspect_min", "must be in (0, 1], got %v", r.AspectMin)
+		}
+		v.positive(rp+".refine_angle", r.RefineAngle)
+		v.positive(rp+".refine_compression", r.RefineCompression)
+		v.positive(rp+".refine_velocity", r.RefineVelocity)
+	}
+	if sl := b.StrainLimits; sl != nil {
+		sp := p + ".strain_limits"
+		if !(sl.Min > -1 && sl.Min <= 0) {
+			v.fail(sp+".min", "must be in (-1, 0], got %v", sl.Min)
+		}
+		v.nonNegative(sp+".max", sl.Max)
+		if sl.Method != StrainAugmentedLagrangian && sl.Method != StrainJacobi {
+			v.fail(sp+".method", "must be %q or %q, got %q", StrainAugmentedLagrangian, StrainJacobi, sl.Method)
+		}
 	}
 }
 
@@ -301,11 +385,17 @@ func validateMotion(v *validator, m *Motion, p string) {
 	case m.Velocity == nil && len(m.Keyframes) == 0:
 		v.fail(p, "set exactly one of velocity or keyframes, got neither")
 	case m.Velocity != nil:
+		if m.Interpolation != "" {
+			v.fail(p+".interpolation", "only used with keyframes; remove it for velocity (got %q)", m.Interpolation)
+		}
 		v.nonNegative(p+".start", m.Start)
 		if m.Stop != 0 && !(m.Stop > m.Start) {
 			v.fail(p+".stop", "must be 0 (forever) or > start (%v), got %v", m.Start, m.Stop)
 		}
 	default:
+		if m.Interpolation != "" && m.Interpolation != InterpLinear && m.Interpolation != InterpCatmullRom {
+			v.fail(p+".interpolation", "must be %q or %q, got %q", InterpLinear, InterpCatmullRom, m.Interpolation)
+		}
 		if m.Start != 0 {
 			v.fail(p+".start", "only used with velocity; remove it for keyframes (got %v)", m.Start)
 		}

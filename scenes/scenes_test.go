@@ -175,6 +175,16 @@ func TestParseStructuralErrors(t *testing.T) {
 	}
 }
 
+// remeshFields returns a valid remesh object with the given fields replaced.
+func remeshFields(over map[string]any) map[string]any {
+	r := map[string]any{"every": 1, "size_min": 0.01, "size_max": 0.2, "aspect_min": 0.2,
+		"refine_angle": 0.3, "refine_compression": 0.005, "refine_velocity": 0.5}
+	for k, v := range over {
+		r[k] = v
+	}
+	return r
+}
+
 func TestParseValidationErrors(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -197,6 +207,26 @@ func TestParseValidationErrors(t *testing.T) {
 		{"friction", func(m map[string]any) { m["solver"].(map[string]any)["friction"] = -0.1 },
 			[]string{"solver.friction", ">= 0"}},
 		{"no bodies", func(m map[string]any) { m["bodies"] = []any{} }, []string{"bodies", "at least one"}},
+		{"triangulation", func(m map[string]any) { body0(m)["triangulation"] = "quad" },
+			[]string{"bodies[0].triangulation", `must be "alternating" or "cross", got "quad"`}},
+		{"remesh.every", func(m map[string]any) { body0(m)["remesh"] = remeshFields(map[string]any{"every": 0}) },
+			[]string{"bodies[0].remesh.every", ">= 1, got 0"}},
+		{"remesh.size_max", func(m map[string]any) { body0(m)["remesh"] = remeshFields(map[string]any{"size_max": 0.001}) },
+			[]string{"bodies[0].remesh.size_max", "must be >= size_min (0.01), got 0.001"}},
+		{"remesh.aspect_min", func(m map[string]any) { body0(m)["remesh"] = remeshFields(map[string]any{"aspect_min": 1.5}) },
+			[]string{"bodies[0].remesh.aspect_min", "(0, 1], got 1.5"}},
+		{"remesh.refine_velocity", func(m map[string]any) { body0(m)["remesh"] = remeshFields(map[string]any{"refine_velocity": -1}) },
+			[]string{"bodies[0].remesh.refine_velocity", "must be > 0, got -1"}},
+		{"strain_limits.min", func(m map[string]any) {
+			body0(m)["strain_limits"] = map[string]any{"min": 0.1, "max": 0.05, "method": "jacobi"}
+		}, []string{"bodies[0].strain_limits.min", "(-1, 0], got 0.1"}},
+		{"strain_limits.method", func(m map[string]any) {
+			body0(m)["strain_limits"] = map[string]any{"min": -0.05, "max": 0.05, "method": "newton"}
+		}, []string{"bodies[0].strain_limits.method", `"augmented-lagrangian" or "jacobi", got "newton"`}},
+		{"wind.density", func(m map[string]any) { m["wind"] = map[string]any{"velocity": []any{10, 0, 0}, "density": -1} },
+			[]string{"wind.density", ">= 0, got -1"}},
+		{"pin release", func(m map[string]any) { body0(m)["pins"] = []any{map[string]any{"at": []any{0, 0}, "release": -1}} },
+			[]string{"bodies[0].pins[0].release", ">= 0, got -1"}},
 		{"resolution", func(m map[string]any) { body0(m)["resolution"] = 1 },
 			[]string{"bodies[0].resolution", "got 1"}},
 		{"size", func(m map[string]any) { body0(m)["size"] = []any{1, 0} },
@@ -433,6 +463,44 @@ func TestMotionKeyframes(t *testing.T) {
 	consistency(t, m, -1, 4)
 }
 
+func TestMotionCatmullRom(t *testing.T) {
+	// The sphere scene's keys (Narain 2012 Fig. 2 as ARCSim ships it).
+	m := &Motion{Interpolation: InterpCatmullRom, Keyframes: []Keyframe{
+		{T: 0}, {T: 1}, {T: 2},
+		{T: 3, Offset: [3]float64{0, -1.5, 0}},
+		{T: 4},
+		{T: 5, Offset: [3]float64{0, 1.5, 0}},
+		{T: 6},
+		{T: 7, Offset: [3]float64{0, -0.4, 0}},
+	}}
+	for _, k := range m.Keyframes {
+		if got := m.Offset(k.T); !near(got, k.Offset, 1e-15) {
+			t.Errorf("Offset(%v) = %v, want the key %v", k.T, got, k.Offset)
+		}
+	}
+	// Catmull-Rom tangents at interior keys, zero at the ends: at t=4 the
+	// slope is (1.5 - (-1.5)) / (5 - 3) = 1.5 m/s; at t=3 it is (0-0)/2 = 0.
+	want := map[float64][3]float64{0: {}, 3: {}, 4: {0, 1.5, 0}, 6: {0, -0.95, 0}, 7: {}}
+	for tt, v := range want {
+		if got := m.VelocityAt(tt); !near(got, v, 1e-12) {
+			t.Errorf("VelocityAt(%v) = %v, want %v", tt, got, v)
+		}
+	}
+	// C1: the velocity is continuous across keys.
+	for _, k := range m.Keyframes[1 : len(m.Keyframes)-1] {
+		a, b := m.VelocityAt(k.T-1e-9), m.VelocityAt(k.T+1e-9)
+		if !near(a, b, 1e-7) {
+			t.Errorf("velocity jumps at key t=%v: %v -> %v", k.T, a, b)
+		}
+	}
+	consistency(t, m, -1, 8)
+	// Linear keys stay linear by default.
+	lin := &Motion{Keyframes: m.Keyframes}
+	if got := lin.Offset(3.5); !near(got, [3]float64{0, -0.75, 0}, 1e-15) {
+		t.Errorf("linear Offset(3.5) = %v", got)
+	}
+}
+
 // consistency checks that a central finite difference of Offset matches
 // VelocityAt away from the breakpoints.
 func consistency(t *testing.T, m *Motion, t0, t1 float64) {
@@ -529,6 +597,37 @@ func TestBuildSheetCountsAndRest(t *testing.T) {
 	}
 	if diag[true] == 0 || diag[false] == 0 {
 		t.Errorf("diagonals not alternating: %v", diag)
+	}
+}
+
+func TestBuildSheetCross(t *testing.T) {
+	b := Body{Name: "b", Size: [2]float64{1, 1}, Resolution: 2, Triangulation: Cross, Position: [3]float64{0, 0, 0.5}}
+	sh, err := BuildSheet(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sphere scene's square: 4 corners, a centre vertex, 4 triangles.
+	if len(sh.Rest) != 5 || len(sh.Faces) != 4 || len(sh.Hinges) != 4 {
+		t.Fatalf("vertices %d, faces %d, hinges %d; want 5, 4, 4", len(sh.Rest), len(sh.Faces), len(sh.Hinges))
+	}
+	if sh.Rest[4] != [2]float64{0.5, 0.5} || !near(sh.Pos[4], [3]float64{0, 0, 0.5}, 0) {
+		t.Errorf("centre vertex at %v / %v", sh.Rest[4], sh.Pos[4])
+	}
+	b.Resolution = 7
+	sh, err = BuildSheet(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	area := 0.0
+	for _, f := range sh.Faces {
+		a := cross2(sh.Rest[f[0]], sh.Rest[f[1]], sh.Rest[f[2]]) / 2
+		if a <= 0 {
+			t.Fatalf("face %v not CCW (area %v)", f, a)
+		}
+		area += a
+	}
+	if len(sh.Faces) != 4*36 || len(sh.Rest) != 49+36 || math.Abs(area-1) > 1e-12 {
+		t.Errorf("faces %d, vertices %d, area %v", len(sh.Faces), len(sh.Rest), area)
 	}
 }
 

@@ -8,9 +8,12 @@ import (
 // Sheet is the triangle mesh of a Body.
 type Sheet struct {
 	NX, NY int          // vertices along local x and y
-	Rest   [][2]float64 // material coordinates (m), origin at the lower-left corner: (i*dx, j*dy); vertex = j*NX + i
-	Pos    [][3]float64 // world positions: R * (rest - size/2, 0) + position
-	Faces  [][3]int32   // two triangles per cell, CCW in material space, diagonal alternating in a checkerboard
+	// Rest holds material coordinates (m), origin at the lower-left corner:
+	// grid vertex j*NX + i at (i*dx, j*dy), then, for the cross
+	// triangulation, one vertex per cell at its centre (NX*NY + cj*(NX-1) + ci).
+	Rest  [][2]float64
+	Pos   [][3]float64 // world positions: R * (rest - size/2, 0) + position
+	Faces [][3]int32   // CCW in material space: see Body.Triangulation
 	// Hinges has one entry per interior edge: [x0, x1, x2, x3] where (x0, x1)
 	// is the shared edge, x2 the opposite vertex of the face that has the
 	// directed edge x0->x1 in its CCW order, and x3 the opposite vertex of the
@@ -99,6 +102,10 @@ func BuildSheet(b *Body) (*Sheet, error) {
 	}
 	nx, ny := b.Grid()
 	n := nx * ny
+	cross := b.Triangulation == Cross
+	if cross {
+		n += (nx - 1) * (ny - 1)
+	}
 	dx := b.Size[0] / float64(nx-1)
 	dy := b.Size[1] / float64(ny-1)
 	R := b.Rotation()
@@ -108,9 +115,15 @@ func BuildSheet(b *Body) (*Sheet, error) {
 		Rest: make([][2]float64, n),
 		Pos:  make([][3]float64, n),
 	}
+	place := func(v int, u [2]float64) {
+		sh.Rest[v] = u
+		lx, ly := u[0]-b.Size[0]/2, u[1]-b.Size[1]/2
+		for k := range 3 {
+			sh.Pos[v][k] = R[k][0]*lx + R[k][1]*ly + b.Position[k]
+		}
+	}
 	for j := range ny {
 		for i := range nx {
-			v := j*nx + i
 			u := [2]float64{float64(i) * dx, float64(j) * dy}
 			if i == nx-1 {
 				u[0] = b.Size[0] // exact corner
@@ -118,21 +131,24 @@ func BuildSheet(b *Body) (*Sheet, error) {
 			if j == ny-1 {
 				u[1] = b.Size[1]
 			}
-			sh.Rest[v] = u
-			lx, ly := u[0]-b.Size[0]/2, u[1]-b.Size[1]/2
-			for k := range 3 {
-				sh.Pos[v][k] = R[k][0]*lx + R[k][1]*ly + b.Position[k]
-			}
+			place(j*nx+i, u)
 		}
 	}
 
-	sh.Faces = make([][3]int32, 0, 2*(nx-1)*(ny-1))
+	sh.Faces = make([][3]int32, 0, 4*(nx-1)*(ny-1))
 	for j := range ny - 1 {
 		for i := range nx - 1 {
 			v00 := int32(j*nx + i)
 			v10 := v00 + 1
 			v01 := v00 + int32(nx)
 			v11 := v01 + 1
+			if cross {
+				c := int32(nx*ny + j*(nx-1) + i)
+				r0, r1 := sh.Rest[v00], sh.Rest[v11]
+				place(int(c), [2]float64{(r0[0] + r1[0]) / 2, (r0[1] + r1[1]) / 2})
+				sh.Faces = append(sh.Faces, [3]int32{v00, v10, c}, [3]int32{v10, v11, c}, [3]int32{v11, v01, c}, [3]int32{v01, v00, c})
+				continue
+			}
 			if (i+j)%2 == 0 { // diagonal v00-v11
 				sh.Faces = append(sh.Faces, [3]int32{v00, v10, v11}, [3]int32{v00, v11, v01})
 			} else { // diagonal v10-v01

@@ -91,7 +91,7 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 				ptr(components.Material(sheet.Rest[vi])), &components.Member{Body: be, Index: int32(vi)})
 		}
 		for pi, v := range sheet.Pinned {
-			pinMap.Assign(verts[v], &components.Pinned{Anchor: dense.Vec3(sheet.Pos[v]), Script: addScript(b.Pins[pi].Motion)})
+			pinMap.Assign(verts[v], &components.Pinned{Anchor: dense.Vec3(sheet.Pos[v]), Script: addScript(b.Pins[pi].Motion), Release: b.Pins[pi].Release})
 		}
 		for fi, f := range sheet.Faces {
 			faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, Rest: rests[fi], Lame: lame})
@@ -141,8 +141,11 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		if err := derived.Step(w); err != nil {
 			return nil, err
 		}
-		pipeline = append(pipeline, derived, NewScriptedMotion(st, scripts), contact.Detect(), NewForceFill(st),
-			NewImplicitSolve(st, sc.GravityVector(), sc.Solver), contact.Respond(), NewIntegrate(w, st))
+		pipeline = append(pipeline, NewPinRelease(w), derived, NewScriptedMotion(st, scripts), contact.Detect(), NewForceFill(st))
+		if sc.Wind != nil {
+			pipeline = append(pipeline, NewWind(st, *sc.Wind))
+		}
+		pipeline = append(pipeline, NewImplicitSolve(st, sc.GravityVector(), sc.Solver), contact.Respond(), NewIntegrate(w, st))
 	} else {
 		pipeline = append(pipeline, NewScriptedMotion(st, scripts))
 	}

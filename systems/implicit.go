@@ -65,7 +65,7 @@ func (s *ImplicitSolve) rhsRange(lo, hi int) {
 		m := st.Mass[i]
 		for k := 0; k < 3; k++ {
 			j := 3*i + k
-			st.B[j] = m*st.V[j] + h*(m*s.gravity[k]-st.Grad[j])
+			st.B[j] = m*st.V[j] + h*(m*s.gravity[k]+st.Ext[j]-st.Grad[j])
 		}
 	}
 }

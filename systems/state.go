@@ -62,6 +62,7 @@ type ClothState struct {
 	Contacts []ContactRow
 	Impulse  []float64
 
+	Ext  []float64 // 3n, external forces of the step besides gravity (wind), N
 	B    []float64 // 3n, right-hand side M v + h f
 	VNew []float64 // 3n, the solved velocity
 
@@ -191,6 +192,8 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	s.PinFilter = resize(s.PinFilter, 9*n)
 	s.PinZ = resize(s.PinZ, 3*n)
 	s.B = resize(s.B, 3*n)
+	s.Ext = resize(s.Ext, 3*n)
+	clear(s.Ext)
 	s.VNew = resize(s.VNew, 3*n)
 	s.Grad = resize(s.Grad, 3*n)
 	s.MassDiag = resize(s.MassDiag, 3*n)
