@@ -7,7 +7,7 @@ import (
 
 // Sheet is the triangle mesh of a Body.
 type Sheet struct {
-	NX, NY int          // vertices along local x and y
+	NX, NY int // vertices along local x and y
 	// Rest holds material coordinates (m), origin at the lower-left corner:
 	// grid vertex j*NX + i at (i*dx, j*dy), then, for the cross
 	// triangulation, one vertex per cell at its centre (NX*NY + cj*(NX-1) + ci).
