@@ -70,6 +70,20 @@ type Body struct {
 	Triangulation string        `json:"triangulation"`
 	Remesh        *Remesh       `json:"remesh"`        // nil: the mesh stays fixed
 	StrainLimits  *StrainLimits `json:"strain_limits"` // nil: no strain limiting
+	// InitialStretch deforms the sheet's initial world positions (not its
+	// rest shape); nil: none.
+	InitialStretch *InitialStretch `json:"initial_stretch"`
+}
+
+// InitialStretch is the Narain 2012 Fig. 7 deformation: local x is scaled by
+// a factor that goes linearly from Bottom (local y = 0) to Top (local y =
+// size[1]), and the sheet is displaced along its normal by
+// Wrinkle * sin(2 pi 7 X/size[0]) sin(2 pi 5 Y/size[1]) so that compressed
+// regions can buckle out of plane.
+type InitialStretch struct {
+	Bottom  float64 `json:"bottom"`  // > 0
+	Top     float64 `json:"top"`     // > 0
+	Wrinkle float64 `json:"wrinkle"` // m
 }
 
 // Triangulations of a sheet's grid cells.
@@ -357,6 +371,10 @@ func validateBody(v *validator, b *Body, p string, names map[string]string) {
 		v.positive(rp+".refine_angle", r.RefineAngle)
 		v.positive(rp+".refine_compression", r.RefineCompression)
 		v.positive(rp+".refine_velocity", r.RefineVelocity)
+	}
+	if is := b.InitialStretch; is != nil {
+		v.positive(p+".initial_stretch.bottom", is.Bottom)
+		v.positive(p+".initial_stretch.top", is.Top)
 	}
 	if sl := b.StrainLimits; sl != nil {
 		sp := p + ".strain_limits"

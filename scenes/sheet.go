@@ -117,9 +117,13 @@ func BuildSheet(b *Body) (*Sheet, error) {
 	}
 	place := func(v int, u [2]float64) {
 		sh.Rest[v] = u
-		lx, ly := u[0]-b.Size[0]/2, u[1]-b.Size[1]/2
+		lx, ly, lz := u[0]-b.Size[0]/2, u[1]-b.Size[1]/2, 0.0
+		if is := b.InitialStretch; is != nil {
+			lx *= is.Bottom + (is.Top-is.Bottom)*u[1]/b.Size[1]
+			lz = is.Wrinkle * math.Sin(2*math.Pi*7*u[0]/b.Size[0]) * math.Sin(2*math.Pi*5*u[1]/b.Size[1])
+		}
 		for k := range 3 {
-			sh.Pos[v][k] = R[k][0]*lx + R[k][1]*ly + b.Position[k]
+			sh.Pos[v][k] = R[k][0]*lx + R[k][1]*ly + R[k][2]*lz + b.Position[k]
 		}
 	}
 	for j := range ny {
@@ -156,7 +160,7 @@ func BuildSheet(b *Body) (*Sheet, error) {
 			}
 		}
 	}
-	sh.Hinges = buildHinges(sh.Faces, n)
+	sh.Hinges = Hinges(sh.Faces, n)
 
 	sh.Pinned = make([]int32, len(b.Pins))
 	seen := make(map[int32]int, len(b.Pins))
@@ -174,9 +178,9 @@ func BuildSheet(b *Body) (*Sheet, error) {
 	return sh, nil
 }
 
-// buildHinges returns one hinge per interior edge of a consistently oriented
-// manifold triangle mesh.
-func buildHinges(faces [][3]int32, nverts int) [][4]int32 {
+// Hinges returns one hinge per interior edge of a consistently oriented
+// manifold triangle mesh, in the layout of Sheet.Hinges.
+func Hinges(faces [][3]int32, nverts int) [][4]int32 {
 	key := func(a, b int32) int64 { return int64(a)*int64(nverts) + int64(b) }
 	opp := make(map[int64]int32, 3*len(faces)) // directed edge -> opposite vertex
 	for _, f := range faces {

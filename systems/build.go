@@ -14,13 +14,14 @@ import (
 
 // Sim is a scene loaded into a World with its step pipeline.
 type Sim struct {
-	Scene     *scenes.Scene
-	World     *ecs.World
-	Scheduler *ecs.Scheduler
-	State     *ClothState
-	Rods      *RodState // nil without rods
-	Clock     *ecs.Clock
-	Bodies    []BodyMesh
+	Scene       *scenes.Scene
+	World       *ecs.World
+	Scheduler   *ecs.Scheduler
+	State       *ClothState
+	Rods        *RodState    // nil without rods
+	StrainLimit *StrainLimit // nil when no body has strain limits
+	Clock       *ecs.Clock
+	Bodies      []BodyMesh
 }
 
 // BodyMesh is what the writers need of one body: its name, its vertex
@@ -53,6 +54,14 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 
 	sim := &Sim{Scene: sc, World: w, Clock: clock, State: &ClothState{}}
 	damping := map[ecs.Entity]BodyDamping{}
+	type remeshed struct {
+		body     int
+		entity   ecs.Entity
+		faceEnts []ecs.Entity
+	}
+	var toRemesh []remeshed
+	var limited []ecs.Entity
+	var limits []scenes.StrainLimits
 	vertMap := generic.NewMap5[components.Position, components.Velocity, components.Mass, components.Material, components.Member](w.ECS)
 	pinMap := generic.NewMap1[components.Pinned](w.ECS)
 	bodyMap := generic.NewMap1[components.Body](w.ECS)
@@ -68,6 +77,10 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		mat := b.Material
 		be := bodyMap.NewWith(&components.Body{Name: b.Name, NX: sheet.NX, NY: sheet.NY})
 		damping[be] = BodyDamping{Alpha: mat.MassDamping, Beta: mat.StiffnessDamping}
+		if b.StrainLimits != nil {
+			limited = append(limited, be)
+			limits = append(limits, *b.StrainLimits)
+		}
 		lame := elastic.Lame{Mu: mat.ShearStiffness, Lambda: mat.StretchStiffness}
 
 		// Lumped mass: a third of each incident face's material-space area
@@ -93,8 +106,12 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		for pi, v := range sheet.Pinned {
 			pinMap.Assign(verts[v], &components.Pinned{Anchor: dense.Vec3(sheet.Pos[v]), Script: addScript(b.Pins[pi].Motion), Release: b.Pins[pi].Release})
 		}
+		faceEnts := make([]ecs.Entity, len(sheet.Faces))
 		for fi, f := range sheet.Faces {
-			faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, Rest: rests[fi], Lame: lame})
+			faceEnts[fi] = faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, Rest: rests[fi], Lame: lame})
+		}
+		if b.Remesh != nil {
+			toRemesh = append(toRemesh, remeshed{body: bi, entity: be, faceEnts: faceEnts})
 		}
 		for hi, h := range sheet.Hinges {
 			var X [4]dense.Vec3
@@ -141,11 +158,17 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		if err := derived.Step(w); err != nil {
 			return nil, err
 		}
-		pipeline = append(pipeline, NewPinRelease(w), derived, NewScriptedMotion(st, scripts), contact.Detect(), NewForceFill(st))
+		pipeline = append(pipeline, NewPinRelease(w))
+		pipeline = append(pipeline, derived, NewScriptedMotion(st, scripts), contact.Detect(), NewForceFill(st))
 		if sc.Wind != nil {
 			pipeline = append(pipeline, NewWind(st, *sc.Wind))
 		}
-		pipeline = append(pipeline, NewImplicitSolve(st, sc.GravityVector(), sc.Solver), contact.Respond(), NewIntegrate(w, st))
+		pipeline = append(pipeline, NewImplicitSolve(st, sc.GravityVector(), sc.Solver), contact.Respond())
+		if len(limited) > 0 {
+			sim.StrainLimit = NewStrainLimit(st, limited, limits)
+			pipeline = append(pipeline, sim.StrainLimit)
+		}
+		pipeline = append(pipeline, NewIntegrate(w, st))
 	} else {
 		pipeline = append(pipeline, NewScriptedMotion(st, scripts))
 	}

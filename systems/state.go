@@ -37,7 +37,8 @@ type ClothState struct {
 	FaceRest  []elastic.MembraneRest
 	FaceLame  []elastic.Lame
 	FaceBeta  []float64 // stiffness-proportional damping (s) of each face's body
-	Hinges    []int32   // 4 vertex indices per hinge
+	FaceBody  []ecs.Entity
+	Hinges    []int32 // 4 vertex indices per hinge
 	HingeRest []elastic.HingeRest
 	HingeKb   []float64
 	HingeBeta []float64
@@ -216,7 +217,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 		}
 	}
 
-	s.Faces, s.FaceRest, s.FaceLame, s.FaceBeta = s.Faces[:0], s.FaceRest[:0], s.FaceLame[:0], s.FaceBeta[:0]
+	s.Faces, s.FaceRest, s.FaceLame, s.FaceBeta, s.FaceBody = s.Faces[:0], s.FaceRest[:0], s.FaceLame[:0], s.FaceBeta[:0], s.FaceBody[:0]
 	fq := d.faces.Query(w.ECS)
 	for fq.Next() {
 		f := fq.Get()
@@ -226,6 +227,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 		s.FaceRest = append(s.FaceRest, f.Rest)
 		s.FaceLame = append(s.FaceLame, f.Lame)
 		s.FaceBeta = append(s.FaceBeta, d.damping[f.Body].Beta)
+		s.FaceBody = append(s.FaceBody, f.Body)
 	}
 	s.Hinges, s.HingeRest, s.HingeKb, s.HingeBeta = s.Hinges[:0], s.HingeRest[:0], s.HingeKb[:0], s.HingeBeta[:0]
 	hq := d.hinges.Query(w.ECS)

@@ -13,25 +13,40 @@ import (
 
 // Stats is one record of stats.jsonl: the state at the end of a step.
 type Stats struct {
-	Step           int                `json:"step"`
-	Time           float64            `json:"time"`
-	Vertices       int                `json:"vertices"`
-	Faces          int                `json:"faces"`
-	Contacts       int                `json:"contacts"`
-	KineticEnergy  float64            `json:"kinetic_energy"`              // J
-	Potential      float64            `json:"potential_energy"`            // J: gravity (relative to z = 0) plus elastic
-	ElasticEnergy  float64            `json:"elastic_energy"`              // J
-	MaxStrain      float64            `json:"max_strain"`                  // largest |principal strain| over faces
-	MaxPenetration float64            `json:"max_penetration"`             // m, deepest vertex inside an obstacle
-	PCGIterations  int                `json:"pcg_iterations"`              // of the last unconstrained solve
-	QPIterations   int                `json:"qp_iterations"`               // ADMM iterations of the last step's QP (0 without contacts)
-	QPResidual     float64            `json:"qp_kkt_residual"`             // largest relative KKT residual of that QP
-	Nodes          int                `json:"nodes,omitempty"`             // rod nodes
-	EoLNodes       int                `json:"eol_nodes,omitempty"`         // of which EoL
-	EILNodes       int                `json:"eil_nodes,omitempty"`         // of which EIL
-	NewtonIter     int                `json:"newton_iterations,omitempty"` // rod Newton iterations of the last step
-	StepHalvings   int                `json:"step_halvings,omitempty"`     // rod step halvings since the previous record
-	MS             map[string]float64 `json:"ms"`                          // per system, since the previous record
+	Step           int     `json:"step"`
+	Time           float64 `json:"time"`
+	Vertices       int     `json:"vertices"`
+	Faces          int     `json:"faces"`
+	Contacts       int     `json:"contacts"`
+	KineticEnergy  float64 `json:"kinetic_energy"`              // J
+	Potential      float64 `json:"potential_energy"`            // J: gravity (relative to z = 0) plus elastic
+	ElasticEnergy  float64 `json:"elastic_energy"`              // J
+	MaxStrain      float64 `json:"max_strain"`                  // largest |principal strain| over faces
+	MaxPenetration float64 `json:"max_penetration"`             // m, deepest vertex inside an obstacle
+	PCGIterations  int     `json:"pcg_iterations"`              // of the last unconstrained solve
+	QPIterations   int     `json:"qp_iterations"`               // ADMM iterations of the last step's QP (0 without contacts)
+	QPResidual     float64 `json:"qp_kkt_residual"`             // largest relative KKT residual of that QP
+	Nodes          int     `json:"nodes,omitempty"`             // rod nodes
+	EoLNodes       int     `json:"eol_nodes,omitempty"`         // of which EoL
+	EILNodes       int     `json:"eil_nodes,omitempty"`         // of which EIL
+	NewtonIter     int     `json:"newton_iterations,omitempty"` // rod Newton iterations of the last step
+	StepHalvings   int     `json:"step_halvings,omitempty"`     // rod step halvings since the previous record
+	// Remeshing (scenes with remeshed bodies only): operations since the
+	// previous record and the edge sizes (Narain 2012 eq. 1) after the last
+	// pass.
+	RemeshSplits    *int     `json:"remesh_splits,omitempty"`
+	RemeshFlips     *int     `json:"remesh_flips,omitempty"`
+	RemeshCollapses *int     `json:"remesh_collapses,omitempty"`
+	EdgeSizeMin     *float64 `json:"edge_size_min,omitempty"`
+	EdgeSizeMedian  *float64 `json:"edge_size_median,omitempty"`
+	EdgeSizeMax     *float64 `json:"edge_size_max,omitempty"`
+	// Strain limiting (bodies with strain limits only), of the last step:
+	// iterations (AL: optimizer iterations; Jacobi: sweeps) and the largest
+	// violation of a limit left.
+	StrainIterations *int     `json:"strain_limit_iterations,omitempty"`
+	StrainViolation  *float64 `json:"strain_limit_violation,omitempty"`
+
+	MS map[string]float64 `json:"ms"` // per system, since the previous record
 }
 
 // Measure computes the statistics of the current state. The per-system times
@@ -81,6 +96,14 @@ func (s *Sim) Measure() Stats {
 		ke, pe := st.Energies()
 		out.KineticEnergy += ke
 		out.Potential += pe
+	}
+	if l := s.StrainLimit; l != nil {
+		it, viol := 0, 0.0
+		for bi, res := range l.Last {
+			it += l.iterations(bi)
+			viol = math.Max(viol, res.MaxViolation)
+		}
+		out.StrainIterations, out.StrainViolation = ptr(it), ptr(viol)
 	}
 	out.MS = map[string]float64{}
 	for _, t := range s.Scheduler.Timings() {
