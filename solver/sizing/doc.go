@@ -79,8 +79,10 @@
 //
 // # Cost and determinism
 //
-// Workspace.Compute runs per node, per face and per node again over a
-// sparse.Runner. Every value is written by exactly one iteration and every sum
+// Workspace.Compute builds the incidence lists serially (a counting sort), then
+// runs four parallel loops over a sparse.Runner: face normals (per face),
+// vertex normals and obstacle data (per node), face tensors (per face) and
+// vert averages (per node). Every value is written by exactly one iteration and every sum
 // runs in a fixed order (incident faces in CSR order built by a counting sort),
 // so the result is bitwise identical for any Runner. A Workspace keeps its
 // buffers, so repeated calls on meshes of the same or smaller size do not

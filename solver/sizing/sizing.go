@@ -36,6 +36,9 @@ type Workspace struct {
 	nBeg         []int32 // node -> its range in inc (len nodes+1)
 	inc          []int32 // incidences 3*face+corner, grouped by node, then vert, then face
 
+	// per face: (x1-x0) x (x2-x0), twice the area-weighted normal
+	faceN []dense.Vec3
+
 	// per node
 	normal []dense.Vec3
 	obsN   []dense.Vec3 // normalised obstacle normal
@@ -61,7 +64,7 @@ type Workspace struct {
 	idn, icmp, ivl float64 // 1/dn^2, 1/c^2, 1/dv^2
 	out            []dense.Mat2
 
-	nodeBody, faceBody, avgBody func(lo, hi int)
+	crossBody, nodeBody, faceBody, avgBody func(lo, hi int)
 
 	noSeams bool // tests: average every vert on its own
 }
@@ -91,7 +94,7 @@ func (w *Workspace) Compute(m *remesh.Mesh, obs Obstacles, p Params, r sparse.Ru
 		r = sparse.Serial{}
 	}
 	if w.nodeBody == nil {
-		w.nodeBody, w.faceBody, w.avgBody = w.nodeKernel, w.faceKernel, w.avgKernel
+		w.crossBody, w.nodeBody, w.faceBody, w.avgBody = w.crossKernel, w.nodeKernel, w.faceKernel, w.avgKernel
 	}
 	nn, nv, nf := len(m.X), len(m.U), len(m.F)
 	w.m, w.obs, w.p, w.out = m, obs, p, out
@@ -102,6 +105,8 @@ func (w *Workspace) Compute(m *remesh.Mesh, obs Obstacles, p Params, r sparse.Ru
 	defer w.release()
 
 	w.buildAdjacency(nn, nv, nf)
+	w.faceN = grow(w.faceN, nf)
+	r.For(nf, w.crossBody)
 	w.normal = grow(w.normal, nn)
 	w.obsN = grow(w.obsN, nn)
 	w.obsPhi = grow(w.obsPhi, nn)
@@ -277,6 +282,16 @@ func (w *Workspace) buildAdjacency(nn, nv, nf int) {
 	// cur (== w.vEnd) now holds each vert's range end.
 }
 
+// crossKernel computes the unnormalised world-space face normals.
+func (w *Workspace) crossKernel(lo, hi int) {
+	m := w.m
+	for f := lo; f < hi; f++ {
+		t := m.F[f]
+		x0 := m.X[m.Node[t[0]]]
+		w.faceN[f] = m.X[m.Node[t[1]]].Sub(x0).Cross(m.X[m.Node[t[2]]].Sub(x0))
+	}
+}
+
 // nodeKernel computes the area-weighted vertex normals and the per-node
 // obstacle data.
 func (w *Workspace) nodeKernel(lo, hi int) {
@@ -284,11 +299,7 @@ func (w *Workspace) nodeKernel(lo, hi int) {
 	for c := lo; c < hi; c++ {
 		var s dense.Vec3
 		for _, ic := range w.inc[w.nBeg[c]:w.nBeg[c+1]] {
-			t := m.F[ic/3]
-			x0 := m.X[m.Node[t[0]]]
-			e1 := m.X[m.Node[t[1]]].Sub(x0)
-			e2 := m.X[m.Node[t[2]]].Sub(x0)
-			s = s.Add(e1.Cross(e2))
+			s = s.Add(w.faceN[ic/3])
 		}
 		if n := s.Norm(); n > 0 {
 			s = s.Scale(1 / n)

@@ -12,7 +12,10 @@ import (
 func eigSym(m dense.Mat2) (l1, l2 float64, q dense.Vec2) {
 	a, b, c := m[0][0], 0.5*(m[0][1]+m[1][0]), m[1][1]
 	mean, h := 0.5*(a+c), 0.5*(a-c)
-	d := math.Hypot(h, b)
+	d := math.Sqrt(h*h + b*b)
+	if math.IsInf(d, 0) {
+		d = math.Hypot(h, b)
+	}
 	l1, l2 = mean+d, mean-d
 	if d == 0 {
 		return l1, l2, dense.Vec2{1, 0}
@@ -39,6 +42,15 @@ func fromEig(l1, l2 float64, q dense.Vec2) dense.Mat2 {
 // posPart returns m with its eigenvalues replaced by their positive parts
 // (the (.)^+ of eq. 8).
 func posPart(m dense.Mat2) dense.Mat2 {
+	a, b, c := m[0][0], 0.5*(m[0][1]+m[1][0]), m[1][1]
+	if a*c >= b*b { // semidefinite: the sign of the diagonal decides
+		if a >= 0 && c >= 0 {
+			return m
+		}
+		if a <= 0 && c <= 0 {
+			return dense.Mat2{}
+		}
+	}
 	l1, l2, q := eigSym(m)
 	if l2 >= 0 {
 		return m
