@@ -139,8 +139,9 @@ func (w *Workspace) release() {
 	w.m, w.obs, w.out = nil, Obstacles{}, nil
 }
 
-// FaceTensors returns the clamped per-face tensors of the last successful
-// Compute (valid until the next call; do not modify).
+// FaceTensors returns the clamped per-face tensors (eq. 13, before averaging)
+// computed by the last Compute; they are meaningful only when that call
+// succeeded, stay valid until the next call, and must not be modified.
 func (w *Workspace) FaceTensors() []dense.Mat2 { return w.faceM }
 
 func grow[T any](s []T, n int) []T {
