@@ -1,0 +1,559 @@
+package remesh
+
+import (
+	"math"
+
+	"github.com/loomsim/loom/solver/dense"
+)
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }
+
+func cross2(a, b dense.Vec2) float64 { return a[0]*b[1] - a[1]*b[0] }
+
+func dot2(a, b dense.Vec2) float64 { return a[0]*b[0] + a[1]*b[1] }
+
+func quad(a dense.Vec2, M *dense.Mat2, b dense.Vec2) float64 {
+	return a[0]*(M[0][0]*b[0]+M[0][1]*b[1]) + a[1]*(M[1][0]*b[0]+M[1][1]*b[1])
+}
+
+// shapeOK reports whether the triangle (a, b, c) is counter-clockwise with
+// aspect ratio 4*sqrt(3)*area / (sum of squared edge lengths) (1 for an
+// equilateral triangle) at least amin, and not degenerate to rounding.
+func shapeOK(a, b, c dense.Vec2, amin float64) bool {
+	ar2 := triArea2(a, b, c)
+	e0, e1, e2 := b.Sub(a), c.Sub(b), a.Sub(c)
+	l := dot2(e0, e0) + dot2(e1, e1) + dot2(e2, e2)
+	if !(ar2 > 1e-12*l) {
+		return false
+	}
+	return 2*math.Sqrt(3)*ar2 >= amin*l
+}
+
+// ---------------------------------------------------------------- split
+
+// split splits the edge a-b (and its seam partner) at its material midpoint,
+// appending the new faces to *newFaces. It returns false when the edge no
+// longer exists.
+func (r *Remesher) split(a, b int32, newFaces *[]int32) bool {
+	fl, fr := r.faceWith(a, b), r.faceWith(b, a)
+	if fl < 0 && fr < 0 {
+		return false
+	}
+	if fl < 0 { // orient so that a->b has a face
+		a, b = b, a
+		fl, fr = fr, fl
+	}
+	pa, pb := int32(-1), int32(-1)
+	if fr < 0 {
+		if x, y, n := r.partner(a, b); n == 1 {
+			pa, pb = x, y
+		}
+	}
+	na, nb := r.vnode[a], r.vnode[b]
+	n := r.addNode(na, nb)
+	r.splitSide(a, b, n, newFaces)
+	if pa >= 0 {
+		r.splitSide(pa, pb, n, newFaces)
+	}
+	r.placeSplit(n, na, nb)
+	r.splits++
+	return true
+}
+
+func (r *Remesher) splitSide(a, b, n int32, newFaces *[]int32) {
+	w := r.addVert(mid2(r.u[a], r.u[b]), midM(r.m[a], r.m[b]), n)
+	if fl := r.faceWith(a, b); fl >= 0 {
+		c := third(r.f[fl], a, b)
+		r.killFace(fl)
+		*newFaces = append(*newFaces, r.addFace(a, w, c), r.addFace(w, b, c))
+	}
+	if fr := r.faceWith(b, a); fr >= 0 {
+		d := third(r.f[fr], a, b)
+		r.killFace(fr)
+		*newFaces = append(*newFaces, r.addFace(b, w, d), r.addFace(w, a, d))
+	}
+}
+
+// nodeNormal is the unit normal at node n: the average of the normals of the
+// faces around all its verts with the weights of Max (1999),
+// (e1 x e2) / (|e1|^2 |e2|^2) for the two edges e1, e2 leaving the vertex.
+func (r *Remesher) nodeNormal(n int32) dense.Vec3 {
+	var s dense.Vec3
+	for _, v := range r.nodeVerts[n] {
+		for _, f := range r.vf[v] {
+			t := r.f[f]
+			p := posIn(t, v)
+			x0 := r.x[n]
+			e1 := r.x[r.vnode[t[(p+1)%3]]].Sub(x0)
+			e2 := r.x[r.vnode[t[(p+2)%3]]].Sub(x0)
+			d := e1.Dot(e1) * e2.Dot(e2)
+			if d > 0 {
+				s = s.Add(e1.Cross(e2).Scale(1 / d))
+			}
+		}
+	}
+	l := s.Norm()
+	if !(l > 0) {
+		return dense.Vec3{}
+	}
+	return s.Scale(1 / l)
+}
+
+// placeSplit sets the world position of the new node n (split between nodes
+// p and q, currently at their midpoint) to the minimiser of the quadric of
+// eq. 2: for each vert j adjacent to the new verts, ((x - x_j).n_j / |u -
+// u_j|)^2, plus the squared Frobenius norm of the Green strain of each face
+// around the new verts, linearised about the midpoint. The strain terms are
+// weighted by face area over the mean area of those faces (so that a linear
+// deformation is split at its interpolated position). Falls back to the
+// midpoint when the 3x3 system is singular or the step exceeds the edge's
+// world length.
+func (r *Remesher) placeSplit(n, p, q int32) {
+	xm := r.x[n]
+	var A [3][3]float64
+	var rhs [3]float64
+	// Mean area of the faces around the new verts.
+	var atot float64
+	var nf int
+	for _, w := range r.nodeVerts[n] {
+		for _, f := range r.vf[w] {
+			t := r.f[f]
+			atot += triArea2(r.u[t[0]], r.u[t[1]], r.u[t[2]])
+			nf++
+		}
+	}
+	if nf == 0 || !(atot > 0) {
+		return
+	}
+	amean := atot / float64(nf)
+	for _, w := range r.nodeVerts[n] {
+		for _, f := range r.vf[w] {
+			t := r.f[f]
+			pw := posIn(t, w)
+			u0, u1, u2 := r.u[t[0]], r.u[t[1]], r.u[t[2]]
+			dm := dense.Mat2{{u1[0] - u0[0], u2[0] - u0[0]}, {u1[1] - u0[1], u2[1] - u0[1]}}
+			dmi, ok := dm.Inverse()
+			if !ok {
+				continue
+			}
+			x0 := r.x[r.vnode[t[0]]]
+			d1 := r.x[r.vnode[t[1]]].Sub(x0)
+			d2 := r.x[r.vnode[t[2]]].Sub(x0)
+			// F0 = [d1 d2] dmi (3x2).
+			var F [3][2]float64
+			for i := 0; i < 3; i++ {
+				F[i][0] = d1[i]*dmi[0][0] + d2[i]*dmi[1][0]
+				F[i][1] = d1[i]*dmi[0][1] + d2[i]*dmi[1][1]
+			}
+			// Gradient of w's hat function: dmi^T c with c = (-1,-1), (1,0), (0,1).
+			var c dense.Vec2
+			switch pw {
+			case 0:
+				c = dense.Vec2{-1, -1}
+			case 1:
+				c = dense.Vec2{1, 0}
+			default:
+				c = dense.Vec2{0, 1}
+			}
+			g := dense.Vec2{dmi[0][0]*c[0] + dmi[1][0]*c[1], dmi[0][1]*c[0] + dmi[1][1]*c[1]}
+			// E0 = (F^T F - I)/2.
+			var E [2][2]float64
+			for i := 0; i < 2; i++ {
+				for j := 0; j < 2; j++ {
+					E[i][j] = 0.5 * (F[0][i]*F[0][j] + F[1][i]*F[1][j] + F[2][i]*F[2][j])
+				}
+				E[i][i] -= 0.5
+			}
+			// dE/dx_k = S_k = sym(r_k g^T), r_k = row k of F.
+			var S [3][2][2]float64
+			for k := 0; k < 3; k++ {
+				for i := 0; i < 2; i++ {
+					for j := 0; j < 2; j++ {
+						S[k][i][j] = 0.5 * (F[k][i]*g[j] + g[i]*F[k][j])
+					}
+				}
+			}
+			wt := triArea2(u0, u1, u2) / amean
+			for k := 0; k < 3; k++ {
+				ek := E[0][0]*S[k][0][0] + E[0][1]*S[k][0][1] + E[1][0]*S[k][1][0] + E[1][1]*S[k][1][1]
+				rhs[k] -= wt * ek
+				for l := 0; l < 3; l++ {
+					A[k][l] += wt * (S[k][0][0]*S[l][0][0] + S[k][0][1]*S[l][0][1] + S[k][1][0]*S[l][1][0] + S[k][1][1]*S[l][1][1])
+				}
+			}
+			// Normal-plane term of the neighbour across the outgoing edge
+			// w->j (each neighbour once), plus the incoming one on a
+			// boundary.
+			r.addNormalTerm(&A, &rhs, w, t[(pw+1)%3], xm)
+			if pv := t[(pw+2)%3]; r.faceWith(w, pv) < 0 {
+				r.addNormalTerm(&A, &rhs, w, pv, xm)
+			}
+		}
+	}
+	d, ok := solve3(A, rhs)
+	if !ok {
+		return
+	}
+	lim := r.x[q].Sub(r.x[p]).Norm()
+	if !(dense.Vec3(d).Norm() <= lim) {
+		return
+	}
+	r.x[n] = xm.Add(d)
+}
+
+func (r *Remesher) addNormalTerm(A *[3][3]float64, rhs *[3]float64, w, j int32, xm dense.Vec3) {
+	nj := r.nodeNormal(r.vnode[j])
+	du := r.u[w].Sub(r.u[j])
+	l2 := dot2(du, du)
+	if !(l2 > 0) || nj == (dense.Vec3{}) {
+		return
+	}
+	off := xm.Sub(r.x[r.vnode[j]]).Dot(nj)
+	for k := 0; k < 3; k++ {
+		rhs[k] -= nj[k] * off / l2
+		for l := 0; l < 3; l++ {
+			A[k][l] += nj[k] * nj[l] / l2
+		}
+	}
+}
+
+// solve3 solves A x = b by Gaussian elimination with partial pivoting; false
+// when A is singular relative to its largest entry.
+func solve3(A [3][3]float64, b [3]float64) ([3]float64, bool) {
+	var amax float64
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			amax = math.Max(amax, math.Abs(A[i][j]))
+		}
+	}
+	if !(amax > 0) || math.IsInf(amax, 0) {
+		return [3]float64{}, false
+	}
+	for c := 0; c < 3; c++ {
+		p := c
+		for i := c + 1; i < 3; i++ {
+			if math.Abs(A[i][c]) > math.Abs(A[p][c]) {
+				p = i
+			}
+		}
+		if !(math.Abs(A[p][c]) > 1e-12*amax) {
+			return [3]float64{}, false
+		}
+		A[c], A[p] = A[p], A[c]
+		b[c], b[p] = b[p], b[c]
+		for i := c + 1; i < 3; i++ {
+			f := A[i][c] / A[c][c]
+			for j := c; j < 3; j++ {
+				A[i][j] -= f * A[c][j]
+			}
+			b[i] -= f * b[c]
+		}
+	}
+	var x [3]float64
+	for i := 2; i >= 0; i-- {
+		s := b[i]
+		for j := i + 1; j < 3; j++ {
+			s -= A[i][j] * x[j]
+		}
+		x[i] = s / A[i][i]
+	}
+	if !finite(x[0]) || !finite(x[1]) || !finite(x[2]) {
+		return [3]float64{}, false
+	}
+	return x, true
+}
+
+// ---------------------------------------------------------------- flip
+
+// flipTest evaluates eq. 3 for the interior edge a-b: fl holds a->b with
+// opposite vert l, fr holds b->a with opposite vert k. It returns true when
+// the edge should be flipped and the flip is allowed (convex quad, new edge
+// k-l not already present and not invalid, no world-space duplicate edge).
+func (r *Remesher) flipTest(a, b int32) (fl, fr, k, l int32, ok bool) {
+	fl = r.faceWith(a, b)
+	if fl < 0 {
+		return
+	}
+	fr = r.faceWith(b, a)
+	if fr < 0 {
+		return
+	}
+	l = third(r.f[fl], a, b)
+	k = third(r.f[fr], a, b)
+	ui, uj, uk, ul := r.u[a], r.u[b], r.u[k], r.u[l]
+	var M dense.Mat2
+	for _, v := range [4]int32{a, b, k, l} {
+		for i := 0; i < 2; i++ {
+			for j := 0; j < 2; j++ {
+				M[i][j] += 0.25 * r.m[v][i][j]
+			}
+		}
+	}
+	ujk, uik, uil, ujl := uj.Sub(uk), ui.Sub(uk), ui.Sub(ul), uj.Sub(ul)
+	t1 := cross2(ujk, uik) * quad(uil, &M, ujl)
+	t2 := quad(ujk, &M, uik) * cross2(uil, ujl)
+	if !(t1+t2 < -1e-9*(math.Abs(t1)+math.Abs(t2))) {
+		return
+	}
+	// New faces (k, b, l) and (l, a, k) must be well formed.
+	if !shapeOK(uk, uj, ul, 0) || !shapeOK(ul, ui, uk, 0) {
+		return
+	}
+	if r.adjacent(k, l) {
+		return
+	}
+	if r.size2(k, l) > r.flipMax2 {
+		return
+	}
+	if r.hasSeams {
+		nk, nl := r.vnode[k], r.vnode[l]
+		if len(r.nodeVerts[nk]) > 1 && len(r.nodeVerts[nl]) > 1 {
+			for _, k2 := range r.nodeVerts[nk] {
+				for _, f := range r.vf[k2] {
+					t := r.f[f]
+					if r.vnode[t[0]] == nl || r.vnode[t[1]] == nl || r.vnode[t[2]] == nl {
+						return
+					}
+				}
+			}
+		}
+	}
+	ok = true
+	return
+}
+
+func (r *Remesher) doFlip(a, b, fl, fr, k, l int32, newFaces *[]int32) {
+	r.killFace(fl)
+	r.killFace(fr)
+	f1 := r.addFace(k, b, l)
+	f2 := r.addFace(l, a, k)
+	*newFaces = append(*newFaces, f1, f2)
+	r.flips++
+}
+
+// flipEdges runs FLIPEDGES of Algorithm 1 on the active faces act: repeatedly
+// flip a maximal independent set (no shared verts) of flippable edges of the
+// active faces, the new faces becoming the active set (together with faces
+// whose flippable edge lost out in the independent set). Faces created are
+// appended to *created.
+func (r *Remesher) flipEdges(act []int32, created *[]int32) {
+	cur := append(r.flipCur[:0], act...)
+	next := r.flipNext[:0]
+	for pass := 0; pass < maxFlipPasses && len(cur) > 0; pass++ {
+		ep := r.nextVEpoch()
+		sel := r.flipSel[:0]
+		next = next[:0]
+		for _, f := range cur {
+			if !r.faceAlive[f] {
+				continue
+			}
+			t := r.f[f]
+			for e := 0; e < 3; e++ {
+				a, b := t[e], t[(e+1)%3]
+				if r.vmark[a] == ep || r.vmark[b] == ep {
+					// Possibly flippable but not independent: keep active.
+					if _, _, _, _, ok := r.flipTest(a, b); ok {
+						next = append(next, f)
+					}
+					continue
+				}
+				_, _, k, l, ok := r.flipTest(a, b)
+				if !ok {
+					continue
+				}
+				r.vmark[a], r.vmark[b] = ep, ep
+				sel = append(sel, [4]int32{a, b, k, l})
+				break // the face's other edges share a or b
+			}
+		}
+		for _, s := range sel {
+			a, b, k, l := s[0], s[1], s[2], s[3]
+			fl, fr := r.faceWith(a, b), r.faceWith(b, a)
+			if fl < 0 || fr < 0 || r.adjacent(k, l) {
+				continue
+			}
+			n0 := len(next)
+			r.doFlip(a, b, fl, fr, k, l, &next)
+			*created = append(*created, next[n0:]...)
+		}
+		r.flipSel = sel
+		cur, next = next, cur
+	}
+	r.flipCur, r.flipNext = cur, next
+}
+
+const maxFlipPasses = 200
+
+// ---------------------------------------------------------------- collapse
+
+// tryCollapse removes vert i (and, on a seam, every vert of i's node) by
+// collapsing it onto j (onto the verts of j's node) if allowed; faces created
+// are appended to *newFaces.
+func (r *Remesher) tryCollapse(i, j int32, newFaces *[]int32) bool {
+	ni, nj := r.vnode[i], r.vnode[j]
+	if ni == nj || r.locked[ni] {
+		return false
+	}
+	pairs := r.pairs[:0]
+	defer func() { r.pairs = pairs[:0] }()
+	if len(r.nodeVerts[ni]) == 1 {
+		pairs = append(pairs, [2]int32{i, j})
+	} else {
+		for _, i2 := range r.nodeVerts[ni] {
+			j2, bad := int32(-1), false
+			for _, f := range r.vf[i2] {
+				for _, x := range r.f[f] {
+					if r.vnode[x] == nj {
+						if j2 < 0 {
+							j2 = x
+						} else if x != j2 {
+							bad = true // two different verts of nj
+						}
+					}
+				}
+			}
+			if j2 < 0 || bad {
+				return false
+			}
+			pairs = append(pairs, [2]int32{i2, j2})
+		}
+	}
+	multi := len(pairs) > 1
+	for _, pr := range pairs {
+		if !r.collapseSideOK(pr[0], pr[1], multi) {
+			return false
+		}
+	}
+	if r.hasSeams && !r.nodeLinkOK(ni, nj, pairs) {
+		return false
+	}
+	for _, pr := range pairs {
+		i2, j2 := pr[0], pr[1]
+		fs := append(r.tmpFaces[:0], r.vf[i2]...)
+		for _, f := range fs {
+			t := r.f[f]
+			if posIn(t, j2) >= 0 {
+				r.killFace(f)
+				continue
+			}
+			p := posIn(t, i2)
+			t[p] = j2
+			r.killFace(f)
+			*newFaces = append(*newFaces, r.addFace(t[0], t[1], t[2]))
+		}
+		r.tmpFaces = fs
+		r.vertAlive[i2] = false
+	}
+	r.nodeVerts[ni] = r.nodeVerts[ni][:0]
+	r.nodeAlive[ni] = false
+	r.collapses++
+	return true
+}
+
+// collapseSideOK checks the collapse of vert i onto vert j within one panel.
+func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
+	fl, fr := r.faceWith(i, j), r.faceWith(j, i)
+	if fl < 0 && fr < 0 {
+		return false
+	}
+	k, l := int32(-1), int32(-1)
+	if fl >= 0 {
+		l = third(r.f[fl], i, j)
+	}
+	if fr >= 0 {
+		k = third(r.f[fr], i, j)
+	}
+	// New edges j-x must not be close to invalid.
+	for _, f := range r.vf[i] {
+		t := r.f[f]
+		for _, x := range t {
+			if x == i || x == j || x == k || x == l {
+				continue
+			}
+			if r.size2(j, x) > r.maxSize2 {
+				return false
+			}
+		}
+	}
+	// Panel boundary: a boundary vert only moves along a straight piece of
+	// boundary, and seams must stay seams (and free edges free).
+	nOut, nIn, out, in := r.boundaryInfo(i)
+	if nOut > 0 || nIn > 0 {
+		if nOut != 1 || nIn != 1 || (j != out && j != in) || fl >= 0 && fr >= 0 {
+			return false
+		}
+		e1, e2 := r.u[in].Sub(r.u[i]), r.u[out].Sub(r.u[i])
+		if !(math.Abs(cross2(e1, e2)) <= 1e-9*math.Sqrt(dot2(e1, e1)*dot2(e2, e2))) || !(dot2(e1, e2) < 0) {
+			return false
+		}
+		_, _, n1 := r.partner(in, i)
+		_, _, n2 := r.partner(i, out)
+		if multi {
+			if n1 != 1 || n2 != 1 {
+				return false
+			}
+		} else if n1 != 0 || n2 != 0 {
+			return false
+		}
+	}
+	// Link condition: the common neighbours of i and j are exactly k and l.
+	ep := r.nextVEpoch()
+	for _, f := range r.vf[j] {
+		for _, x := range r.f[f] {
+			r.vmark[x] = ep
+		}
+	}
+	for _, f := range r.vf[i] {
+		for _, x := range r.f[f] {
+			if x != i && x != j && x != k && x != l && r.vmark[x] == ep {
+				return false
+			}
+		}
+	}
+	// Changed faces: not inverted, aspect ratio at least AspectMin.
+	for _, f := range r.vf[i] {
+		t := r.f[f]
+		if posIn(t, j) >= 0 {
+			continue
+		}
+		t[posIn(t, i)] = j
+		if !shapeOK(r.u[t[0]], r.u[t[1]], r.u[t[2]], r.p.AspectMin) {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeLinkOK is the link condition at the node level (world space): the
+// nodes adjacent to both ni and nj must be the opposite nodes of the faces
+// being collapsed.
+func (r *Remesher) nodeLinkOK(ni, nj int32, pairs [][2]int32) bool {
+	ep := r.nextNEpoch()
+	for _, v := range r.nodeVerts[nj] {
+		for _, f := range r.vf[v] {
+			for _, x := range r.f[f] {
+				r.nmark[r.vnode[x]] = ep
+			}
+		}
+	}
+	// Allowed: opposite nodes.
+	for _, pr := range pairs {
+		for _, f := range r.vf[pr[0]] {
+			t := r.f[f]
+			if posIn(t, pr[1]) >= 0 {
+				r.nmark2[r.vnode[third(t, pr[0], pr[1])]] = ep
+			}
+		}
+	}
+	for _, v := range r.nodeVerts[ni] {
+		for _, f := range r.vf[v] {
+			for _, x := range r.f[f] {
+				nx := r.vnode[x]
+				if nx != ni && nx != nj && r.nmark[nx] == ep && r.nmark2[nx] != ep {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}

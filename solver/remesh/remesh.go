@@ -1,0 +1,449 @@
+package remesh
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/loomsim/loom/solver/dense"
+)
+
+// Params controls a remesh.
+type Params struct {
+	// Hysteresis h: a collapse may not create an edge of size above 1-h
+	// (the paper uses 0.2), so that what a collapse makes is not split again
+	// at the next remesh.
+	Hysteresis float64
+	// AspectMin is the smallest aspect ratio 4*sqrt(3)*area/(sum of squared
+	// edge lengths), measured in material space, of a face created by a
+	// collapse (1 is equilateral). 0 only forbids inverted and degenerate
+	// faces.
+	AspectMin float64
+	// MaxPasses caps the passes of SPLITEDGES (each splits a maximal
+	// independent set); <= 0 means 64.
+	MaxPasses int
+	// MaxFaces stops refinement once the mesh has this many faces
+	// (Result.Truncated is then set); <= 0 means no limit.
+	MaxFaces int
+}
+
+// DefaultParams returns h = 0.2 (the paper's value), AspectMin = 0.2 and
+// MaxPasses = 64.
+func DefaultParams() Params { return Params{Hysteresis: 0.2, AspectMin: 0.2, MaxPasses: 64} }
+
+// Result describes what a remesh did and maps the new mesh back onto the old.
+type Result struct {
+	// NodeOld[i] is the input index of new node i, or -1 when a split
+	// created it. Surviving nodes keep X, V, Extra and Locked bit for bit.
+	NodeOld []int32
+	// VertOld[i] is the input index of new vert i, or -1.
+	VertOld []int32
+	// FaceOld[i] is the input index of new face i when the input had a face
+	// with the same three verts (same orientation), else -1.
+	FaceOld []int32
+	// Src[SrcStart[i]:SrcStart[i+1]] gives new node i as a linear
+	// combination of input nodes: V and Extra of the new node are
+	// sum_k W_k * (input value of node k) (to rounding), and sum_k W_k x_k
+	// is its linearly interpolated position (the quadric placement moved it
+	// off that point by X - sum W_k x_k). A surviving node has the single
+	// term (itself, 1). A node created by splitting an edge between two
+	// input nodes a, b has the two terms (a, 1/2), (b, 1/2); a node split off
+	// an edge that itself ended at a created node has more terms (dyadic
+	// weights, summing to 1). Entries are sorted by input node.
+	SrcStart []int32
+	Src      []Source
+	// M is the sizing tensor at each new vert (input value, or the midpoint
+	// interpolation at created verts).
+	M []dense.Mat2
+
+	Splits, Flips, Collapses int
+	// Edge sizes (eq. 1, seam edges averaged with their partner and counted
+	// once) over the new mesh. MedianSize is the upper median.
+	MinSize, MedianSize, MaxSize float64
+	// Truncated is set when refinement stopped at Params.MaxFaces or
+	// Params.MaxPasses with edges still invalid.
+	Truncated bool
+}
+
+// Sources returns the input-node combination of new node i (see Src).
+func (res *Result) Sources(i int) []Source { return res.Src[res.SrcStart[i]:res.SrcStart[i+1]] }
+
+// Remesh runs one adaptive remesh of m (Algorithm 1 of Narain et al. 2012,
+// preceded by a FLIPEDGES pass over all faces so that the whole mesh, not only
+// the parts touched, is Delaunay in the sizing metric) against the per-vert
+// sizing tensors M (symmetric positive semi-definite, material space,
+// len(M) == len(m.U)). m and M are not modified; the new mesh is returned.
+// See Remesher.Remesh.
+func Remesh(m *Mesh, M []dense.Mat2, p Params) (*Mesh, Result, error) {
+	var r Remesher
+	return r.Remesh(m, M, p)
+}
+
+// Remesh is the package-level Remesh reusing r's buffers.
+//
+// Steps: every edge of size (eq. 1) above 1 is split (longest first, a
+// maximal independent set per pass, each split followed by flips around
+// it); then edges are collapsed wherever the result keeps every new edge at
+// size <= 1-h, faces uninverted with aspect ratio >= AspectMin, the panel
+// boundaries and seams unchanged and no locked node removed, each collapse
+// followed by flips. Flips follow eq. 3 but never create an edge of size
+// above 1, so that every edge of the result has size <= 1 unless Truncated.
+func (r *Remesher) Remesh(m *Mesh, M []dense.Mat2, p Params) (*Mesh, Result, error) {
+	if err := r.start(m, M, p); err != nil {
+		return nil, Result{}, err
+	}
+
+	all := r.act[:0]
+	for f := range r.f {
+		all = append(all, int32(f))
+	}
+	created := r.flipNew[:0]
+	r.flipEdges(all, &created)
+	r.act, r.flipNew = all, created
+
+	r.splitEdges()
+	r.flipMax2 = 1
+	r.collapseEdges()
+	out, res := r.output(m.Locked != nil)
+	return out, res, nil
+}
+
+// start checks the input and loads it into the working mesh.
+func (r *Remesher) start(m *Mesh, M []dense.Mat2, p Params) error {
+	if err := checkParams(p); err != nil {
+		return err
+	}
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if err := checkSizing(M, len(m.U)); err != nil {
+		return err
+	}
+	if p.MaxPasses <= 0 {
+		p.MaxPasses = 64
+	}
+	r.p = p
+	h := 1 - p.Hysteresis
+	r.maxSize2 = h * h
+	r.load(m, M)
+	r.flipMax2 = math.Inf(1)
+	return nil
+}
+
+func checkParams(p Params) error {
+	if !(p.Hysteresis >= 0 && p.Hysteresis < 1) {
+		return fmt.Errorf("remesh: Params.Hysteresis = %v, want in [0, 1)", p.Hysteresis)
+	}
+	if !(p.AspectMin >= 0 && p.AspectMin <= 1) {
+		return fmt.Errorf("remesh: Params.AspectMin = %v, want in [0, 1]", p.AspectMin)
+	}
+	return nil
+}
+
+func checkSizing(M []dense.Mat2, nv int) error {
+	if len(M) != nv {
+		return fmt.Errorf("remesh: len(M) = %d, want one sizing tensor per vert (%d)", len(M), nv)
+	}
+	for v, t := range M {
+		if !finite(t[0][0]) || !finite(t[0][1]) || !finite(t[1][0]) || !finite(t[1][1]) {
+			return fmt.Errorf("remesh: vert %d: sizing tensor %v is not finite", v, t)
+		}
+		sc := math.Abs(t[0][0]) + math.Abs(t[1][1]) + math.Abs(t[0][1]) + math.Abs(t[1][0])
+		if math.Abs(t[0][1]-t[1][0]) > 1e-9*sc {
+			return fmt.Errorf("remesh: vert %d: sizing tensor %v is not symmetric", v, t)
+		}
+		if t[0][0] < 0 || t[1][1] < 0 || t.Det() < -1e-9*sc*sc {
+			return fmt.Errorf("remesh: vert %d: sizing tensor %v is not positive semi-definite", v, t)
+		}
+	}
+	return nil
+}
+
+// forEachEdge calls fn once per live edge (a seam pair once, from the side
+// whose face comes first), with a->b directed as in the face that reports
+// it.
+func (r *Remesher) forEachEdge(fn func(a, b int32, boundary bool)) {
+	for f := range r.f {
+		if !r.faceAlive[f] {
+			continue
+		}
+		t := r.f[f]
+		for e := 0; e < 3; e++ {
+			a, b := t[e], t[(e+1)%3]
+			g := r.faceWith(b, a)
+			if g >= 0 && g < int32(f) {
+				continue
+			}
+			if g < 0 && r.hasSeams {
+				if pa, pb, n := r.partner(a, b); n == 1 {
+					fp := r.faceWith(pa, pb)
+					if fp < 0 {
+						fp = r.faceWith(pb, pa)
+					}
+					if fp < int32(f) {
+						continue
+					}
+				}
+			}
+			fn(a, b, g < 0)
+		}
+	}
+}
+
+// splitEdges is SPLITEDGES of Algorithm 1.
+func (r *Remesher) splitEdges() {
+	for pass := 0; ; pass++ {
+		cands := r.cands[:0]
+		r.forEachEdge(func(a, b int32, boundary bool) {
+			if s := r.edgeSize(a, b, boundary); s > 1 {
+				cands = append(cands, cand{a, b, s})
+			}
+		})
+		r.cands = cands
+		if len(cands) == 0 {
+			return
+		}
+		if pass >= r.p.MaxPasses || (r.p.MaxFaces > 0 && r.nLive >= r.p.MaxFaces) {
+			r.truncated = true
+			return
+		}
+		slices.SortStableFunc(cands, func(x, y cand) int {
+			switch {
+			case x.s > y.s:
+				return -1
+			case x.s < y.s:
+				return 1
+			}
+			return 0
+		})
+		ep := r.nextVEpoch()
+		sel := r.sel[:0]
+		for _, c := range cands {
+			a, b := c.a, c.b
+			if r.vmark[a] == ep || r.vmark[b] == ep {
+				continue
+			}
+			pa, pb := int32(-1), int32(-1)
+			if r.hasSeams {
+				if x, y, n := r.partner(a, b); n == 1 {
+					pa, pb = x, y
+					if r.vmark[pa] == ep || r.vmark[pb] == ep {
+						continue
+					}
+					r.vmark[pa], r.vmark[pb] = ep, ep
+				}
+			}
+			r.vmark[a], r.vmark[b] = ep, ep
+			sel = append(sel, c)
+		}
+		r.sel = sel
+		for _, c := range sel {
+			nf := r.act[:0]
+			if !r.split(c.a, c.b, &nf) {
+				continue
+			}
+			created := r.flipNew[:0]
+			r.flipEdges(nf, &created)
+			r.act, r.flipNew = nf, created
+		}
+	}
+}
+
+// collapseEdges is COLLAPSEEDGES of Algorithm 1: a FIFO of active faces,
+// starting with all faces; a face leaves it when none of its edges can be
+// collapsed (trying, for its edges in order, the removal of the first vert
+// and then of the second); faces made by a collapse or by the flips after it
+// enter it.
+func (r *Remesher) collapseEdges() {
+	ep := r.nextFEpoch()
+	queue := r.queue[:0]
+	for f := range r.f {
+		if r.faceAlive[f] {
+			queue = append(queue, int32(f))
+			r.fmark[f] = ep
+		}
+	}
+	push := func(f int32) {
+		if r.faceAlive[f] && r.fmark[f] != ep {
+			r.fmark[f] = ep
+			queue = append(queue, f)
+		}
+	}
+	for head := 0; head < len(queue); {
+		f := queue[head]
+		head++
+		if head > 4096 && 2*head > len(queue) {
+			n := copy(queue, queue[head:])
+			queue, head = queue[:n], 0
+		}
+		r.fmark[f] = 0
+		if !r.faceAlive[f] {
+			continue
+		}
+		t := r.f[f]
+		nf := r.act[:0]
+		done := false
+		for e := 0; e < 3 && !done; e++ {
+			a, b := t[e], t[(e+1)%3]
+			done = r.tryCollapse(a, b, &nf) || r.tryCollapse(b, a, &nf)
+		}
+		if !done {
+			r.act = nf
+			continue
+		}
+		created := r.flipNew[:0]
+		r.flipEdges(nf, &created)
+		for _, g := range nf {
+			push(g)
+		}
+		for _, g := range created {
+			push(g)
+		}
+		r.act, r.flipNew = nf, created
+	}
+	r.queue = queue
+}
+
+// output compacts the working mesh into a new Mesh and its Result.
+func (r *Remesher) output(withLocked bool) (*Mesh, Result) {
+	var res Result
+	out := &Mesh{NExtra: r.nex}
+	nn := 0
+	for _, a := range r.nodeAlive {
+		if a {
+			nn++
+		}
+	}
+	nodeNew := make([]int32, len(r.x))
+	out.X = make([]dense.Vec3, 0, nn)
+	out.V = make([]dense.Vec3, 0, nn)
+	out.Extra = make([]float64, 0, nn*r.nex)
+	if withLocked {
+		out.Locked = make([]bool, 0, nn)
+	}
+	res.NodeOld = make([]int32, 0, nn)
+	res.SrcStart = make([]int32, 1, nn+1)
+	for n := range r.x {
+		if !r.nodeAlive[n] {
+			nodeNew[n] = -1
+			continue
+		}
+		nodeNew[n] = int32(len(out.X))
+		out.X = append(out.X, r.x[n])
+		out.V = append(out.V, r.v[n])
+		out.Extra = append(out.Extra, r.extra[n*r.nex:(n+1)*r.nex]...)
+		if withLocked {
+			out.Locked = append(out.Locked, r.locked[n])
+		}
+		if n < r.nN0 {
+			res.NodeOld = append(res.NodeOld, int32(n))
+			res.Src = append(res.Src, Source{Node: int32(n), W: 1})
+		} else {
+			res.NodeOld = append(res.NodeOld, -1)
+			i := n - r.nN0
+			res.Src = append(res.Src, r.src[r.srcOff[i]:r.srcOff[i]+r.srcLen[i]]...)
+		}
+		res.SrcStart = append(res.SrcStart, int32(len(res.Src)))
+	}
+	vertNew := make([]int32, len(r.u))
+	for v := range r.u {
+		if !r.vertAlive[v] {
+			vertNew[v] = -1
+			continue
+		}
+		vertNew[v] = int32(len(out.U))
+		out.U = append(out.U, r.u[v])
+		out.Node = append(out.Node, nodeNew[r.vnode[v]])
+		res.M = append(res.M, r.m[v])
+		if v < r.nV0 {
+			res.VertOld = append(res.VertOld, int32(v))
+		} else {
+			res.VertOld = append(res.VertOld, -1)
+		}
+	}
+	for f := range r.f {
+		if !r.faceAlive[f] {
+			continue
+		}
+		t := r.f[f]
+		out.F = append(out.F, [3]int32{vertNew[t[0]], vertNew[t[1]], vertNew[t[2]]})
+		res.FaceOld = append(res.FaceOld, r.inputFace(int32(f)))
+	}
+
+	sizes := r.sizes[:0]
+	r.forEachEdge(func(a, b int32, boundary bool) {
+		sizes = append(sizes, r.edgeSize(a, b, boundary))
+	})
+	r.sizes = sizes
+	if len(sizes) > 0 {
+		res.MinSize, res.MaxSize = sizes[0], sizes[0]
+		for _, s := range sizes {
+			res.MinSize = math.Min(res.MinSize, s)
+			res.MaxSize = math.Max(res.MaxSize, s)
+		}
+		res.MedianSize = selectK(sizes, len(sizes)/2)
+	}
+	res.Splits, res.Flips, res.Collapses = r.splits, r.flips, r.collapses
+	res.Truncated = r.truncated
+	return out, res
+}
+
+// inputFace returns the input index of the face with the same verts as live
+// face f (same cyclic order), or -1.
+func (r *Remesher) inputFace(f int32) int32 {
+	if int(f) < r.nF0 {
+		return f
+	}
+	t := r.f[f]
+	if int(t[0]) >= r.nV0 || int(t[1]) >= r.nV0 || int(t[2]) >= r.nV0 {
+		return -1
+	}
+	for _, g := range r.inVF[r.inVFStart[t[0]]:r.inVFStart[t[0]+1]] {
+		if faceHasDirected(r.f[g], t[0], t[1]) && posIn(r.f[g], t[2]) >= 0 {
+			return g
+		}
+	}
+	return -1
+}
+
+// selectK returns the k-th smallest of s (reordering s), by quickselect with
+// a deterministic median-of-three pivot.
+func selectK(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if s[m] < s[lo] {
+			s[m], s[lo] = s[lo], s[m]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[m] {
+			s[hi], s[m] = s[m], s[hi]
+		}
+		p := s[m]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for s[j] > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}
