@@ -30,7 +30,14 @@ func gridMesh(nx, ny int, w, h, jit float64, rng *rand.Rand) *Mesh {
 	for j := 0; j < ny; j++ {
 		for i := 0; i < nx; i++ {
 			a, b, c, d := id(i, j), id(i+1, j), id(i+1, j+1), id(i, j+1)
-			if rng != nil && rng.IntN(2) == 0 {
+			alt := rng != nil && rng.IntN(2) == 0
+			if alt && (triArea2(m.U[a], m.U[b], m.U[d]) <= 0 || triArea2(m.U[b], m.U[c], m.U[d]) <= 0) {
+				alt = false
+			}
+			if !alt && (triArea2(m.U[a], m.U[b], m.U[c]) <= 0 || triArea2(m.U[a], m.U[c], m.U[d]) <= 0) {
+				alt = true
+			}
+			if alt {
 				m.F = append(m.F, [3]int32{a, b, d}, [3]int32{b, c, d})
 			} else {
 				m.F = append(m.F, [3]int32{a, b, c}, [3]int32{a, c, d})

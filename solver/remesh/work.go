@@ -39,7 +39,7 @@ type Remesher struct {
 
 	nN0, nV0, nF0 int
 	hasSeams      bool
-	nLive         int // live faces
+	nLive         int     // live faces
 	maxSize2      float64 // (1-h)^2
 	flipMax2      float64 // flips may not create an edge of squared size above this
 
