@@ -50,8 +50,10 @@ func gridMesh(nx, ny int, w, h, jit float64, rng *rand.Rand) *Mesh {
 // seamMesh is two n x n panels: A over [0,1]^2 and B over [2,3]x[0,1] in
 // material space, stitched along A's right side and B's left side (shared
 // nodes). In world space A is flat at z = 0 and B is folded up to the plane
-// x = 1.
-func seamMesh(n int) *Mesh {
+// x = 1, or, when flat, continues A in the plane z = 0.
+func seamMesh(n int) *Mesh { return seamMeshW(n, false) }
+
+func seamMeshW(n int, flat bool) *Mesh {
 	m := &Mesh{}
 	ida := func(i, j int) int32 { return int32(j*(n+1) + i) }
 	nA := (n + 1) * (n + 1)
@@ -74,7 +76,11 @@ func seamMesh(n int) *Mesh {
 				continue
 			}
 			m.Node = append(m.Node, int32(len(m.X)))
-			m.X = append(m.X, dense.Vec3{1, u[1], u[0] - 2})
+			if flat {
+				m.X = append(m.X, dense.Vec3{u[0] - 1, u[1], 0})
+			} else {
+				m.X = append(m.X, dense.Vec3{1, u[1], u[0] - 2})
+			}
 			m.V = append(m.V, dense.Vec3{})
 		}
 	}

@@ -39,7 +39,8 @@ type Result struct {
 	// VertOld[i] is the input index of new vert i, or -1.
 	VertOld []int32
 	// FaceOld[i] is the input index of new face i when the input had a face
-	// with the same three verts (same orientation), else -1.
+	// with the same three verts (same orientation; the new face then lists
+	// them in the input's order), else -1.
 	FaceOld []int32
 	// Src[SrcStart[i]:SrcStart[i+1]] gives new node i as a linear
 	// combination of input nodes: V and Extra of the new node are
@@ -366,8 +367,12 @@ func (r *Remesher) output(withLocked bool) (*Mesh, Result) {
 			continue
 		}
 		t := r.f[f]
+		g := r.inputFace(int32(f))
+		if g >= 0 {
+			t = r.f[g] // same cyclic order; keep the input's rotation
+		}
 		out.F = append(out.F, [3]int32{vertNew[t[0]], vertNew[t[1]], vertNew[t[2]]})
-		res.FaceOld = append(res.FaceOld, r.inputFace(int32(f)))
+		res.FaceOld = append(res.FaceOld, g)
 	}
 
 	sizes := r.sizes[:0]
