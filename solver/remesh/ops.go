@@ -395,7 +395,6 @@ func (r *Remesher) tryCollapse(i, j int32, newFaces *[]int32) bool {
 		return false
 	}
 	pairs := r.pairs[:0]
-	defer func() { r.pairs = pairs[:0] }()
 	if len(r.nodeVerts[ni]) == 1 {
 		pairs = append(pairs, [2]int32{i, j})
 	} else {
@@ -413,11 +412,13 @@ func (r *Remesher) tryCollapse(i, j int32, newFaces *[]int32) bool {
 				}
 			}
 			if j2 < 0 || bad {
+				r.pairs = pairs
 				return false
 			}
 			pairs = append(pairs, [2]int32{i2, j2})
 		}
 	}
+	r.pairs = pairs
 	multi := len(pairs) > 1
 	for _, pr := range pairs {
 		if !r.collapseSideOK(pr[0], pr[1], multi) {
@@ -452,6 +453,20 @@ func (r *Remesher) tryCollapse(i, j int32, newFaces *[]int32) bool {
 
 // collapseSideOK checks the collapse of vert i onto vert j within one panel.
 func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
+	// New edges j-x must not be close to invalid. This is the test that
+	// usually fails, so it runs first and cheaply: an x already adjacent to
+	// j is not a new edge (or breaks the link condition, checked below).
+	for _, f := range r.vf[i] {
+		t := r.f[f]
+		for _, x := range t {
+			if x == i || x == j {
+				continue
+			}
+			if r.size2(j, x) > r.maxSize2 && !r.adjacent(j, x) {
+				return false
+			}
+		}
+	}
 	fl, fr := r.faceWith(i, j), r.faceWith(j, i)
 	if fl < 0 && fr < 0 {
 		return false
@@ -462,18 +477,6 @@ func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
 	}
 	if fr >= 0 {
 		k = third(r.f[fr], i, j)
-	}
-	// New edges j-x must not be close to invalid.
-	for _, f := range r.vf[i] {
-		t := r.f[f]
-		for _, x := range t {
-			if x == i || x == j || x == k || x == l {
-				continue
-			}
-			if r.size2(j, x) > r.maxSize2 {
-				return false
-			}
-		}
 	}
 	// Panel boundary: a boundary vert only moves along a straight piece of
 	// boundary, and seams must stay seams (and free edges free).

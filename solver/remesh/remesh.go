@@ -191,63 +191,100 @@ func (r *Remesher) forEachEdge(fn func(a, b int32, boundary bool)) {
 	}
 }
 
-// splitEdges is SPLITEDGES of Algorithm 1.
+// splitEdges is SPLITEDGES of Algorithm 1. The candidates (edges of size
+// above 1) are found once over the whole mesh; later passes only look at the
+// candidates left over (not in the previous independent set) and at the edges
+// of faces made since, which are the only edges that can have changed.
 func (r *Remesher) splitEdges() {
-	for pass := 0; ; pass++ {
-		cands := r.cands[:0]
-		r.forEachEdge(func(a, b int32, boundary bool) {
-			if s := r.edgeSize(a, b, boundary); s > 1 {
-				cands = append(cands, cand{a, b, s})
-			}
-		})
-		r.cands = cands
-		if len(cands) == 0 {
-			return
+	cands := r.cands[:0]
+	r.forEachEdge(func(a, b int32, boundary bool) {
+		if s := r.edgeSize(a, b, boundary); s > 1 {
+			cands = append(cands, mkCand(a, b, s))
 		}
+	})
+	dirty := r.dirty[:0]
+	for pass := 0; len(cands) > 0; pass++ {
 		if pass >= r.p.MaxPasses || (r.p.MaxFaces > 0 && r.nLive >= r.p.MaxFaces) {
 			r.truncated = true
-			return
+			break
 		}
-		slices.SortStableFunc(cands, func(x, y cand) int {
+		// Longest first; equal edges adjacent, then dropped.
+		slices.SortFunc(cands, func(x, y cand) int {
 			switch {
 			case x.s > y.s:
 				return -1
 			case x.s < y.s:
 				return 1
+			case x.a != y.a:
+				return int(x.a - y.a)
 			}
-			return 0
+			return int(x.b - y.b)
 		})
 		ep := r.nextVEpoch()
-		sel := r.sel[:0]
-		for _, c := range cands {
-			a, b := c.a, c.b
-			if r.vmark[a] == ep || r.vmark[b] == ep {
+		sel, left := r.sel[:0], r.left[:0]
+		for i, c := range cands {
+			if i > 0 && c.a == cands[i-1].a && c.b == cands[i-1].b {
 				continue
 			}
-			pa, pb := int32(-1), int32(-1)
-			if r.hasSeams {
+			a, b := c.a, c.b
+			if r.vmark[a] == ep || r.vmark[b] == ep {
+				left = append(left, c)
+				continue
+			}
+			if r.hasSeams && (r.faceWith(a, b) < 0 || r.faceWith(b, a) < 0) {
 				if x, y, n := r.partner(a, b); n == 1 {
-					pa, pb = x, y
-					if r.vmark[pa] == ep || r.vmark[pb] == ep {
+					if r.vmark[x] == ep || r.vmark[y] == ep {
+						left = append(left, c)
 						continue
 					}
-					r.vmark[pa], r.vmark[pb] = ep, ep
+					r.vmark[x], r.vmark[y] = ep, ep
 				}
 			}
 			r.vmark[a], r.vmark[b] = ep, ep
 			sel = append(sel, c)
 		}
-		r.sel = sel
+		dirty = dirty[:0]
 		for _, c := range sel {
 			nf := r.act[:0]
 			if !r.split(c.a, c.b, &nf) {
+				r.act = nf
 				continue
 			}
+			dirty = append(dirty, nf...)
 			created := r.flipNew[:0]
 			r.flipEdges(nf, &created)
+			dirty = append(dirty, created...)
 			r.act, r.flipNew = nf, created
 		}
+		// Next candidates: surviving leftovers and the edges of new faces.
+		cands = cands[:0]
+		for _, c := range left {
+			if r.faceWith(c.a, c.b) >= 0 || r.faceWith(c.b, c.a) >= 0 {
+				cands = append(cands, c)
+			}
+		}
+		for _, f := range dirty {
+			if !r.faceAlive[f] {
+				continue
+			}
+			t := r.f[f]
+			for e := 0; e < 3; e++ {
+				a, b := t[e], t[(e+1)%3]
+				if s := r.edgeSize(a, b, r.faceWith(b, a) < 0); s > 1 {
+					cands = append(cands, mkCand(a, b, s))
+				}
+			}
+		}
+		r.sel, r.left = sel, left
 	}
+	r.cands, r.dirty = cands, dirty
+}
+
+func mkCand(a, b int32, s float64) cand {
+	if a > b {
+		a, b = b, a
+	}
+	return cand{a, b, s}
 }
 
 // collapseEdges is COLLAPSEEDGES of Algorithm 1: a FIFO of active faces,

@@ -58,6 +58,8 @@ type Remesher struct {
 	// Scratch.
 	cands     []cand
 	sel       []cand
+	left      []cand
+	dirty     []int32
 	flipCur   []int32
 	flipNext  []int32
 	flipNew   []int32
@@ -166,6 +168,17 @@ func resetLists(l [][]int32, n int) [][]int32 {
 		l[i] = l[i][:0]
 	}
 	return l
+}
+
+// growList makes l[i] (i == len(l)) an empty list, reusing the storage a
+// previous remesh left beyond len(l).
+func growList(l [][]int32, i int) [][]int32 {
+	if cap(l) > i {
+		l = l[:i+1]
+		l[i] = l[i][:0]
+		return l
+	}
+	return append(l, nil)
 }
 
 func growI32(s []int32, n int) []int32 {
@@ -282,11 +295,7 @@ func (r *Remesher) addVert(u dense.Vec2, M dense.Mat2, node int32) int32 {
 	r.vnode = append(r.vnode, node)
 	r.vertAlive = append(r.vertAlive, true)
 	r.vmark = append(r.vmark, 0)
-	if len(r.vf) > int(w) {
-		r.vf[w] = r.vf[w][:0]
-	} else {
-		r.vf = append(r.vf, nil)
-	}
+	r.vf = growList(r.vf, int(w))
 	r.nodeVerts[node] = append(r.nodeVerts[node], w)
 	return w
 }
@@ -305,11 +314,7 @@ func (r *Remesher) addNode(p, q int32) int32 {
 	r.nodeAlive = append(r.nodeAlive, true)
 	r.nmark = append(r.nmark, 0)
 	r.nmark2 = append(r.nmark2, 0)
-	if len(r.nodeVerts) > int(n) {
-		r.nodeVerts[n] = r.nodeVerts[n][:0]
-	} else {
-		r.nodeVerts = append(r.nodeVerts, nil)
-	}
+	r.nodeVerts = growList(r.nodeVerts, int(n))
 	// Sources: half of each parent's, merged.
 	tmp := r.tmpSrc[:0]
 	tmp = r.appendSources(tmp, p, 0.5)
