@@ -126,11 +126,16 @@ func Run(w io.Writer, cases []Case, workers, warmup, steps int) error {
 		if err != nil {
 			return err
 		}
-		var parts []string
-		for _, s := range r.Order {
-			parts = append(parts, fmt.Sprintf("%s %.0f%%", s, 100*r.Share[s]))
-		}
-		fmt.Fprintf(w, "%-14s %8d %8d %8d %7d %10.2f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Contacts, r.Workers, r.MedianMS, r.AllocsPerSt, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "%-14s %8d %8d %8d %7d %10.2f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Contacts, r.Workers, r.MedianMS, r.AllocsPerSt, shares(r.Order, r.Share))
 	}
 	return nil
+}
+
+// shares formats per-system fractions of the step time in pipeline order.
+func shares(order []string, share map[string]float64) string {
+	var parts []string
+	for _, s := range order {
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", s, 100*share[s]))
+	}
+	return strings.Join(parts, ", ")
 }

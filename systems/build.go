@@ -19,6 +19,7 @@ type Sim struct {
 	Scheduler   *ecs.Scheduler
 	State       *ClothState
 	Rods        *RodState    // nil without rods
+	Remesh      *Remesh      // nil when no body is remeshed
 	StrainLimit *StrainLimit // nil when no body has strain limits
 	Clock       *ecs.Clock
 	Bodies      []BodyMesh
@@ -159,6 +160,15 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 			return nil, err
 		}
 		pipeline = append(pipeline, NewPinRelease(w))
+		if len(toRemesh) > 0 {
+			rm := NewRemesh(w, st, sc.Solver.Thickness)
+			for _, t := range toRemesh {
+				b := &sc.Bodies[t.body]
+				rm.AddBody(t.entity, &sim.Bodies[t.body], t.faceEnts, *b.Remesh, b.Material)
+			}
+			sim.Remesh = rm
+			pipeline = append(pipeline, rm)
+		}
 		pipeline = append(pipeline, derived, NewScriptedMotion(st, scripts), contact.Detect(), NewForceFill(st))
 		if sc.Wind != nil {
 			pipeline = append(pipeline, NewWind(st, *sc.Wind))

@@ -97,6 +97,11 @@ func (s *Sim) Measure() Stats {
 		out.KineticEnergy += ke
 		out.Potential += pe
 	}
+	if r := s.Remesh; r != nil {
+		out.RemeshSplits, out.RemeshFlips, out.RemeshCollapses = ptr(r.Splits), ptr(r.Flips), ptr(r.Collapses)
+		out.EdgeSizeMin, out.EdgeSizeMedian, out.EdgeSizeMax = ptr(r.SizeMin), ptr(r.SizeMedian), ptr(r.SizeMax)
+		r.Splits, r.Flips, r.Collapses = 0, 0, 0
+	}
 	if l := s.StrainLimit; l != nil {
 		it, viol := 0, 0.0
 		for bi, res := range l.Last {

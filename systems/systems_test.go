@@ -58,6 +58,9 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		{"drape", [][2]string{{"bodies.0.resolution", "24"}}, 40},
 		{"sphere-drop", [][2]string{{"bodies.0.resolution", "16"}}, 60},
 		{"box-edge", [][2]string{{"bodies.0.resolution", "12"}}, 120},
+		// Remeshing, contact and (flag) wind and strain limiting.
+		{"sphere", [][2]string{{"bodies.0.remesh.size_min", "0.04"}}, 90},
+		{"flag", [][2]string{{"bodies.0.remesh.size_min", "0.1"}}, 20},
 	}
 	for _, c := range cases {
 		if testing.Short() {

@@ -15,6 +15,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	steps := fs.Int("steps", 20, "timed steps per scene")
 	warmup := fs.Int("warmup", 5, "untimed steps before timing")
 	workers := fs.Int("workers", 0, "worker goroutines (default: LOOM_WORKERS or GOMAXPROCS)")
+	adaptive := fs.Bool("adaptive", true, "also run the remeshing scenes from the start (sphere anisotropic/isotropic/fixed, flag) and print mean faces and seconds per frame")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -30,5 +31,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return bench.Run(stdout, bench.Cases, *workers, *warmup, *steps)
+	if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps); err != nil {
+		return err
+	}
+	if !*adaptive {
+		return nil
+	}
+	return bench.RunFrames(stdout, bench.FrameCases, *workers)
 }

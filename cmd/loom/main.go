@@ -47,8 +47,8 @@ const usage = `usage:
   loom run SCENE [--steps N | --duration S] [--out DIR] [--workers K] [--set path=value ...]
                             SCENE is a built-in name (see loom scenes) or a JSON file
   loom scenes               list the built-in scenes
-  loom bench [--steps N] [--workers K]
-                            run the benchmark scenes and print a table
+  loom bench [--steps N] [--workers K] [--adaptive=false]
+                            run the benchmark scenes and print tables
 `
 
 // parseInterspersed parses flags that may come before or after positional

@@ -1,0 +1,349 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/remesh"
+	"github.com/loomsim/loom/solver/sizing"
+)
+
+// Remesh is the adaptive anisotropic remeshing stage of Narain et al. 2012
+// (sec. 4), run every k steps for each body with remesh settings. It gathers
+// the body into a remesh.Mesh, computes the sizing field (eq. 4-13, with the
+// obstacles' nearest points for eq. 9), remeshes (Algorithm 1), and then
+// writes the result back as entities: surviving vertices and faces keep their
+// entities, new ones are created, removed ones are deleted, and the hinges
+// (the interior edges) are rebuilt. Masses are re-lumped from the new faces.
+// Afterwards vertices that the split placement moved into an obstacle are
+// moved back towards where they came from (sec. 4, "Handling
+// interpenetrations", applied per vertex).
+type Remesh struct {
+	state     *ClothState
+	thickness float64
+	bodies    []remeshBody
+
+	verts     *generic.Filter1[components.Member]
+	faceF     *generic.Filter1[components.Face]
+	hingeF    *generic.Filter1[components.Hinge]
+	obsF      *generic.Filter1[components.Obstacle]
+	pos       generic.Map1[components.Position]
+	vel       generic.Map1[components.Velocity]
+	mat       generic.Map1[components.Material]
+	mass      generic.Map1[components.Mass]
+	member    generic.Map1[components.Member]
+	faces     generic.Map1[components.Face]
+	pinned    generic.Map[components.Pinned]
+	newVert   generic.Map5[components.Position, components.Velocity, components.Mass, components.Material, components.Member]
+	hingeMap  generic.Map1[components.Hinge]
+	sizingWS  sizing.Workspace
+	obstacles []components.Obstacle
+
+	// Stats since the last Measure.
+	Splits, Flips, Collapses int
+	// Edge sizes (eq. 1) after the last pass, over all remeshed bodies.
+	SizeMin, SizeMedian, SizeMax float64
+	Passes                       int
+}
+
+type remeshBody struct {
+	entity   ecs.Entity
+	mesh     *BodyMesh
+	faceEnts []ecs.Entity // parallel to mesh.Faces
+	set      scenes.Remesh
+	density  float64
+	lame     elastic.Lame
+	kb       float64
+	remesher remesh.Remesher
+}
+
+// NewRemesh returns the system. bodies are the remeshed bodies' entities,
+// meshes their writer views (updated in place), and the remaining slices their
+// settings and materials; thickness is the contact layer.
+func NewRemesh(w *ecs.World, state *ClothState, thickness float64) *Remesh {
+	return &Remesh{
+		state:     state,
+		thickness: thickness,
+		verts:     generic.NewFilter1[components.Member](),
+		faceF:     generic.NewFilter1[components.Face](),
+		hingeF:    generic.NewFilter1[components.Hinge](),
+		obsF:      generic.NewFilter1[components.Obstacle](),
+		pos:       generic.NewMap1[components.Position](w.ECS),
+		vel:       generic.NewMap1[components.Velocity](w.ECS),
+		mat:       generic.NewMap1[components.Material](w.ECS),
+		mass:      generic.NewMap1[components.Mass](w.ECS),
+		member:    generic.NewMap1[components.Member](w.ECS),
+		faces:     generic.NewMap1[components.Face](w.ECS),
+		pinned:    generic.NewMap[components.Pinned](w.ECS),
+		newVert:   generic.NewMap5[components.Position, components.Velocity, components.Mass, components.Material, components.Member](w.ECS),
+		hingeMap:  generic.NewMap1[components.Hinge](w.ECS),
+	}
+}
+
+// AddBody registers a body for remeshing; faceEnts lists its face entities in
+// the order of mesh.Faces.
+func (r *Remesh) AddBody(body ecs.Entity, mesh *BodyMesh, faceEnts []ecs.Entity, set scenes.Remesh, mat scenes.Material) {
+	r.bodies = append(r.bodies, remeshBody{entity: body, mesh: mesh, faceEnts: faceEnts, set: set, density: mat.Density,
+		lame: elastic.Lame{Mu: mat.ShearStiffness, Lambda: mat.StretchStiffness}, kb: mat.BendingStiffness})
+}
+
+// Name implements ecs.System.
+func (r *Remesh) Name() string { return "remesh" }
+
+// Step implements ecs.System.
+func (r *Remesh) Step(w *ecs.World) error {
+	step := ecs.Resource[ecs.Clock](w).Step
+	r.obstacles = r.obstacles[:0]
+	q := r.obsF.Query(w.ECS)
+	for q.Next() {
+		r.obstacles = append(r.obstacles, *q.Get())
+	}
+	changed := false
+	first := true
+	for bi := range r.bodies {
+		b := &r.bodies[bi]
+		if step%b.set.Every != 0 {
+			continue
+		}
+		res, err := r.remeshBody(w, b)
+		if err != nil {
+			return fmt.Errorf("body %q: %w", b.mesh.Name, err)
+		}
+		r.Splits += res.Splits
+		r.Flips += res.Flips
+		r.Collapses += res.Collapses
+		if first {
+			r.SizeMin, r.SizeMedian, r.SizeMax = res.MinSize, res.MedianSize, res.MaxSize
+			first = false
+		} else {
+			r.SizeMin = math.Min(r.SizeMin, res.MinSize)
+			r.SizeMax = math.Max(r.SizeMax, res.MaxSize)
+			r.SizeMedian = math.Max(r.SizeMedian, res.MedianSize)
+		}
+		r.Passes++
+		changed = true
+	}
+	if changed {
+		w.BumpTopology()
+	}
+	return nil
+}
+
+// gather builds the remesh.Mesh of body b from its entities.
+func (r *Remesh) gather(b *remeshBody) *remesh.Mesh {
+	bm := b.mesh
+	n := len(bm.Verts)
+	m := &remesh.Mesh{
+		X: make([]dense.Vec3, n), V: make([]dense.Vec3, n), Locked: make([]bool, n),
+		U: make([]dense.Vec2, n), Node: make([]int32, n), F: make([][3]int32, len(bm.Faces)),
+	}
+	for i, e := range bm.Verts {
+		m.X[i] = dense.Vec3(*r.pos.Get(e))
+		m.V[i] = dense.Vec3(*r.vel.Get(e))
+		m.U[i] = dense.Vec2(*r.mat.Get(e))
+		m.Node[i] = int32(i)
+		m.Locked[i] = r.pinned.Has(e)
+	}
+	copy(m.F, bm.Faces)
+	return m
+}
+
+// obstacleData returns, per node, the nearest obstacle point and its normal
+// (sizing eq. 9).
+func (r *Remesh) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
+	if len(r.obstacles) == 0 {
+		return sizing.Obstacles{}
+	}
+	n := len(m.X)
+	obs := sizing.Obstacles{Point: make([]dense.Vec3, n), Normal: make([]dense.Vec3, n), Has: make([]bool, n), Range: rng}
+	for i, x := range m.X {
+		best := math.Inf(1)
+		for j := range r.obstacles {
+			d, nrm := signedDistance(&r.obstacles[j], x)
+			if d < best {
+				best = d
+				obs.Point[i] = x.Sub(nrm.Scale(d))
+				obs.Normal[i] = nrm
+				obs.Has[i] = true
+			}
+		}
+	}
+	return obs
+}
+
+// remeshBody runs one remeshing pass on body b and writes it back.
+func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) {
+	old := r.gather(b)
+	set := b.set
+	M := make([]dense.Mat2, len(old.U))
+	p := sizing.Params{RefineAngle: set.RefineAngle, RefineCompression: set.RefineCompression, RefineVelocity: set.RefineVelocity,
+		SizeMin: set.SizeMin, SizeMax: set.SizeMax, AspectMin: set.AspectMin}
+	if err := r.sizingWS.Compute(old, r.obstacleData(old, set.SizeMax), p, w.Pool, M); err != nil {
+		return remesh.Result{}, fmt.Errorf("sizing field: %w", err)
+	}
+	rp := remesh.DefaultParams()
+	rp.AspectMin = set.AspectMin
+	nm, out, err := b.remesher.Remesh(old, M, rp)
+	if err != nil {
+		return remesh.Result{}, err
+	}
+	r.repairPenetrations(nm, old, out)
+	if err := r.writeBack(w, b, nm, out); err != nil {
+		return remesh.Result{}, err
+	}
+	return out, nil
+}
+
+// repairPenetrations moves each vertex created by a split that lies inside
+// an obstacle's contact layer back along its placement displacement towards
+// the point it was interpolated from (where the old, penetration-free mesh
+// had it), and, if that point is inside too, out along the obstacle normal.
+func (r *Remesh) repairPenetrations(nm, old *remesh.Mesh, out remesh.Result) {
+	if len(r.obstacles) == 0 {
+		return
+	}
+	for i, o := range out.NodeOld {
+		if o >= 0 {
+			continue
+		}
+		var from dense.Vec3
+		for _, src := range out.Sources(i) {
+			from = from.Add(old.X[src.Node].Scale(src.W))
+		}
+		for j := range r.obstacles {
+			ob := &r.obstacles[j]
+			if d, _ := signedDistance(ob, nm.X[i]); d >= r.thickness {
+				continue
+			}
+			// Bisect on the segment from the interpolated point to the
+			// placed one for the farthest point that is clear.
+			lo, hi := 0.0, 1.0
+			if d, _ := signedDistance(ob, from); d >= r.thickness {
+				for range 30 {
+					mid := (lo + hi) / 2
+					if d, _ := signedDistance(ob, from.Add(nm.X[i].Sub(from).Scale(mid))); d >= r.thickness {
+						lo = mid
+					} else {
+						hi = mid
+					}
+				}
+				nm.X[i] = from.Add(nm.X[i].Sub(from).Scale(lo))
+				continue
+			}
+			d, nrm := signedDistance(ob, from)
+			nm.X[i] = from.Add(nrm.Scale(r.thickness - d))
+		}
+	}
+}
+
+// writeBack turns the remeshed body nm into entities.
+func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result) error {
+	bm := b.mesh
+	n := len(nm.X)
+	if len(nm.U) != n {
+		return fmt.Errorf("remeshed mesh has %d verts on %d nodes: seams are not supported in the ECS yet", len(nm.U), n)
+	}
+	// Lumped masses and rest shapes of the new faces.
+	mass := make([]float64, n)
+	rests := make([]elastic.MembraneRest, len(nm.F))
+	for fi, f := range nm.F {
+		rest, err := elastic.NewMembraneRest(nm.U[f[0]], nm.U[f[1]], nm.U[f[2]])
+		if err != nil {
+			return fmt.Errorf("remeshed face %d: %w", fi, err)
+		}
+		rests[fi] = rest
+		for _, v := range f {
+			mass[nm.Node[v]] += b.density * rest.Area / 3
+		}
+	}
+	uOf := make([]dense.Vec2, n)
+	for v, node := range nm.Node {
+		uOf[node] = nm.U[v]
+	}
+
+	// The old hinges go first, while their vertices are all alive.
+	var dead []ecs.Entity
+	hq := r.hingeF.Query(w.ECS)
+	for hq.Next() {
+		if r.member.Get(hq.Get().V[0]).Body == b.entity {
+			dead = append(dead, hq.Entity())
+		}
+	}
+	for _, e := range dead {
+		w.ECS.RemoveEntity(e)
+	}
+
+	// Nodes: keep, create, remove.
+	keep := make([]bool, len(bm.Verts))
+	verts := make([]ecs.Entity, n)
+	for i, o := range out.NodeOld {
+		x, v := components.Position(nm.X[i]), components.Velocity(nm.V[i])
+		u, m := components.Material(uOf[i]), components.Mass(mass[i])
+		mem := components.Member{Body: b.entity, Index: int32(i)}
+		if o >= 0 {
+			e := bm.Verts[o]
+			keep[o] = true
+			verts[i] = e
+			*r.pos.Get(e), *r.vel.Get(e), *r.mat.Get(e), *r.mass.Get(e), *r.member.Get(e) = x, v, u, m, mem
+			continue
+		}
+		verts[i] = r.newVert.NewWith(&x, &v, &m, &u, &mem)
+	}
+	for o, e := range bm.Verts {
+		if !keep[o] {
+			if r.pinned.Has(e) {
+				return fmt.Errorf("remeshing removed pinned vertex %d", o)
+			}
+			w.ECS.RemoveEntity(e)
+		}
+	}
+
+	// Faces: keep unchanged triples, create the rest.
+	keepF := make([]bool, len(b.faceEnts))
+	faceEnts := make([]ecs.Entity, len(nm.F))
+	faces := make([][3]int32, len(nm.F))
+	for fi, f := range nm.F {
+		faces[fi] = [3]int32{nm.Node[f[0]], nm.Node[f[1]], nm.Node[f[2]]}
+		V := [3]ecs.Entity{verts[faces[fi][0]], verts[faces[fi][1]], verts[faces[fi][2]]}
+		if o := out.FaceOld[fi]; o >= 0 {
+			keepF[o] = true
+			faceEnts[fi] = b.faceEnts[o]
+			r.faces.Get(faceEnts[fi]).V = V
+			continue
+		}
+		faceEnts[fi] = r.faces.NewWith(&components.Face{Body: b.entity, V: V, Rest: rests[fi], Lame: b.lame})
+	}
+	for o, e := range b.faceEnts {
+		if !keepF[o] {
+			w.ECS.RemoveEntity(e)
+		}
+	}
+
+	// Hinges: the interior edges, rebuilt from the new faces.
+	for hi, h := range scenes.Hinges(faces, n) {
+		var X [4]dense.Vec3
+		for k, v := range h {
+			X[k] = dense.Vec3{uOf[v][0], uOf[v][1], 0}
+		}
+		rest, err := elastic.NewHingeRest(X[0], X[1], X[2], X[3])
+		if err != nil {
+			return fmt.Errorf("remeshed hinge %d: %w", hi, err)
+		}
+		r.hingeMap.NewWith(&components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: rest, Stiffness: b.kb})
+	}
+
+	bm.Verts, bm.Faces = verts, faces
+	bm.Rest = make([][2]float64, n)
+	for i := range uOf {
+		bm.Rest[i] = [2]float64(uOf[i])
+	}
+	b.faceEnts = faceEnts
+	return nil
+}
