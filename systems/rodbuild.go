@@ -133,12 +133,34 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 		contactMap.NewWith(&components.RodContact{P: P, Q: Q, Normal: n, K: k, NormalForce: math.Inf(1)})
 	}
 
-	// Sliding contacts where segments of different strands pass close.
+	// Sliding contacts where segments of different strands pass close. Box
+	// tests (strand, then segment bounds grown by the contact distance) skip
+	// the far pairs, so a set of many parallel strands does not cost
+	// strands^2 x nodes^2 closest-point tests.
+	segBox := make([][]box3, len(geo))
+	strandBox := make([]box3, len(geo))
+	for a := range geo {
+		strandBox[a] = emptyBox()
+		for i := 0; i+1 < len(geo[a].pos); i++ {
+			bx := emptyBox().grow(geo[a].pos[i]).grow(geo[a].pos[i+1]).pad(rs.ContactDistance)
+			segBox[a] = append(segBox[a], bx)
+			strandBox[a] = strandBox[a].union(bx)
+		}
+	}
 	for a := range geo {
 		for b := a + 1; b < len(geo); b++ {
+			if !strandBox[a].overlaps(strandBox[b]) {
+				continue
+			}
 			var found [][2]float64
 			for i := 0; i+1 < len(geo[a].pos); i++ {
+				if !segBox[a][i].overlaps(strandBox[b]) {
+					continue
+				}
 				for j := 0; j+1 < len(geo[b].pos); j++ {
+					if !segBox[a][i].overlaps(segBox[b][j]) {
+						continue
+					}
 					s, t, d := segmentClosest(dense.Vec3(geo[a].pos[i]), dense.Vec3(geo[a].pos[i+1]), dense.Vec3(geo[b].pos[j]), dense.Vec3(geo[b].pos[j+1]))
 					if d >= rs.ContactDistance {
 						continue
@@ -199,3 +221,41 @@ func segmentClosest(p0, p1, q0, q1 dense.Vec3) (s, t, d float64) {
 }
 
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+
+// box3 is an axis-aligned bounding box.
+type box3 struct{ lo, hi [3]float64 }
+
+func emptyBox() box3 {
+	return box3{lo: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, hi: [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+}
+
+func (b box3) grow(p [3]float64) box3 {
+	for k := range p {
+		b.lo[k], b.hi[k] = math.Min(b.lo[k], p[k]), math.Max(b.hi[k], p[k])
+	}
+	return b
+}
+
+func (b box3) pad(d float64) box3 {
+	for k := range b.lo {
+		b.lo[k], b.hi[k] = b.lo[k]-d, b.hi[k]+d
+	}
+	return b
+}
+
+func (b box3) union(c box3) box3 {
+	for k := range b.lo {
+		b.lo[k], b.hi[k] = math.Min(b.lo[k], c.lo[k]), math.Max(b.hi[k], c.hi[k])
+	}
+	return b
+}
+
+// overlaps reports whether the boxes intersect (closed).
+func (b box3) overlaps(c box3) bool {
+	for k := range b.lo {
+		if b.lo[k] > c.hi[k] || c.lo[k] > b.hi[k] {
+			return false
+		}
+	}
+	return true
+}
