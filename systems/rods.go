@@ -199,6 +199,7 @@ func (r *RodNewton) Step(w *ecs.World) error {
 		p := s.pins[i]
 		return p.Anchor.Add(r.scripts.offset(p.Script, t0+dt))
 	}
+	st.Runner = w.Pool
 	res, err := st.Step(clock.Dt, r.settings, target)
 	s.LastResult = res
 	s.halvings += res.Halvings

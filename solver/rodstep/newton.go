@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/loomsim/loom/solver/dense"
-	"github.com/loomsim/loom/solver/ldlt"
 	"github.com/loomsim/loom/solver/rod"
 )
 
@@ -23,8 +22,7 @@ type workspace struct {
 	q, q0, dq  []float64
 	grad       []float64
 	gx         []dense.Vec3 // per node: dPhi/dx of the terms in which the node's own x appears
-	rows, cols []int
-	vals       []float64
+	asm        assembly
 	normal     []float64    // per node: its contact's normal force of the last step
 	xn         []dense.Vec3 // positions at the start of the step
 	un         []float64
@@ -219,20 +217,18 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 	s.number(target)
 	s.lagMasses()
 	copy(w.q0, w.q)
-	var fac *ldlt.Factor
+	if err := s.buildTerms(); err != nil {
+		return 0, err
+	}
 	for it := 1; it <= set.MaxIterations; it++ {
-		phi := s.eval(w.q, h, true)
-		A, err := ldlt.FromTriplets(w.n, w.rows, w.cols, w.vals)
-		if err != nil {
-			return it, err
-		}
+		phi := s.eval(w.q, h, 2)
 		for k := range w.dq {
 			w.dq[k] = -w.grad[k]
 		}
-		if fac, err = factorRegularized(A, fac); err != nil {
+		if _, err := s.factorRegularized(); err != nil {
 			return it, err
 		}
-		fac.Solve(w.dq, w.dq)
+		w.asm.fac.Solve(w.dq, w.dq)
 		slope := 0.0
 		for k := range w.dq {
 			slope += w.dq[k] * w.grad[k]
@@ -251,7 +247,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 			for k := range trial {
 				trial[k] = w.q[k] + alpha*w.dq[k]
 			}
-			if p := s.eval(trial, h, false); p <= phi+1e-4*alpha*slope || ls == 30 {
+			if p := s.eval(trial, h, 0); p <= phi+1e-4*alpha*slope || ls == 30 {
 				if ls == 30 && !(p <= phi) {
 					return it, fmt.Errorf("line search failed at iteration %d", it)
 				}
@@ -272,7 +268,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 			step = math.Max(step, math.Abs(alpha*d))
 		}
 		if step < set.Tol {
-			s.eval(w.q, h, false)
+			s.eval(w.q, h, 1)
 			s.finish(h)
 			return it, nil
 		}
@@ -280,44 +276,8 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 	return set.MaxIterations, fmt.Errorf("no convergence in %d iterations", set.MaxIterations)
 }
 
-// factorRegularized factors A + mu I with the smallest mu in 0, 1e-10, 1e-9,
-// ... (relative to the largest diagonal entry) that gives positive pivots:
-// far from equilibrium stretch and bending Hessians can be indefinite.
-func factorRegularized(A *ldlt.Matrix, fac *ldlt.Factor) (*ldlt.Factor, error) {
-	sym, err := ldlt.Analyze(A, ldlt.AMD)
-	if err != nil {
-		return nil, err
-	}
-	diag := make([]int, A.N)
-	scale := 0.0
-	for j := 0; j < A.N; j++ {
-		diag[j] = A.ColPtr[j] // diagonal first in each column
-		scale = math.Max(scale, math.Abs(A.Val[diag[j]]))
-	}
-	orig := make([]float64, A.N)
-	for j, k := range diag {
-		orig[j] = A.Val[k]
-	}
-	mu := 0.0
-	for try := 0; try < 12; try++ {
-		for j, k := range diag {
-			A.Val[k] = orig[j] + mu
-		}
-		f, err := sym.Factor(A, nil)
-		if err == nil {
-			return f, nil
-		}
-		var pe *ldlt.PivotError
-		if !errors.As(err, &pe) {
-			return nil, err
-		}
-		if mu == 0 {
-			mu = 1e-10 * scale
-		} else {
-			mu *= 10
-		}
-	}
-	return nil, fmt.Errorf("Newton matrix not positive definite even with regularization %g", mu)
+func errNotPD(mu float64) error {
+	return fmt.Errorf("Newton matrix not positive definite even with regularization %g", mu)
 }
 
 // finish writes the solution back: positions, Eulerian coordinates,

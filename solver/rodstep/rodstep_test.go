@@ -77,14 +77,20 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 			q[k] += 0.01 * rng.NormFloat64()
 		}
 		n := len(q)
-		s.eval(q, h, true)
+		if err := s.buildTerms(); err != nil {
+			t.Fatal(err)
+		}
+		s.eval(q, h, 2)
 		grad := append([]float64(nil), s.ws.grad...)
 		H := make([]float64, n*n)
-		for k := range s.ws.rows {
-			i, j := s.ws.rows[k], s.ws.cols[k]
-			H[i*n+j] += s.ws.vals[k]
-			if i != j {
-				H[j*n+i] += s.ws.vals[k]
+		A := &s.ws.asm.A
+		for j := 0; j < n; j++ {
+			for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+				i := A.RowIdx[k]
+				H[i*n+j] += A.Val[k]
+				if i != j {
+					H[j*n+i] += A.Val[k]
+				}
 			}
 		}
 		const eps = 1e-6
@@ -93,10 +99,10 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 		for k := 0; k < n; k++ {
 			q0 := q[k]
 			q[k] = q0 + eps
-			ep := s.eval(q, h, false)
+			ep := s.eval(q, h, 1)
 			copy(gp, s.ws.grad)
 			q[k] = q0 - eps
-			em := s.eval(q, h, false)
+			em := s.eval(q, h, 1)
 			q[k] = q0
 			fd := (ep - em) / (2 * eps)
 			worstG = math.Max(worstG, math.Abs(fd-grad[k])/(1+math.Abs(grad[k])))

@@ -21,6 +21,7 @@ package rodstep
 import (
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/rod"
+	"github.com/loomsim/loom/solver/sparse"
 )
 
 // Rod is one strand's material and its nodes.
@@ -90,6 +91,10 @@ type State struct {
 	Gravity dense.Vec3
 	EIL     bool    // allow EIL nodes (false: pure EoL)
 	Mu      float64 // Coulomb coefficient of the anchors
+
+	// Runner runs the force and Hessian fills in parallel (nil: serially).
+	// Results are bitwise the same for any Runner.
+	Runner sparse.Runner
 
 	ws workspace
 }
