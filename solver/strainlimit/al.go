@@ -111,8 +111,15 @@ type Result struct {
 //	L_A(x) = f(x) + mu/2 |gtilde(x)|^2 - |lambda|^2/(2 mu),         (eq. 19)
 //	gtilde(x) = max(g(x) + lambda/mu, 0)                             (eq. 21)
 //
-// without constraints (gonum nonlinear CG or L-BFGS, warm-started at the
+// without constraints (gonum's nonlinear CG or L-BFGS directions with a
+// More-Thuente line search, driven synchronously by inner, warm-started at the
 // previous x; gradients by eq. 25-27), then sets lambda = mu gtilde(x) (eq. 20).
+//
+// The stopping rule is feasibility, as in the paper ("drives the strains
+// close to the limits and soon terminates"), not stationarity: with mu = 1e3
+// and cloth-like node masses (grams) the penalty dominates the mass term of
+// eq. 22 by orders of magnitude, so the result is a feasible point near, but
+// in general not exactly at, the mass-weighted closest one.
 // It stops when the maximum violation is at most s.Tolerance after an inner
 // minimization, or when MaxOuter or MaxTime is reached (Converged false; p.X
 // then holds the last iterate, usually much improved). Fixed nodes never move.

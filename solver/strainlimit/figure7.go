@@ -26,8 +26,10 @@ const (
 //     clockwise in (u, v).
 //   - Deformed positions x = (1/2 + (u - 1/2) s(v), v, z) with horizontal
 //     scale s(v) = 1.5 - v: the side v = 0 is stretched to 1.5x its length and
-//     the side v = 1 compressed to 0.5x, linearly in between (so principal
-//     strains range over about [-0.5, +0.5]). z is a deterministic
+//     the side v = 1 compressed to 0.5x, linearly in between. With the
+//     shear of the trapezoid, F = [[s, (u - 1/2) s'], [0, 1]], the principal
+//     strains range over [-0.563, +0.628] (extremes at the corners of the
+//     compressed and stretched sides; about [-0.5, +0.5] along the middle). z is a deterministic
 //     pseudo-random perturbation in [-Figure7Bump, Figure7Bump] (a hash of the
 //     node index) so compressed faces can buckle out of plane.
 //   - Masses lumped from the uniform density Figure7Density; limits
