@@ -81,7 +81,9 @@ func (g *RodGather) Step(w *ecs.World) error {
 		st.U[i], st.UDot[i] = n.U, n.UDot
 		st.FixedU[i] = n.FixedU
 		st.Kind[i] = rod.Kind(n.Kind)
-		st.Anchor[i] = rod.Anchor{U: n.AnchorU, Kf: n.AnchorKf}
+		// The stick/slide state lives in the step state only (a topology
+		// change restarts every anchor sticking).
+		st.Anchor[i] = rod.Anchor{U: n.AnchorU, Kf: n.AnchorKf, Slip: st.Anchor[i].Slip}
 		if !finite3(st.X[i][:]) || !finite3(st.V[i][:]) || math.IsNaN(n.U) {
 			return fmt.Errorf("rod node %d: non-finite state x=%v v=%v u=%v", i, st.X[i], st.V[i], n.U)
 		}

@@ -1,6 +1,13 @@
 package systems
 
 import (
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/dense"
 	"math"
 	"testing"
 
@@ -134,5 +141,57 @@ func TestRodWorkersDeterministic(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// inclineRun runs rod-incline tilted by deg for n steps and returns the
+// displacement of the top patch's centroid, the step halvings and Newton
+// iterations, and the error that stopped it, if any.
+func inclineRun(t *testing.T, sc *scenes.Scene, deg float64, n int) (disp float64, halvings, iters int, err error) {
+	t.Helper()
+	sc.InclineDeg = deg
+	sim := build(t, sc, 1)
+	st := &sim.Rods.Step
+	top := map[int32]bool{}
+	for r, name := range sim.StrandNames() {
+		if strings.HasPrefix(name, "top") {
+			top[int32(r)] = true
+		}
+	}
+	centroid := func() (c dense.Vec3) {
+		k := 0
+		for i := range st.X {
+			if top[st.Rod[i]] {
+				c = c.Add(st.X[i])
+				k++
+			}
+		}
+		return c.Scale(1 / float64(k))
+	}
+	c0 := centroid()
+	for i := 0; i < n; i++ {
+		if err = sim.Step(); err != nil {
+			break
+		}
+		m := sim.Measure()
+		halvings += m.StepHalvings
+		iters += m.NewtonIter
+		if os.Getenv("ROD_DEBUG") != "" && i%25 == 0 {
+			t.Logf("deg %g step %d: disp %.3g m, halvings %d, iterations %d", deg, i, centroid().Sub(c0).Norm(), halvings, iters)
+		}
+	}
+	return centroid().Sub(c0).Norm(), halvings, iters, err
+}
+
+func TestRodInclineDev(t *testing.T) {
+	if os.Getenv("ROD_INCLINE") == "" {
+		t.Skip("ROD_INCLINE unset")
+	}
+	for _, f := range strings.Split(os.Getenv("ROD_INCLINE"), ",") {
+		deg, _ := strconv.ParseFloat(f, 64)
+		sc := load(t, "rod-incline")
+		start := time.Now()
+		d, hv, it, err := inclineRun(t, sc, deg, sc.NumSteps())
+		t.Logf("incline %g deg: top patch moved %.4g m, %d halvings, %d iterations, err %v (%.1fs)", deg, d, hv, it, err, time.Since(start).Seconds())
 	}
 }

@@ -225,19 +225,33 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		for k := range w.dq {
 			w.dq[k] = -w.grad[k]
 		}
-		if _, err := s.factorRegularized(); err != nil {
+		mu, err := s.factorRegularized()
+		if err != nil {
 			return it, err
 		}
 		w.asm.fac.Solve(w.dq, w.dq)
-		slope := 0.0
-		for k := range w.dq {
-			slope += w.dq[k] * w.grad[k]
+		// Converged when the full Newton update is below Tol. (Judging the
+		// update after the line search instead stops wherever the line
+		// search took a tiny step; and once the update is at the level of
+		// rounding the potential cannot decrease measurably any more, so the
+		// line search must not be asked to.)
+		step, slope := 0.0, 0.0
+		for k, d := range w.dq {
+			step = math.Max(step, math.Abs(d))
+			slope += d * w.grad[k]
+		}
+		if debugNewton {
+			s.debugIteration(h, it, phi, slope, step, mu)
+		}
+		if step < set.Tol {
+			for k, d := range w.dq {
+				w.q[k] += d
+			}
+			s.eval(w.q, h, 1)
+			s.finish(h)
+			return it, nil
 		}
 		if !(slope < 0) {
-			if slope == 0 {
-				s.finish(h)
-				return it, nil
-			}
 			return it, fmt.Errorf("Newton direction is not a descent direction (slope %g)", slope)
 		}
 		// Backtracking (Armijo) line search.
@@ -249,31 +263,42 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 			}
 			if p := s.eval(trial, h, 0); p <= phi+1e-4*alpha*slope || ls == 30 {
 				if ls == 30 && !(p <= phi) {
-					return it, fmt.Errorf("line search failed at iteration %d", it)
+					return it, fmt.Errorf("line search failed at iteration %d (Newton update %g)", it, step)
 				}
 				break
 			}
 			alpha /= 2
 		}
 		w.q, w.q0 = trial, w.q
-		if debugNewton {
-			gn := 0.0
-			for _, g := range w.grad {
-				gn = math.Max(gn, math.Abs(g))
-			}
-			fmt.Printf("newton it %d alpha %g phi %.12g |grad| %.3g\n", it, alpha, phi, gn)
-		}
-		step := 0.0
-		for _, d := range w.dq {
-			step = math.Max(step, math.Abs(alpha*d))
-		}
-		if step < set.Tol {
-			s.eval(w.q, h, 1)
-			s.finish(h)
-			return it, nil
-		}
 	}
 	return set.MaxIterations, fmt.Errorf("no convergence in %d iterations", set.MaxIterations)
+}
+
+// debugIteration prints one Newton iteration and where its gradient is
+// largest.
+func (s *State) debugIteration(h float64, it int, phi, slope, step, mu float64) {
+	w := &s.ws
+	gn, arg := 0.0, 0
+	for k, g := range w.grad {
+		if math.Abs(g) >= gn {
+			gn, arg = math.Abs(g), k
+		}
+	}
+	what, node := "x", -1
+	for i := range s.X {
+		if int(w.udof[i]) == arg {
+			what, node = "u", i
+		}
+		if b := int(w.xdof[i]); b >= 0 && arg/3 == b && arg < 3*w.nx {
+			node = i
+		}
+	}
+	kind, a, nf := rod.Kind(0), rod.Anchor{}, 0.0
+	if node >= 0 {
+		kind, a, nf = s.Kind[node], s.Anchor[node], w.normal[node]
+	}
+	fmt.Printf("h %g newton it %d phi %.12g slope %.3g update %.3g mu %.3g |grad| %.3g at %s of node %d (%v, anchor %+v, normal force %.3g)\n",
+		h, it, phi, slope, step, mu, gn, what, node, kind, a, nf)
 }
 
 func errNotPD(mu float64) error {
@@ -319,7 +344,7 @@ func (s *State) finish(h float64) {
 		}
 		for _, i := range [2]int32{c.P, c.Q} {
 			if a := &s.Anchor[i]; a.Kf > 0 {
-				a.Update(a.Force(s.U[i]), c.NormalForce, s.Mu)
+				a.Slide(w.un[i], s.U[i], c.NormalForce, s.Mu)
 			}
 		}
 	}

@@ -1,10 +1,6 @@
 package rodstep
 
-import (
-	"math"
-
-	"github.com/loomsim/loom/solver/rod"
-)
+import "github.com/loomsim/loom/solver/rod"
 
 // lagMasses evaluates every segment's generalized mass at the start of the
 // step (SB2020 sec. 4.3; segments join consecutive non-EIL nodes).
@@ -197,18 +193,21 @@ func (s *State) point(q []float64, i int32) rod.ContactPoint {
 }
 
 // anchorTerm is node i's Eulerian friction (Cirio et al. 2014) taken
-// implicitly: the anchor spring 1/2 Kf (u - U)^2 while its force stays within
-// the Coulomb bound mu N (N: the contact's normal force of the last step), and
-// beyond it the linear continuation of slope +-mu N (a Huber potential), so a
-// sliding contact feels exactly the kinetic friction force within the step
-// instead of being held back by a stiff spring. It returns the energy, dE/du
-// and d2E/du2.
+// implicitly in the stick or slide state the anchor entered the step with
+// (rod.Anchor.Slide): sticking, the anchor spring 1/2 Kf (u - U)^2; sliding
+// towards s = +-1, the kinetic friction potential s mu N (u - U), N the
+// contact's normal force of the last step. Either is smooth, so Newton
+// converges quadratically; the state switches between steps. (A potential
+// switching within the step, a Huber function with a quadratic zone mu N/Kf
+// wide, about 1e-8 m for the stiff anchors, makes Newton bounce across the
+// zone with tiny line-search steps.) It returns the energy, dE/du and
+// d2E/du2.
 func (s *State) anchorTerm(i int, u float64) (e, f, k float64) {
 	a := &s.Anchor[i]
-	bound := s.Mu * max(s.ws.normal[i], 0)
 	d := u - a.U
-	if math.Abs(a.Kf*d) <= bound {
+	if a.Slip == 0 {
 		return 0.5 * a.Kf * d * d, a.Kf * d, a.Kf
 	}
-	return bound*math.Abs(d) - bound*bound/(2*a.Kf), math.Copysign(bound, d), 0
+	b := float64(a.Slip) * s.Mu * max(s.ws.normal[i], 0)
+	return b * d, b, 0
 }
