@@ -328,14 +328,17 @@ func (s *State) finish(h float64) {
 			// The shared point is pushed by P's rod with -gx[P] and by Q's
 			// with -gx[Q]; their push on each other along the normal (which
 			// points from Q's rod to P's) is gx[P].n = -gx[Q].n at
-			// equilibrium. A pinned side feels the pin too, so the free
-			// side's value is used then.
+			// equilibrium. A side with a pin of its own (not one shared
+			// through the contact) feels the pin too, and a fixed rod has
+			// no terms at all (its gx reads 0), so the other side's value
+			// is used then.
 			np, nq := w.gx[c.P].Dot(c.Normal), -w.gx[c.Q].Dot(c.Normal)
+			fixedP, fixedQ := s.Rods[s.Rod[c.P]].Fixed, s.Rods[s.Rod[c.Q]].Fixed
 			switch {
-			case w.pinned[c.P] && !w.pinned[c.Q]:
-				c.NormalForce = nq
-			case w.pinned[c.Q] && !w.pinned[c.P]:
+			case fixedQ && !fixedP, s.Pinned[c.Q] && !s.Pinned[c.P] && !fixedP:
 				c.NormalForce = np
+			case fixedP && !fixedQ, s.Pinned[c.P] && !s.Pinned[c.Q] && !fixedQ:
+				c.NormalForce = nq
 			default:
 				c.NormalForce = (np + nq) / 2
 			}
