@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/remesh"
 )
 
 // TestSphereRemesh runs the start of the sphere scene (Narain 2012 Fig. 2)
@@ -72,6 +73,91 @@ func TestSphereRemesh(t *testing.T) {
 	if !(near < 0.6*far) {
 		t.Errorf("no refinement near the obstacle: mean edge near the sphere %.1f mm, far from it %.1f mm", 1e3*near, 1e3*far)
 	}
+	aligned, total := wrinkleAlignment(mesh, (0.3/0.2)*(0.3/0.2))
+	t.Logf("anisotropic faces on curved cloth: %d, of which %d have their long axis within 30 degrees of the fold direction", total, aligned)
+	if total < 20 || float64(aligned) < 0.7*float64(total) {
+		t.Errorf("anisotropic faces do not line up with the folds: %d of %d aligned", aligned, total)
+	}
+}
+
+// wrinkleAlignment measures, independently of the sizing field, whether
+// anisotropic faces follow the folds: for every face with material-space
+// aspect ratio 4 sqrt(3) A / sum l^2 below 0.5 on cloth curved more than
+// minCurv (the larger eigenvalue of grad n^T grad n, from area-weighted vertex
+// normals, 1/m^2), it compares the face's long axis in material space (the
+// major axis of its edge vectors) with the fold direction (the eigenvector of
+// grad n^T grad n with the smaller eigenvalue: the direction along which the
+// normal does not turn). It returns how many such faces there are and how
+// many are within 30 degrees of the fold direction.
+func wrinkleAlignment(m *remesh.Mesh, minCurv float64) (aligned, total int) {
+	normals := make([]dense.Vec3, len(m.X))
+	for _, f := range m.F {
+		a, b, c := m.X[m.Node[f[0]]], m.X[m.Node[f[1]]], m.X[m.Node[f[2]]]
+		n := b.Sub(a).Cross(c.Sub(a))
+		for _, v := range f {
+			normals[m.Node[v]] = normals[m.Node[v]].Add(n)
+		}
+	}
+	for i, n := range normals {
+		normals[i] = n.Scale(1 / n.Norm())
+	}
+	for _, f := range m.F {
+		u0, u1, u2 := m.U[f[0]], m.U[f[1]], m.U[f[2]]
+		e1, e2 := u1.Sub(u0), u2.Sub(u0)
+		Dm := dense.Mat2{{e1[0], e2[0]}, {e1[1], e2[1]}}
+		inv, ok := Dm.Inverse()
+		if !ok {
+			continue
+		}
+		area := math.Abs(Dm.Det()) / 2
+		e3 := u2.Sub(u1)
+		if 4*math.Sqrt(3)*area/(dot2(e1, e1)+dot2(e2, e2)+dot2(e3, e3)) >= 0.5 {
+			continue
+		}
+		n0, n1, n2 := normals[m.Node[f[0]]], normals[m.Node[f[1]]], normals[m.Node[f[2]]]
+		d1, d2 := n1.Sub(n0), n2.Sub(n0)
+		gn := dense.Mat32{{d1[0], d2[0]}, {d1[1], d2[1]}, {d1[2], d2[2]}}.MulMat2(inv)
+		crv := gn.TMul(gn)
+		bigC, fold := eig2(crv)
+		if bigC < minCurv {
+			continue
+		}
+		var cov dense.Mat2
+		for _, e := range []dense.Vec2{e1, e2, e3} {
+			for i := range 2 {
+				for j := range 2 {
+					cov[i][j] += e[i] * e[j]
+				}
+			}
+		}
+		_, short := eig2(cov)
+		long := dense.Vec2{-short[1], short[0]}
+		total++
+		if math.Abs(dot2(long, fold)) > math.Cos(math.Pi/6) {
+			aligned++
+		}
+	}
+	return aligned, total
+}
+
+// eig2 returns the larger eigenvalue of the symmetric 2x2 matrix a and the
+// unit eigenvector of the smaller one.
+func eig2(a dense.Mat2) (float64, dense.Vec2) {
+	tr, det := a[0][0]+a[1][1], a[0][0]*a[1][1]-a[0][1]*a[1][0]
+	disc := math.Sqrt(math.Max(tr*tr/4-det, 0))
+	lo := tr/2 - disc
+	// (a - lo I) v = 0.
+	v := dense.Vec2{a[0][1], lo - a[0][0]}
+	if math.Abs(a[0][1]) < 1e-300 && math.Abs(lo-a[0][0]) < 1e-300 {
+		v = dense.Vec2{lo - a[1][1], a[1][0]}
+	}
+	if n := math.Hypot(v[0], v[1]); n > 0 {
+		return tr/2 + disc, dense.Vec2{v[0] / n, v[1] / n}
+	}
+	if a[0][0] <= a[1][1] {
+		return tr/2 + disc, dense.Vec2{1, 0}
+	}
+	return tr/2 + disc, dense.Vec2{0, 1}
 }
 
 func cross2v(a, b, c dense.Vec2) float64 {
@@ -97,3 +183,5 @@ func edgeLengths(sim *Sim, x []dense.Vec3, faces [][3]int32) (near, far float64)
 	}
 	return sn / float64(max(nn, 1)), sf / float64(max(nf, 1))
 }
+
+func dot2(a, b dense.Vec2) float64 { return a[0]*b[0] + a[1]*b[1] }
