@@ -182,3 +182,27 @@ func jcol(Jp, Jy *[27]float64, np, ny, a int, col *[3]float64) [3]float64 {
 	}
 	return *col
 }
+
+// ContactGaussNewton writes the Gauss-Newton part k [J_p, -J_y]^T [J_p, -J_y]
+// of ContactGradHess's Hessian into H (row-major n x n, n returned): positive
+// semidefinite, unlike the full Hessian, whose curvature terms
+// k sum_i r_i d2x_i (EIL points) are indefinite and, with the stiff soft
+// constraint (1000 x k_s/du) and a gap r left by a transition, can swamp
+// everything else. At a satisfied constraint (r = 0) the two agree.
+func ContactGaussNewton(k float64, p, y *ContactPoint, H *[324]float64) int {
+	var Jp, Jy [27]float64
+	np := p.Jacobian(&Jp)
+	ny := y.Jacobian(&Jy)
+	n := np + ny
+	var ja, jb [3]float64
+	for a := 0; a < n; a++ {
+		jcol(&Jp, &Jy, np, ny, a, &ja)
+		for b := a; b < n; b++ {
+			jcol(&Jp, &Jy, np, ny, b, &jb)
+			v := k * (ja[0]*jb[0] + ja[1]*jb[1] + ja[2]*jb[2])
+			H[a*n+b] = v
+			H[b*n+a] = v
+		}
+	}
+	return n
+}

@@ -360,3 +360,41 @@ func TestAnchorSlide(t *testing.T) {
 		t.Fatalf("pulling contact: %+v", b)
 	}
 }
+
+// TestContactGaussNewton checks that the Gauss-Newton contact Hessian equals
+// the full one where the constraint holds (r = 0) and is positive
+// semidefinite where it does not.
+func TestContactGaussNewton(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	xa, xc := dense.Vec3{0, 0, 0}, dense.Vec3{0.1, 0.02, 0}
+	p := EILPoint(xa, xc, 0, 0.1, 0.04)
+	for _, y := range []ContactPoint{NodePoint(p.X), NodePoint(p.X.Add(dense.Vec3{0.003, -0.002, 0.004}))} {
+		var g [18]float64
+		var H, G [324]float64
+		_, n := ContactGradHess(1e4, &p, &y, &g, &H)
+		if m := ContactGaussNewton(1e4, &p, &y, &G); m != n {
+			t.Fatalf("n = %d, want %d", m, n)
+		}
+		same := y.X == p.X
+		for k := 0; k < n*n; k++ {
+			if same && math.Abs(H[k]-G[k]) > 1e-9*(1+math.Abs(H[k])) {
+				t.Fatalf("r = 0: entry %d: Gauss-Newton %g, full %g", k, G[k], H[k])
+			}
+		}
+		for trial := 0; trial < 100; trial++ {
+			v := make([]float64, n)
+			for k := range v {
+				v[k] = rng.NormFloat64()
+			}
+			q := 0.0
+			for a := 0; a < n; a++ {
+				for b := 0; b < n; b++ {
+					q += v[a] * G[a*n+b] * v[b]
+				}
+			}
+			if q < -1e-9 {
+				t.Fatalf("Gauss-Newton Hessian not PSD: v^T G v = %g", q)
+			}
+		}
+	}
+}

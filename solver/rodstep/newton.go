@@ -23,11 +23,14 @@ type workspace struct {
 	grad       []float64
 	gx         []dense.Vec3 // per node: dPhi/dx of the terms in which the node's own x appears
 	asm        assembly
-	normal     []float64    // per node: its contact's normal force of the last step
-	xn         []dense.Vec3 // positions at the start of the step
-	un         []float64
-	mass       [][64]float64 // lagged segment masses, in segment order
-	saved      []*snapshot   // per halving depth
+	// exactHessian keeps the indefinite parts of the term Hessians (for
+	// derivative tests); otherwise compressed segments are projected.
+	exactHessian bool
+	normal       []float64    // per node: its contact's normal force of the last step
+	xn           []dense.Vec3 // positions at the start of the step
+	un           []float64
+	mass         [][64]float64 // lagged segment masses, in segment order
+	saved        []*snapshot   // per halving depth
 }
 
 func (w *workspace) size(n int) {
@@ -297,6 +300,14 @@ func (s *State) debugIteration(h float64, it int, phi, slope, step, mu float64) 
 	if node >= 0 {
 		kind, a, nf = s.Kind[node], s.Anchor[node], w.normal[node]
 	}
+	mt := 0
+	for t, e := range w.asm.tphi {
+		if e < w.asm.tphi[mt] {
+			mt = t
+		}
+	}
+	tm := w.asm.terms[mt]
+	fmt.Printf("   min term %d kind %d energy %.3g nodes %d %d %d id %d\n", mt, tm.kind, w.asm.tphi[mt], tm.a, tm.b, tm.c, tm.id)
 	fmt.Printf("h %g newton it %d phi %.12g slope %.3g update %.3g mu %.3g |grad| %.3g at %s of node %d (%v, anchor %+v, normal force %.3g)\n",
 		h, it, phi, slope, step, mu, gn, what, node, kind, a, nf)
 }

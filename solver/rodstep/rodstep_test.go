@@ -77,6 +77,7 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 			q[k] += 0.01 * rng.NormFloat64()
 		}
 		n := len(q)
+		s.ws.exactHessian = true
 		if err := s.buildTerms(); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,11 @@
 package rodstep
 
-import "github.com/loomsim/loom/solver/rod"
+import (
+	"math"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/rod"
+)
 
 // lagMasses evaluates every segment's generalized mass at the start of the
 // step (SB2020 sec. 4.3; segments join consecutive non-EIL nodes).
@@ -55,6 +60,12 @@ func (s *State) evalTerm(t *term, q []float64, h float64, g *[18]float64, H *[32
 		R := &s.Rods[t.rod]
 		a, b := t.a, t.b
 		xa, xb, ua, ub := s.x(q, a), s.x(q, b), s.u(q, a), s.u(q, b)
+		if !(ub > ua) {
+			// The stretch energy's barrier at du = 0 was jumped: the
+			// segment would be inverted, where the energy formula turns
+			// negative without bound. Infeasible: the line search backs off.
+			return math.Inf(1)
+		}
 		// Inertia: (1 + h alpha)/(2 h^2) (y - y^)^T M (y - y^).
 		var y [8]float64
 		xha := w.xn[a].Add(s.V[a].Scale(h))
@@ -78,6 +89,9 @@ func (s *State) evalTerm(t *term, q []float64, h float64, g *[18]float64, H *[32
 		}
 		for i := 0; i < 64; i++ {
 			H[i] = Hs[i] + cI*M[i]
+		}
+		if !w.exactHessian {
+			projectStretch(R.Ks, xa, xb, ua, ub, H)
 		}
 		// Gravity: -rho (u_b - u_a) g.(x_a + x_b)/2.
 		du := ub - ua
@@ -112,6 +126,9 @@ func (s *State) evalTerm(t *term, q []float64, h float64, g *[18]float64, H *[32
 		c := &s.Contacts[t.id]
 		p, y := s.point(q, c.P), s.point(q, c.Q)
 		e, _ := rod.ContactGradHess(c.K, &p, &y, g, H)
+		if !w.exactHessian {
+			rod.ContactGaussNewton(c.K, &p, &y, H)
+		}
 		return e
 	case termAnchor:
 		i := int(t.id)
@@ -130,6 +147,9 @@ func (s *State) evalTerm(t *term, q []float64, h float64, g *[18]float64, H *[32
 			d := p.X.Sub(e.A)
 			y := rod.NodePoint(e.A.Add(e.Dir.Scale(d.Dot(e.Dir))))
 			e2, m := rod.ContactGradHess(e.K, &p, &y, g, H)
+			if !w.exactHessian {
+				rod.ContactGaussNewton(e.K, &p, &y, H)
+			}
 			var J [27]float64
 			np := p.Jacobian(&J)
 			var dj [9]float64 // Dir^T J
@@ -194,20 +214,63 @@ func (s *State) point(q []float64, i int32) rod.ContactPoint {
 
 // anchorTerm is node i's Eulerian friction (Cirio et al. 2014) taken
 // implicitly in the stick or slide state the anchor entered the step with
-// (rod.Anchor.Slide): sticking, the anchor spring 1/2 Kf (u - U)^2; sliding
-// towards s = +-1, the kinetic friction potential s mu N (u - U), N the
-// contact's normal force of the last step. Either is smooth, so Newton
-// converges quadratically; the state switches between steps. (A potential
-// switching within the step, a Huber function with a quadratic zone mu N/Kf
-// wide, about 1e-8 m for the stiff anchors, makes Newton bounce across the
-// zone with tiny line-search steps.) It returns the energy, dE/du and
-// d2E/du2.
+// (rod.Anchor.Slide). Sticking: the anchor spring 1/2 Kf (u - U)^2. Sliding
+// towards s = +-1, with d = s (u - u_n) the slide within the step and B = mu N
+// (N the contact's normal force of the last step): kinetic friction B d
+// while the node slides on (d >= 0), and where it would turn back the
+// spring 1/2 Kf d^2 + B d, which lets the friction stop the node but not
+// push it back by more than B/Kf: friction only dissipates. (A plain linear
+// term would do work on a node it turns around, without bound once N is
+// large.) Each state is C1 and convex in u, so Newton converges; the state
+// switches between steps. (A Huber potential switching within the step,
+// with a quadratic zone mu N/Kf wide, about 1e-8 m for the stiff anchors,
+// made Newton bounce across the zone with tiny line-search steps.) It
+// returns the energy, dE/du and d2E/du2.
 func (s *State) anchorTerm(i int, u float64) (e, f, k float64) {
 	a := &s.Anchor[i]
-	d := u - a.U
 	if a.Slip == 0 {
+		d := u - a.U
 		return 0.5 * a.Kf * d * d, a.Kf * d, a.Kf
 	}
-	b := float64(a.Slip) * s.Mu * max(s.ws.normal[i], 0)
-	return b * d, b, 0
+	sg := float64(a.Slip)
+	b := s.Mu * max(s.ws.normal[i], 0)
+	d := sg * (u - s.ws.un[i])
+	if d >= 0 {
+		return b * d, sg * b, 0
+	}
+	return 0.5*a.Kf*d*d + b*d, sg * (a.Kf*d + b), a.Kf
+}
+
+// projectStretch drops the negative curvature of a compressed segment from
+// its Hessian (H, 8x8 over x_a, x_b, u_a, u_b): the stretch energy is
+// ks/(2 du) (l - du)^2, whose Hessian in (l, du) is positive semidefinite,
+// plus dV/dl times the Hessian of l = |x_b - x_a|, (I - t t^T)/l on the x
+// blocks with signs (+, -; -, +). In compression dV/dl < 0 makes that part
+// negative, as stiff as ks/du_segment sideways: short compressed segments
+// (next to a contact node) then make the Newton matrix strongly indefinite
+// and the regularization that repairs it turns Newton into slow gradient
+// descent. Removing it leaves a positive semidefinite segment Hessian and
+// the gradient, hence the solution, unchanged (projected Newton).
+func projectStretch(ks float64, xa, xb dense.Vec3, ua, ub float64, H *[324]float64) {
+	du := ub - ua
+	e := xb.Sub(xa)
+	l := e.Norm()
+	if !(l > 0) || l >= du {
+		return
+	}
+	c := -ks * (l/du - 1) / l // -(dV/dl)/l > 0
+	t := e.Scale(1 / l)
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			p := -t[i] * t[j]
+			if i == j {
+				p++
+			}
+			v := c * p
+			H[i*8+j] += v
+			H[(3+i)*8+3+j] += v
+			H[i*8+3+j] -= v
+			H[(3+i)*8+j] -= v
+		}
+	}
 }
