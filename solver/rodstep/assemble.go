@@ -72,6 +72,7 @@ type assembly struct {
 	q                        []float64 // arguments of the running fill
 	h                        float64
 	level                    int
+	phiAbs                   float64 // sum of |term energies| at the last eval
 }
 
 // runner runs body over [0, n), on the state's Runner when it has one.
@@ -364,10 +365,12 @@ func (s *State) eval(q []float64, h float64, level int) float64 {
 	}
 	as.q, as.h, as.level = q, h, level
 	s.runFor(len(as.terms), as.fillFn)
-	phi := 0.0
+	phi, abs := 0.0, 0.0
 	for _, e := range as.tphi {
 		phi += e
+		abs += math.Abs(e)
 	}
+	as.phiAbs = abs
 	if level >= 1 {
 		s.runFor(len(s.ws.grad)+3*len(s.X), as.gReduce)
 	}

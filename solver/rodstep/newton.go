@@ -63,6 +63,11 @@ func DefaultSettings() Settings { return Settings{MaxIterations: 30, Tol: 1e-9, 
 
 var debugNewton = false
 
+// phiFloor times the sum of the terms' magnitudes is what the incremental
+// potential can resolve: a Newton step predicting a smaller decrease is at
+// working precision.
+const phiFloor = 1e3 * 0x1p-52
+
 // ErrNoConvergence is returned when Newton fails even after MaxHalvings.
 var ErrNoConvergence = errors.New("Newton did not converge")
 
@@ -260,12 +265,30 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		// Backtracking (Armijo) line search.
 		alpha := 1.0
 		trial := w.q0 // reuse as the trial buffer; q0 is no longer needed
+		floor := phiFloor * w.asm.phiAbs
 		for ls := 0; ; ls++ {
 			for k := range trial {
 				trial[k] = w.q[k] + alpha*w.dq[k]
 			}
-			if p := s.eval(trial, h, 0); p <= phi+1e-4*alpha*slope || ls == 30 {
-				if ls == 30 && !(p <= phi) {
+			p := s.eval(trial, h, 0)
+			if p <= phi+1e-4*alpha*slope {
+				break
+			}
+			if ls == 0 && -slope <= floor {
+				// The full step's predicted decrease is below the rounding
+				// of the potential (a sum of terms up to phiAbs): the line
+				// search cannot tell better from worse any more, the
+				// iterate is converged to working precision. Take the
+				// Newton step (the best estimate there) and stop.
+				for k, d := range w.dq {
+					w.q[k] += d
+				}
+				s.eval(w.q, h, 1)
+				s.finish(h)
+				return it, nil
+			}
+			if ls == 30 {
+				if !(p <= phi) {
 					return it, fmt.Errorf("line search failed at iteration %d (Newton update %g)", it, step)
 				}
 				break
