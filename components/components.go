@@ -19,7 +19,9 @@ type Velocity dense.Vec3
 // density of each incident face.
 type Mass float64
 
-// Material is a vertex's material-space (rest) coordinate X in R2 (m).
+// Material is a vertex's material-space (rest) coordinate X in R2 (m). A
+// vertex on a seam has one material coordinate per panel (see Face.U); this
+// is the one of the first face, in face order, that lists it.
 type Material dense.Vec2
 
 // Member ties a vertex to its body and gives its index within the body, the
@@ -45,10 +47,15 @@ type Body struct {
 }
 
 // Face is a triangle of a body, its vertices counter-clockwise in material
-// space, with its corotated-membrane rest state and Lamé parameters.
+// space, with the material coordinates of its corners, its
+// corotated-membrane rest state (computed from U) and Lamé parameters. The
+// vertices are world-space nodes; U is ARCSim's vert level (Narain et al.
+// 2012 sec. 3): faces of different panels that meet at a seam vertex see it
+// at different material coordinates.
 type Face struct {
 	Body ecs.Entity
 	V    [3]ecs.Entity
+	U    [3]dense.Vec2
 	Rest elastic.MembraneRest
 	Lame elastic.Lame
 }

@@ -13,16 +13,24 @@ import (
 // Mesh is one OBJ object: positions, texture coordinates (the material-space
 // coordinates), triangles and polylines as 0-based indices. A mesh may have
 // faces, lines or both.
+//
+// Texture coordinates come in two layouts. Without UVFaces, UV is per vertex
+// (len(UV) == len(Pos)) and corner k of face f uses UV[Faces[f][k]]. With
+// UVFaces (one triple per face), UV is its own list and corner k of face f
+// uses UV[UVFaces[f][k]]: a vertex on a seam between panels then has a
+// different texture coordinate in the faces of either side.
 type Mesh struct {
-	Name  string
-	Pos   [][3]float64
-	UV    [][2]float64
-	Faces [][3]int32
-	Lines [][]int32 // polylines (e.g. rods), each of at least 2 vertices, written as `l i j k ...`
+	Name    string
+	Pos     [][3]float64
+	UV      [][2]float64
+	UVFaces [][3]int32
+	Faces   [][3]int32
+	Lines   [][]int32 // polylines (e.g. rods), each of at least 2 vertices, written as `l i j k ...`
 }
 
 // WriteOBJ writes the meshes as one OBJ file, one `o NAME` per mesh, with its
-// `v`, `vt`, `f` and `l` elements (indices 1-based and global). It writes
+// `v`, `vt`, `f` (`f v/vt ...` when the mesh has texture coordinates) and `l`
+// elements (indices 1-based and global). It writes
 // to a temporary file in the same directory and renames it into place, so a
 // reader (or a crash) never sees a half-written frame.
 func WriteOBJ(path string, meshes []Mesh) error {
@@ -34,9 +42,22 @@ func WriteOBJ(path string, meshes []Mesh) error {
 	bw := bufio.NewWriterSize(tmp, 1<<16)
 	buf := make([]byte, 0, 64)
 	fmt.Fprintln(bw, "# loom frame")
-	base := 1
+	base, vtBase := 1, 1
 	for _, m := range meshes {
-		if len(m.UV) != 0 && len(m.UV) != len(m.Pos) {
+		if m.UVFaces != nil {
+			if len(m.UVFaces) != len(m.Faces) {
+				tmp.Close()
+				return fmt.Errorf("mesh %q: %d texture-coordinate faces for %d faces", m.Name, len(m.UVFaces), len(m.Faces))
+			}
+			for fi, f := range m.UVFaces {
+				for _, t := range f {
+					if t < 0 || int(t) >= len(m.UV) {
+						tmp.Close()
+						return fmt.Errorf("mesh %q: face %d refers to texture coordinate %d of %d", m.Name, fi, t, len(m.UV))
+					}
+				}
+			}
+		} else if len(m.UV) != 0 && len(m.UV) != len(m.Pos) {
 			tmp.Close()
 			return fmt.Errorf("mesh %q: %d texture coordinates for %d vertices", m.Name, len(m.UV), len(m.Pos))
 		}
@@ -59,7 +80,7 @@ func WriteOBJ(path string, meshes []Mesh) error {
 		}
 		for fi, f := range m.Faces {
 			buf = append(buf[:0], 'f')
-			for _, v := range f {
+			for k, v := range f {
 				if v < 0 || int(v) >= len(m.Pos) {
 					tmp.Close()
 					return fmt.Errorf("mesh %q: face %d refers to vertex %d of %d", m.Name, fi, v, len(m.Pos))
@@ -67,8 +88,12 @@ func WriteOBJ(path string, meshes []Mesh) error {
 				buf = append(buf, ' ')
 				buf = strconv.AppendInt(buf, int64(base+int(v)), 10)
 				if len(m.UV) != 0 {
+					t := v
+					if m.UVFaces != nil {
+						t = m.UVFaces[fi][k]
+					}
 					buf = append(buf, '/')
-					buf = strconv.AppendInt(buf, int64(base+int(v)), 10)
+					buf = strconv.AppendInt(buf, int64(vtBase+int(t)), 10)
 				}
 			}
 			bw.Write(append(buf, '\n'))
@@ -90,6 +115,7 @@ func WriteOBJ(path string, meshes []Mesh) error {
 			bw.Write(append(buf, '\n'))
 		}
 		base += len(m.Pos)
+		vtBase += len(m.UV)
 	}
 	if err := bw.Flush(); err != nil {
 		tmp.Close()

@@ -155,3 +155,52 @@ func TestWriteOBJLines(t *testing.T) {
 		t.Fatalf("temporary files left behind: %v", m)
 	}
 }
+
+// TestWriteOBJSeamUV writes a mesh whose vertex 1 lies on a seam (texture
+// coordinate (0, 0) in one face, (1, 0) in the other) after a mesh without
+// texture coordinates, and checks the `vt` list and the `f v/vt` pairs.
+func TestWriteOBJSeamUV(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seam.obj")
+	plain := Mesh{Name: "plain", Pos: [][3]float64{{0, 0, 5}, {1, 0, 5}, {0, 1, 5}}, Faces: [][3]int32{{0, 1, 2}}}
+	seam := Mesh{Name: "seam", Pos: [][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}},
+		UV:      [][2]float64{{0.5, 0}, {0, 0}, {0.5, 1}, {1, 0}, {1, 1}},
+		UVFaces: [][3]int32{{0, 1, 2}, {3, 0, 4}},
+		Faces:   [][3]int32{{0, 1, 2}, {1, 0, 3}}}
+	if err := WriteOBJ(path, []Mesh{plain, seam}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vt []string
+	var f []string
+	for _, l := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(l, "vt "):
+			vt = append(vt, l[3:])
+		case strings.HasPrefix(l, "f "):
+			f = append(f, l[2:])
+		}
+	}
+	if want := []string{"0.5 0", "0 0", "0.5 1", "1 0", "1 1"}; !reflect.DeepEqual(vt, want) {
+		t.Errorf("vt = %q, want %q", vt, want)
+	}
+	if want := []string{"1 2 3", "4/1 5/2 6/3", "5/4 4/1 7/5"}; !reflect.DeepEqual(f, want) {
+		t.Errorf("f = %q, want %q", f, want)
+	}
+
+	for _, c := range []struct {
+		uvf  [][3]int32
+		part string
+	}{
+		{[][3]int32{{0, 1, 2}}, "1 texture-coordinate faces for 2 faces"},
+		{[][3]int32{{0, 1, 2}, {3, 0, 5}}, "texture coordinate 5 of 5"},
+	} {
+		bad := seam
+		bad.UVFaces = c.uvf
+		if err := WriteOBJ(path, []Mesh{bad}); err == nil || !strings.Contains(err.Error(), c.part) {
+			t.Errorf("UVFaces %v: want an error naming %q, got %v", c.uvf, c.part, err)
+		}
+	}
+}

@@ -73,6 +73,10 @@ type Body struct {
 	// InitialStretch deforms the sheet's initial world positions (not its
 	// rest shape); nil: none.
 	InitialStretch *InitialStretch `json:"initial_stretch"`
+	// Tube sews the sheet's right edge (local x = size[0]) to its left edge
+	// (x = 0) with a seam, and starts it as a prism of perimeter size[0]
+	// around the local y axis (see BuildSheet): a skirt or a sleeve.
+	Tube bool `json:"tube"`
 }
 
 // InitialStretch is the Narain 2012 Fig. 7 deformation: local x is scaled by
@@ -338,6 +342,9 @@ func validateBody(v *validator, b *Body, p string, names map[string]string) {
 			if !okj {
 				v.fail(pp+".at[1]", "index %d out of range for a grid with %d vertices along y (valid: %d..%d)", pin.At[1], ny, -ny, ny-1)
 			}
+			if ok && b.Tube && nx > 1 {
+				i %= nx - 1 // column nx-1 is column 0 on the seam
+			}
 			if ok && okj {
 				if prev, dup := seen[[2]int{i, j}]; dup {
 					v.fail(pp+".at", "vertex (%d,%d) is already pinned by %s.pins[%d]", i, j, p, prev)
@@ -371,6 +378,14 @@ func validateBody(v *validator, b *Body, p string, names map[string]string) {
 		v.positive(rp+".refine_angle", r.RefineAngle)
 		v.positive(rp+".refine_compression", r.RefineCompression)
 		v.positive(rp+".refine_velocity", r.RefineVelocity)
+	}
+	if b.Tube {
+		if gridOK && nx < 4 {
+			v.fail(p+".tube", "a tube needs at least 4 grid vertices around (along size[0]), got %d; raise resolution or size[0]", nx)
+		}
+		if b.InitialStretch != nil {
+			v.fail(p+".initial_stretch", "not supported on a tube; remove it or set tube to false")
+		}
 	}
 	if is := b.InitialStretch; is != nil {
 		v.positive(p+".initial_stretch.bottom", is.Bottom)

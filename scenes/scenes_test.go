@@ -22,7 +22,7 @@ func mustBuiltin(t *testing.T, name string) *Scene {
 
 func TestBuiltinsRoundTrip(t *testing.T) {
 	infos := Builtins()
-	want := []string{"box-edge", "drape", "flag", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "sphere", "sphere-drop", "strain-limit"}
+	want := []string{"box-edge", "drape", "flag", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-drop", "strain-limit"}
 	var got []string
 	for _, in := range infos {
 		got = append(got, in.Name)
@@ -243,6 +243,17 @@ func TestParseValidationErrors(t *testing.T) {
 		{"pin dup", func(m map[string]any) {
 			body0(m)["pins"] = []any{map[string]any{"at": []any{49, 0}}, map[string]any{"at": []any{-1, 0}}}
 		}, []string{"bodies[0].pins[1].at", "already pinned", "pins[0]"}},
+		{"tube too narrow", func(m map[string]any) { body0(m)["tube"] = true; body0(m)["resolution"] = 3 },
+			[]string{"bodies[0].tube", "at least 4 grid vertices around", "got 3"}},
+		{"tube stretch", func(m map[string]any) {
+			body0(m)["tube"] = true
+			body0(m)["initial_stretch"] = map[string]any{"bottom": 1, "top": 1, "wrinkle": 0}
+		}, []string{"bodies[0].initial_stretch", "not supported on a tube"}},
+		{"tube pin on seam twice", func(m map[string]any) {
+			body0(m)["tube"] = true
+			body0(m)["pins"] = []any{map[string]any{"at": []any{0, 3}}, map[string]any{"at": []any{-1, 3}}}
+		}, []string{"bodies[0].pins[1].at", "already pinned", "pins[0]"}},
+		{"tube type", func(m map[string]any) { body0(m)["tube"] = "yes" }, []string{"bodies[0].tube"}},
 		{"motion both", func(m map[string]any) {
 			body0(m)["pins"] = []any{map[string]any{"at": []any{0, 0}, "motion": map[string]any{
 				"velocity": []any{1, 0, 0}, "keyframes": []any{map[string]any{"t": 0}, map[string]any{"t": 1}}}}}
@@ -845,5 +856,107 @@ func TestBuiltinGeometry(t *testing.T) {
 	}
 	if s.NumSteps() != 800 || s.StepsPerFrame() != 8 {
 		t.Errorf("steps %d per frame %d", s.NumSteps(), s.StepsPerFrame())
+	}
+}
+
+// TestBuildSheetTube checks a sheet sewn into a tube: the right column of
+// vertices is the left one (seam), faces keep their own material coordinates
+// (u0 = size[0] on the seam's right side) covering the sheet's area, the
+// world shape is a prism of perimeter size[0] whose ring edges have their
+// rest length and whose face normals point outwards, the seam edges are
+// interior (hinges with the two faces), and pins on column -1 land on the
+// seam vertices of column 0.
+func TestBuildSheetTube(t *testing.T) {
+	for _, tri := range []string{Alternating, Cross} {
+		b := Body{Name: "b", Size: [2]float64{1.2, 0.6}, Resolution: 9, Tube: true, Triangulation: tri,
+			Position: [3]float64{0, 0, 1}, Orientation: [3]float64{90, 0, 0}, Pins: []Pin{{At: [2]int{-1, -1}}, {At: [2]int{3, 0}}}}
+		sh, err := BuildSheet(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nx, ny := b.Grid()
+		nc := nx - 1
+		nv := nc * ny
+		if tri == Cross {
+			nv += (nx - 1) * (ny - 1)
+		}
+		if sh.NX != nx || len(sh.Rest) != nv || len(sh.Pos) != nv || len(sh.FaceU) != len(sh.Faces) {
+			t.Fatalf("%s: %d vertices, %d positions, %d face coordinate triples for %d faces; want %d vertices",
+				tri, len(sh.Rest), len(sh.Pos), len(sh.FaceU), len(sh.Faces), nv)
+		}
+		if v, _ := b.Vertex(-1, 2); v != 2*nc {
+			t.Errorf("Vertex(-1, 2) = %d, want the seam vertex %d", v, 2*nc)
+		}
+		if sh.Pinned[0] != int32((ny-1)*nc) || sh.Pinned[1] != 3 {
+			t.Errorf("pinned %v", sh.Pinned)
+		}
+		area := 0.0
+		seamRight := 0
+		for fi, f := range sh.Faces {
+			u := sh.FaceU[fi]
+			a := cross2(u[0], u[1], u[2]) / 2
+			if a <= 0 {
+				t.Fatalf("face %d not CCW in material space", fi)
+			}
+			area += a
+			for k, v := range f {
+				if u[k] == sh.Rest[v] {
+					continue
+				}
+				if int(v) >= nc*ny || int(v)%nc != 0 || u[k] != [2]float64{b.Size[0], sh.Rest[v][1]} {
+					t.Fatalf("face %d corner %d: vertex %d at %v, face sees %v", fi, k, v, sh.Rest[v], u[k])
+				}
+				seamRight++
+			}
+			// Outward normal: (x1-x0) x (x2-x0) points away from the axis
+			// (world z here).
+			x0, x1, x2 := sh.Pos[f[0]], sh.Pos[f[1]], sh.Pos[f[2]]
+			e1 := [3]float64{x1[0] - x0[0], x1[1] - x0[1], x1[2] - x0[2]}
+			e2 := [3]float64{x2[0] - x0[0], x2[1] - x0[1], x2[2] - x0[2]}
+			n := [3]float64{e1[1]*e2[2] - e1[2]*e2[1], e1[2]*e2[0] - e1[0]*e2[2], e1[0]*e2[1] - e1[1]*e2[0]}
+			c := [3]float64{(x0[0] + x1[0] + x2[0]) / 3, (x0[1] + x1[1] + x2[1]) / 3}
+			if n[0]*c[0]+n[1]*c[1] <= 0 {
+				t.Fatalf("face %d normal %v points inwards", fi, n)
+			}
+		}
+		if math.Abs(area-1.2*0.6) > 1e-12 || seamRight == 0 {
+			t.Errorf("%s: material area %v (want 0.72), %d seam corners on the right side", tri, area, seamRight)
+		}
+		dx := b.Size[0] / float64(nx-1)
+		for j := range ny {
+			for i := range nc {
+				a, c := sh.Pos[j*nc+i], sh.Pos[j*nc+(i+1)%nc]
+				if l := dist3(a, c); math.Abs(l-dx) > 1e-12 {
+					t.Fatalf("%s: ring edge (%d,%d) has length %v, want %v", tri, i, j, l, dx)
+				}
+				if want := 1 + sh.Rest[j*nc][1] - 0.3; math.Abs(a[2]-want) > 1e-12 {
+					t.Fatalf("%s: ring %d at z = %v, want %v", tri, j, a[2], want)
+				}
+			}
+		}
+		// Closed around: only the two rings are boundary; every other edge
+		// is a hinge whose faces hold x0->x1 and x1->x0.
+		use := map[[2]int32]int{}
+		for _, f := range sh.Faces {
+			for e := range 3 {
+				a, c := f[e], f[(e+1)%3]
+				use[[2]int32{min(a, c), max(a, c)}]++
+			}
+		}
+		boundary := 0
+		for _, n := range use {
+			if n == 1 {
+				boundary++
+			}
+		}
+		if boundary != 2*nc || 2*len(sh.Hinges) != 3*len(sh.Faces)-boundary || len(sh.HingeFaces) != len(sh.Hinges) {
+			t.Errorf("%s: %d boundary edges (want %d), %d hinges for %d faces", tri, boundary, 2*nc, len(sh.Hinges), len(sh.Faces))
+		}
+		for k, h := range sh.Hinges {
+			fa, fb := sh.Faces[sh.HingeFaces[k][0]], sh.Faces[sh.HingeFaces[k][1]]
+			if !hasFace([][3]int32{fa}, h[0], h[1], h[2]) || !hasFace([][3]int32{fb}, h[1], h[0], h[3]) {
+				t.Fatalf("hinge %v: faces %v %v", h, fa, fb)
+			}
+		}
 	}
 }

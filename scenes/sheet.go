@@ -5,21 +5,35 @@ import (
 	"math"
 )
 
-// Sheet is the triangle mesh of a Body.
+// Sheet is the triangle mesh of a Body, with ARCSim's two levels of points
+// (Narain et al. 2012 sec. 3): vertices are world-space points (the DOFs);
+// each face corner also has its own material-space coordinate, so that a
+// vertex on a seam can have a different material coordinate in the faces of
+// either side.
 type Sheet struct {
-	NX, NY int // vertices along local x and y
-	// Rest holds material coordinates (m), origin at the lower-left corner:
-	// grid vertex j*NX + i at (i*dx, j*dy), then, for the cross
-	// triangulation, one vertex per cell at its centre (NX*NY + cj*(NX-1) + ci).
+	NX, NY int // grid vertices along local x and y (for a tube, column NX-1 is column 0)
+	// Rest holds each vertex's material coordinates (m), origin at the
+	// lower-left corner: grid vertex j*NC + i at (i*dx, j*dy), where NC = NX,
+	// or NX-1 for a tube, then, for the cross triangulation, one vertex per
+	// cell at its centre (NC*NY + cj*(NX-1) + ci). A seam vertex of a tube
+	// has two material coordinates, (0, y) and (size[0], y); Rest holds the
+	// first.
 	Rest  [][2]float64
-	Pos   [][3]float64 // world positions: R * (rest - size/2, 0) + position
+	Pos   [][3]float64 // world positions: R * local + position (see BuildSheet)
 	Faces [][3]int32   // CCW in material space: see Body.Triangulation
+	// FaceU[f][k] is the material coordinate of corner k of face f: Rest of
+	// the vertex, except for the faces next to a tube's seam on its right,
+	// whose seam corners lie at u0 = size[0].
+	FaceU [][3][2]float64
 	// Hinges has one entry per interior edge: [x0, x1, x2, x3] where (x0, x1)
 	// is the shared edge, x2 the opposite vertex of the face that has the
 	// directed edge x0->x1 in its CCW order, and x3 the opposite vertex of the
-	// other face (which has x1->x0). x0 < x1.
+	// other face (which has x1->x0). x0 < x1. A tube's seam edges are interior.
 	Hinges [][4]int32
-	Pinned []int32 // vertex indices of Body.Pins, in the same order
+	// HingeFaces[h] are the two faces of hinge h: the one with x0->x1, then
+	// the one with x1->x0.
+	HingeFaces [][2]int32
+	Pinned     []int32 // vertex indices of Body.Pins, in the same order
 }
 
 // Grid returns the number of vertices along the local x and y axes: the
@@ -34,7 +48,8 @@ func (b *Body) Grid() (nx, ny int) {
 }
 
 // Vertex returns the vertex index of the grid point (i, j); negative indices
-// count from the end (-1 = last). ok is false when out of range.
+// count from the end (-1 = last). ok is false when out of range. On a tube,
+// column nx-1 is the seam column 0.
 func (b *Body) Vertex(i, j int) (v int, ok bool) {
 	nx, ny := b.Grid()
 	i, oki := normIndex(i, nx)
@@ -42,7 +57,12 @@ func (b *Body) Vertex(i, j int) (v int, ok bool) {
 	if !oki || !okj {
 		return -1, false
 	}
-	return j*nx + i, true
+	nc := nx
+	if b.Tube {
+		nc = nx - 1
+		i %= nc
+	}
+	return j*nc + i, true
 }
 
 // sincosDeg returns sin and cos of an angle in degrees, exact for multiples
@@ -93,6 +113,14 @@ func matMul(a, b [3][3]float64) [3][3]float64 {
 
 // BuildSheet meshes a body. The body should be valid (Scene.Validate); the
 // few rules BuildSheet depends on are re-checked.
+//
+// A flat sheet's world positions are R * (rest - size/2, 0) + position. A
+// tube is the same grid with its right edge sewn to its left one: the grid
+// columns 0..nx-2 are placed on a regular prism of perimeter size[0] around
+// the local y axis (column i at angle 2 pi i/(nx-1) from local +z towards
+// local +x, so that the faces' normals point outwards), local y = u1 -
+// size[1]/2; column nx-1 is column 0 again, and the faces of the last column
+// keep their own material coordinates (size[0], y) at the seam.
 func BuildSheet(b *Body) (*Sheet, error) {
 	if b.Resolution < 2 || b.Resolution > MaxResolution {
 		return nil, fmt.Errorf("body %q: resolution must be in [2, %d], got %d", b.Name, MaxResolution, b.Resolution)
@@ -101,7 +129,17 @@ func BuildSheet(b *Body) (*Sheet, error) {
 		return nil, fmt.Errorf("body %q: size must be finite and > 0, got %v", b.Name, b.Size)
 	}
 	nx, ny := b.Grid()
-	n := nx * ny
+	nc := nx // distinct columns of vertices
+	if b.Tube {
+		nc = nx - 1
+		if nc < 3 {
+			return nil, fmt.Errorf("body %q: a tube needs at least 4 grid vertices around, got %d", b.Name, nx)
+		}
+		if b.InitialStretch != nil {
+			return nil, fmt.Errorf("body %q: initial_stretch is not supported on a tube", b.Name)
+		}
+	}
+	n := nc * ny
 	cross := b.Triangulation == Cross
 	if cross {
 		n += (nx - 1) * (ny - 1)
@@ -115,52 +153,86 @@ func BuildSheet(b *Body) (*Sheet, error) {
 		Rest: make([][2]float64, n),
 		Pos:  make([][3]float64, n),
 	}
-	place := func(v int, u [2]float64) {
-		sh.Rest[v] = u
+	world := func(l [3]float64) (p [3]float64) {
+		for k := range 3 {
+			p[k] = R[k][0]*l[0] + R[k][1]*l[1] + R[k][2]*l[2] + b.Position[k]
+		}
+		return p
+	}
+	// Flat placement of material point u.
+	flat := func(u [2]float64) [3]float64 {
 		lx, ly, lz := u[0]-b.Size[0]/2, u[1]-b.Size[1]/2, 0.0
 		if is := b.InitialStretch; is != nil {
 			lx *= is.Bottom + (is.Top-is.Bottom)*u[1]/b.Size[1]
 			lz = is.Wrinkle * math.Sin(2*math.Pi*7*u[0]/b.Size[0]) * math.Sin(2*math.Pi*5*u[1]/b.Size[1])
 		}
-		for k := range 3 {
-			sh.Pos[v][k] = R[k][0]*lx + R[k][1]*ly + R[k][2]*lz + b.Position[k]
-		}
+		return world([3]float64{lx, ly, lz})
 	}
+	// The prism's circumradius makes each ring edge exactly dx long, so the
+	// tube starts unstretched.
+	radius := dx / (2 * math.Sin(math.Pi/float64(nc)))
+	gridU := func(i, j int) [2]float64 {
+		u := [2]float64{float64(i) * dx, float64(j) * dy}
+		if i == nx-1 {
+			u[0] = b.Size[0] // exact corner
+		}
+		if j == ny-1 {
+			u[1] = b.Size[1]
+		}
+		return u
+	}
+	node := func(i, j int) int32 { return int32(j*nc + i%nc) }
 	for j := range ny {
-		for i := range nx {
-			u := [2]float64{float64(i) * dx, float64(j) * dy}
-			if i == nx-1 {
-				u[0] = b.Size[0] // exact corner
+		for i := range nc {
+			v, u := node(i, j), gridU(i, j)
+			sh.Rest[v] = u
+			if b.Tube {
+				s, c := math.Sincos(2 * math.Pi * float64(i) / float64(nc))
+				sh.Pos[v] = world([3]float64{radius * s, u[1] - b.Size[1]/2, radius * c})
+			} else {
+				sh.Pos[v] = flat(u)
 			}
-			if j == ny-1 {
-				u[1] = b.Size[1]
-			}
-			place(j*nx+i, u)
 		}
 	}
 
 	sh.Faces = make([][3]int32, 0, 4*(nx-1)*(ny-1))
+	sh.FaceU = make([][3][2]float64, 0, 4*(nx-1)*(ny-1))
+	face := func(a, b, c int32, ua, ub, uc [2]float64) {
+		sh.Faces = append(sh.Faces, [3]int32{a, b, c})
+		sh.FaceU = append(sh.FaceU, [3][2]float64{ua, ub, uc})
+	}
 	for j := range ny - 1 {
 		for i := range nx - 1 {
-			v00 := int32(j*nx + i)
-			v10 := v00 + 1
-			v01 := v00 + int32(nx)
-			v11 := v01 + 1
+			v00, v10, v01, v11 := node(i, j), node(i+1, j), node(i, j+1), node(i+1, j+1)
+			u00, u10, u01, u11 := gridU(i, j), gridU(i+1, j), gridU(i, j+1), gridU(i+1, j+1)
 			if cross {
-				c := int32(nx*ny + j*(nx-1) + i)
-				r0, r1 := sh.Rest[v00], sh.Rest[v11]
-				place(int(c), [2]float64{(r0[0] + r1[0]) / 2, (r0[1] + r1[1]) / 2})
-				sh.Faces = append(sh.Faces, [3]int32{v00, v10, c}, [3]int32{v10, v11, c}, [3]int32{v11, v01, c}, [3]int32{v01, v00, c})
+				c := int32(nc*ny + j*(nx-1) + i)
+				uc := [2]float64{(u00[0] + u11[0]) / 2, (u00[1] + u11[1]) / 2}
+				sh.Rest[c] = uc
+				if b.Tube {
+					// The centre of the planar quad: unstretched.
+					for k := range 3 {
+						sh.Pos[c][k] = (sh.Pos[v00][k] + sh.Pos[v10][k] + sh.Pos[v01][k] + sh.Pos[v11][k]) / 4
+					}
+				} else {
+					sh.Pos[c] = flat(uc)
+				}
+				face(v00, v10, c, u00, u10, uc)
+				face(v10, v11, c, u10, u11, uc)
+				face(v11, v01, c, u11, u01, uc)
+				face(v01, v00, c, u01, u00, uc)
 				continue
 			}
 			if (i+j)%2 == 0 { // diagonal v00-v11
-				sh.Faces = append(sh.Faces, [3]int32{v00, v10, v11}, [3]int32{v00, v11, v01})
+				face(v00, v10, v11, u00, u10, u11)
+				face(v00, v11, v01, u00, u11, u01)
 			} else { // diagonal v10-v01
-				sh.Faces = append(sh.Faces, [3]int32{v00, v10, v01}, [3]int32{v10, v11, v01})
+				face(v00, v10, v01, u00, u10, u01)
+				face(v10, v11, v01, u10, u11, u01)
 			}
 		}
 	}
-	sh.Hinges = Hinges(sh.Faces, n)
+	sh.Hinges, sh.HingeFaces = HingesWithFaces(sh.Faces, n)
 
 	sh.Pinned = make([]int32, len(b.Pins))
 	seen := make(map[int32]int, len(b.Pins))
@@ -181,24 +253,34 @@ func BuildSheet(b *Body) (*Sheet, error) {
 // Hinges returns one hinge per interior edge of a consistently oriented
 // manifold triangle mesh, in the layout of Sheet.Hinges.
 func Hinges(faces [][3]int32, nverts int) [][4]int32 {
+	h, _ := HingesWithFaces(faces, nverts)
+	return h
+}
+
+// HingesWithFaces returns Hinges and, per hinge, its two faces in the layout
+// of Sheet.HingeFaces.
+func HingesWithFaces(faces [][3]int32, nverts int) ([][4]int32, [][2]int32) {
 	key := func(a, b int32) int64 { return int64(a)*int64(nverts) + int64(b) }
-	opp := make(map[int64]int32, 3*len(faces)) // directed edge -> opposite vertex
-	for _, f := range faces {
+	opp := make(map[int64]int32, 3*len(faces)) // directed edge -> face holding it
+	for fi, f := range faces {
 		for e := range 3 {
-			opp[key(f[e], f[(e+1)%3])] = f[(e+2)%3]
+			opp[key(f[e], f[(e+1)%3])] = int32(fi)
 		}
 	}
 	hinges := make([][4]int32, 0, 3*len(faces)/2)
-	for _, f := range faces {
+	hf := make([][2]int32, 0, 3*len(faces)/2)
+	for fi, f := range faces {
 		for e := range 3 {
 			a, b := f[e], f[(e+1)%3]
 			if a > b {
 				continue // emitted from the other face (if interior)
 			}
-			if x3, ok := opp[key(b, a)]; ok {
+			if g, ok := opp[key(b, a)]; ok {
+				x3 := faces[g][0] + faces[g][1] + faces[g][2] - a - b
 				hinges = append(hinges, [4]int32{a, b, f[(e+2)%3], x3})
+				hf = append(hf, [2]int32{int32(fi), g})
 			}
 		}
 	}
-	return hinges
+	return hinges, hf
 }

@@ -26,12 +26,16 @@ type Sim struct {
 }
 
 // BodyMesh is what the writers need of one body: its name, its vertex
-// entities in grid order, its faces (indices into Verts) and rest coordinates.
+// entities in grid order and its faces (indices into Verts), and the
+// material-space level: the distinct material points U (a seam vertex has
+// one per panel) and the faces over them (UFaces[f][k] is corner k of
+// Faces[f]).
 type BodyMesh struct {
-	Name  string
-	Verts []ecs.Entity
-	Faces [][3]int32
-	Rest  [][2]float64
+	Name   string
+	Verts  []ecs.Entity
+	Faces  [][3]int32
+	U      [][2]float64
+	UFaces [][3]int32
 }
 
 // Build turns a validated scene into entities and the Lagrangian cloth
@@ -88,8 +92,13 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		// times the density.
 		mass := make([]float64, len(sheet.Rest))
 		rests := make([]elastic.MembraneRest, len(sheet.Faces))
+		faceU := make([][3]dense.Vec2, len(sheet.Faces))
 		for fi, f := range sheet.Faces {
-			r, err := elastic.NewMembraneRest(dense.Vec2(sheet.Rest[f[0]]), dense.Vec2(sheet.Rest[f[1]]), dense.Vec2(sheet.Rest[f[2]]))
+			u := &faceU[fi]
+			for k := range 3 {
+				u[k] = dense.Vec2(sheet.FaceU[fi][k])
+			}
+			r, err := elastic.NewMembraneRest(u[0], u[1], u[2])
 			if err != nil {
 				return nil, fmt.Errorf("bodies[%d] (%s): face %d: %w", bi, b.Name, fi, err)
 			}
@@ -109,23 +118,21 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		}
 		faceEnts := make([]ecs.Entity, len(sheet.Faces))
 		for fi, f := range sheet.Faces {
-			faceEnts[fi] = faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, Rest: rests[fi], Lame: lame})
+			faceEnts[fi] = faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, U: faceU[fi], Rest: rests[fi], Lame: lame})
 		}
 		if b.Remesh != nil {
 			toRemesh = append(toRemesh, remeshed{body: bi, entity: be, faceEnts: faceEnts})
 		}
 		for hi, h := range sheet.Hinges {
-			var X [4]dense.Vec3
-			for k, v := range h {
-				X[k] = dense.Vec3{sheet.Rest[v][0], sheet.Rest[v][1], 0}
-			}
-			r, err := elastic.NewHingeRest(X[0], X[1], X[2], X[3])
+			fa, fb := sheet.HingeFaces[hi][0], sheet.HingeFaces[hi][1]
+			r, err := hingeRestFromFaces(h, sheet.Faces[fa], sheet.Faces[fb], faceU[fa], faceU[fb])
 			if err != nil {
 				return nil, fmt.Errorf("bodies[%d] (%s): hinge %d: %w", bi, b.Name, hi, err)
 			}
 			hingeMap.NewWith(&components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: r, Stiffness: mat.BendingStiffness})
 		}
-		sim.Bodies = append(sim.Bodies, BodyMesh{Name: b.Name, Verts: verts, Faces: sheet.Faces, Rest: sheet.Rest})
+		U, _, UFaces := materialVerts(sheet.Faces, faceU)
+		sim.Bodies = append(sim.Bodies, BodyMesh{Name: b.Name, Verts: verts, Faces: sheet.Faces, U: vec2s(U), UFaces: UFaces})
 	}
 
 	obsMap := generic.NewMap1[components.Obstacle](w.ECS)

@@ -25,6 +25,11 @@ import (
 // Afterwards vertices that the split placement moved into an obstacle are
 // moved back towards where they came from (sec. 4, "Handling
 // interpenetrations", applied per vertex).
+//
+// Seams (sec. 3) come through the faces: a vertex entity is a node, each
+// face carries its corners' material coordinates, and the remesher's verts
+// are the distinct (node, coordinate) pairs, so the two sides of a seam are
+// split and collapsed together and the hinges across it stay flat at rest.
 type Remesh struct {
 	state     *ClothState
 	thickness float64
@@ -136,22 +141,29 @@ func (r *Remesh) Step(w *ecs.World) error {
 	return nil
 }
 
-// gather builds the remesh.Mesh of body b from its entities.
+// gather builds the remesh.Mesh of body b from its entities: the vertex
+// entities are the nodes, and the verts are the distinct (node, material
+// coordinate) pairs of the faces' corners (materialVerts), so a seam node
+// gets one vert per side.
 func (r *Remesh) gather(b *remeshBody) *remesh.Mesh {
 	bm := b.mesh
 	n := len(bm.Verts)
-	m := &remesh.Mesh{
-		X: make([]dense.Vec3, n), V: make([]dense.Vec3, n), Locked: make([]bool, n),
-		U: make([]dense.Vec2, n), Node: make([]int32, n), F: make([][3]int32, len(bm.Faces)),
-	}
+	m := &remesh.Mesh{X: make([]dense.Vec3, n), V: make([]dense.Vec3, n), Locked: make([]bool, n)}
 	for i, e := range bm.Verts {
 		m.X[i] = dense.Vec3(*r.pos.Get(e))
 		m.V[i] = dense.Vec3(*r.vel.Get(e))
-		m.U[i] = dense.Vec2(*r.mat.Get(e))
-		m.Node[i] = int32(i)
 		m.Locked[i] = r.pinned.Has(e)
 	}
-	copy(m.F, bm.Faces)
+	nodeFaces := make([][3]int32, len(b.faceEnts))
+	faceU := make([][3]dense.Vec2, len(b.faceEnts))
+	for fi, e := range b.faceEnts {
+		f := r.faces.Get(e)
+		for k, v := range f.V {
+			nodeFaces[fi][k] = r.member.Get(v).Index
+		}
+		faceU[fi] = f.U
+	}
+	m.U, m.Node, m.F = materialVerts(nodeFaces, faceU)
 	return m
 }
 
@@ -247,9 +259,6 @@ func (r *Remesh) repairPenetrations(nm, old *remesh.Mesh, out remesh.Result) {
 func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result) error {
 	bm := b.mesh
 	n := len(nm.X)
-	if len(nm.U) != n {
-		return fmt.Errorf("remeshed mesh has %d verts on %d nodes: seams are not supported in the ECS yet", len(nm.U), n)
-	}
 	// Lumped masses and rest shapes of the new faces.
 	mass := make([]float64, n)
 	rests := make([]elastic.MembraneRest, len(nm.F))
@@ -263,9 +272,14 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 			mass[nm.Node[v]] += b.density * rest.Area / 3
 		}
 	}
+	// Each node's representative material coordinate (components.Material):
+	// that of its first vert.
 	uOf := make([]dense.Vec2, n)
+	hasU := make([]bool, n)
 	for v, node := range nm.Node {
-		uOf[node] = nm.U[v]
+		if !hasU[node] {
+			uOf[node], hasU[node] = nm.U[v], true
+		}
 	}
 
 	// The old hinges go first, while their vertices are all alive.
@@ -309,16 +323,20 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	keepF := make([]bool, len(b.faceEnts))
 	faceEnts := make([]ecs.Entity, len(nm.F))
 	faces := make([][3]int32, len(nm.F))
+	faceU := make([][3]dense.Vec2, len(nm.F))
 	for fi, f := range nm.F {
 		faces[fi] = [3]int32{nm.Node[f[0]], nm.Node[f[1]], nm.Node[f[2]]}
+		faceU[fi] = [3]dense.Vec2{nm.U[f[0]], nm.U[f[1]], nm.U[f[2]]}
 		V := [3]ecs.Entity{verts[faces[fi][0]], verts[faces[fi][1]], verts[faces[fi][2]]}
 		if o := out.FaceOld[fi]; o >= 0 {
+			// Same verts, so the same material coordinates and rest shape.
 			keepF[o] = true
 			faceEnts[fi] = b.faceEnts[o]
-			r.faces.Get(faceEnts[fi]).V = V
+			f := r.faces.Get(faceEnts[fi])
+			f.V, f.U = V, faceU[fi]
 			continue
 		}
-		faceEnts[fi] = r.faces.NewWith(&components.Face{Body: b.entity, V: V, Rest: rests[fi], Lame: b.lame})
+		faceEnts[fi] = r.faces.NewWith(&components.Face{Body: b.entity, V: V, U: faceU[fi], Rest: rests[fi], Lame: b.lame})
 	}
 	for o, e := range b.faceEnts {
 		if !keepF[o] {
@@ -326,13 +344,12 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 		}
 	}
 
-	// Hinges: the interior edges, rebuilt from the new faces.
-	for hi, h := range scenes.Hinges(faces, n) {
-		var X [4]dense.Vec3
-		for k, v := range h {
-			X[k] = dense.Vec3{uOf[v][0], uOf[v][1], 0}
-		}
-		rest, err := elastic.NewHingeRest(X[0], X[1], X[2], X[3])
+	// Hinges: the interior edges in world space (seam edges included),
+	// rebuilt from the new faces with seam-aware flat rest states.
+	hinges, hingeFaces := scenes.HingesWithFaces(faces, n)
+	for hi, h := range hinges {
+		fa, fb := hingeFaces[hi][0], hingeFaces[hi][1]
+		rest, err := hingeRestFromFaces(h, faces[fa], faces[fb], faceU[fa], faceU[fb])
 		if err != nil {
 			return fmt.Errorf("remeshed hinge %d: %w", hi, err)
 		}
@@ -340,10 +357,7 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	}
 
 	bm.Verts, bm.Faces = verts, faces
-	bm.Rest = make([][2]float64, n)
-	for i := range uOf {
-		bm.Rest[i] = [2]float64(uOf[i])
-	}
+	bm.U, bm.UFaces = vec2s(nm.U), nm.F
 	b.faceEnts = faceEnts
 	return nil
 }

@@ -156,7 +156,7 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 func meshes(sim *systems.Sim) []export.Mesh {
 	out := make([]export.Mesh, len(sim.Bodies))
 	for i, b := range sim.Bodies {
-		out[i] = export.Mesh{Name: b.Name, Pos: sim.Positions(i), UV: b.Rest, Faces: b.Faces}
+		out[i] = export.Mesh{Name: b.Name, Pos: sim.Positions(i), UV: b.U, UVFaces: b.UFaces, Faces: b.Faces}
 	}
 	for r, name := range sim.StrandNames() {
 		pts := sim.Rods.Step.Polyline(r)
