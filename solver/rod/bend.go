@@ -182,3 +182,19 @@ func BendGradHess(kb float64, xa, xb, xc dense.Vec3, ua, ub, uc float64, g *[12]
 	H[9*12+11], H[11*12+9] = -uu, -uu
 	return V
 }
+
+// BendEnergyOf returns V_b computed exactly as BendGradHess computes it (the
+// same operations on the same invariants, so the same bits), without the
+// derivatives: for energy-only evaluations that are compared with energies
+// from BendGradHess (a line search). BendEnergy, through the turning angle,
+// can differ in the last bits.
+func BendEnergyOf(kb float64, xa, xb, xc dense.Vec3, ua, uc float64) float64 {
+	e0, e1 := xb.Sub(xa), xc.Sub(xb)
+	c := e0.Dot(e1)
+	cr := e0.Cross(e1)
+	S := cr.Dot(cr)
+	gv, _, _, _, _, _ := thetaSq(S, c)
+	L := uc - ua
+	s := kb / L
+	return s * gv
+}

@@ -389,7 +389,7 @@ func (s *State) fillRange(lo, hi int) {
 	for t := lo; t < hi; t++ {
 		tm := &as.terms[t]
 		n := int(tm.n)
-		as.tphi[t] = s.evalTerm(tm, as.q, as.h, &g, &H)
+		as.tphi[t] = s.evalTerm(tm, as.q, as.h, as.level == 0, &g, &H)
 		if as.level >= 1 {
 			copy(as.tgrad[tm.loc:tm.loc+n], g[:n])
 		}

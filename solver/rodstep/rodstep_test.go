@@ -94,6 +94,9 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 				}
 			}
 		}
+		if e2, e0 := s.eval(q, h, 2), s.eval(q, h, 0); e2 != e0 {
+			t.Errorf("eil=%v: energy-only evaluation %.17g, full %.17g: the line search would compare unlike values", eil, e0, e2)
+		}
 		const eps = 1e-6
 		worstG, worstH := 0.0, 0.0
 		gp := make([]float64, n)

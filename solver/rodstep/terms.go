@@ -52,7 +52,11 @@ func (l *local) addU(s *State, i int32) {
 // evalTerm evaluates term t at q: its energy, local gradient g[:n] and full
 // local Hessian H[:n*n] (row-major), n = t.n. It reads the state and writes
 // nothing else, so terms evaluate concurrently.
-func (s *State) evalTerm(t *term, q []float64, h float64, g *[18]float64, H *[324]float64) float64 {
+//
+// With energyOnly, segments and bend triples skip their derivatives (g and H
+// are then garbage); their energies are bitwise those of the full
+// evaluation, so the line search compares like with like.
+func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[18]float64, H *[324]float64) float64 {
 	w := &s.ws
 	n := int(t.n)
 	switch t.kind {
@@ -76,6 +80,17 @@ func (s *State) evalTerm(t *term, q []float64, h float64, g *[18]float64, H *[32
 		y[6], y[7] = ua-(w.un[a]+h*s.UDot[a]), ub-(w.un[b]+h*s.UDot[b])
 		cI := (1 + h*R.Alpha) / (h * h)
 		M := &w.mass[t.id]
+		if energyOnly {
+			phi := rod.StretchEnergy(R.Ks, xa, xb, ua, ub)
+			for i := 0; i < 8; i++ {
+				My := 0.0
+				for j := 0; j < 8; j++ {
+					My += M[8*i+j] * y[j]
+				}
+				phi += 0.5 * cI * y[i] * My
+			}
+			return phi - R.Rho*(ub-ua)*s.Gravity.Dot(xa.Add(xb))/2
+		}
 		var gs [8]float64
 		var Hs [64]float64
 		phi := rod.StretchGradHess(R.Ks, xa, xb, ua, ub, &gs, &Hs)
@@ -116,12 +131,11 @@ func (s *State) evalTerm(t *term, q []float64, h float64, g *[18]float64, H *[32
 	case termBend:
 		R := &s.Rods[t.rod]
 		a, b, c := t.a, t.b, t.c
-		var gb [12]float64
-		var Hb [144]float64
-		phi := rod.BendGradHess(R.Kb, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, b), s.u(q, c), &gb, &Hb)
-		copy(g[:12], gb[:])
-		copy(H[:144], Hb[:])
-		return phi
+		if energyOnly {
+			return rod.BendEnergyOf(R.Kb, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, c))
+		}
+		return rod.BendGradHess(R.Kb, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, b), s.u(q, c),
+			(*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
 	case termContact:
 		c := &s.Contacts[t.id]
 		p, y := s.point(q, c.P), s.point(q, c.Q)
