@@ -47,7 +47,16 @@ type Solver struct {
 	Thickness     float64 `json:"contact_thickness"` // m, >= 0: cloth-obstacle contact offset
 	Friction      float64 `json:"friction"`          // Coulomb coefficient >= 0
 	Linear        string  `json:"linear"`            // unconstrained step's linear solver: "pcg" or "ldlt"
+	// ContactSolver solves steps with contacts: "" or "qp" (the convex QP
+	// solver) or "filter" (active set on filtered PCG).
+	ContactSolver string `json:"contact_solver"`
 }
+
+// Contact solvers.
+const (
+	ContactQP     = "qp"
+	ContactFilter = "filter"
+)
 
 // Linear solvers for the unconstrained implicit step.
 const (
@@ -268,6 +277,11 @@ func (s *Scene) Validate() error {
 		v.fail("solver.linear", "must be %q or %q, got %q", LinearPCG, LinearLDLT, s.Solver.Linear)
 	}
 
+	switch s.Solver.ContactSolver {
+	case "", ContactQP, ContactFilter:
+	default:
+		v.fail("solver.contact_solver", "must be %q or %q, got %q", ContactQP, ContactFilter, s.Solver.ContactSolver)
+	}
 	if len(s.Bodies) == 0 && (s.Rods == nil || len(s.Rods.Strands) == 0) {
 		v.fail("bodies", "at least one body or rod strand is required")
 	}

@@ -9,9 +9,10 @@ import (
 
 // ImplicitSolve forms the right-hand side M v + h (f_ext - dE/dx) of the
 // linearly implicit Euler step (Weidner 2018 eq. 11) and solves for the new
-// velocities: by block-Jacobi PCG with the pins as filters when no contact
-// rows are active, otherwise as the QP of Weidner 2018 eq. 12 with the pins
-// as equalities and the contacts as inequalities.
+// velocities: by block-Jacobi PCG with the pins as filters (or LDL^T) when no
+// contact rows are active, otherwise as the QP of Weidner 2018 eq. 12 with
+// the pins as equalities and the contacts as inequalities, by the QP solver
+// or by the filtered-PCG active-set iteration (contactFilter).
 type ImplicitSolve struct {
 	state   *ClothState
 	gravity [3]float64
@@ -20,7 +21,7 @@ type ImplicitSolve struct {
 
 // NewImplicitSolve returns the system.
 func NewImplicitSolve(state *ClothState, gravity [3]float64, set scenes.Solver) *ImplicitSolve {
-	state.Tolerance, state.MaxIterations, state.Linear = set.Tolerance, set.MaxIterations, set.Linear
+	state.Tolerance, state.MaxIterations, state.Linear, state.ContactSolver = set.Tolerance, set.MaxIterations, set.Linear, set.ContactSolver
 	s := &ImplicitSolve{state: state, gravity: gravity}
 	s.rhs = s.rhsRange
 	return s
@@ -42,6 +43,9 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 func (s *ClothState) solve(w *ecs.World) error {
 	s.LastQP = QPStats{}
 	if len(s.Contacts) > 0 {
+		if s.ContactSolver == scenes.ContactFilter {
+			return s.Filter.solve(w, s)
+		}
 		return s.QP.solve(s)
 	}
 	if s.Linear == scenes.LinearLDLT {

@@ -72,8 +72,10 @@ type ClothState struct {
 	Tolerance     float64 // PCG relative residual
 	MaxIterations int
 	Linear        string // scenes.LinearPCG or scenes.LinearLDLT
+	ContactSolver string // scenes.ContactQP or scenes.ContactFilter
 	Direct        directSolve
 	QP            contactQP
+	Filter        contactFilter
 	LastQP        QPStats
 	pinnedMask    []bool
 }
