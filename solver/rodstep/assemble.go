@@ -68,6 +68,7 @@ type assembly struct {
 	diagOrig                 []float64
 	tphi, tgrad, thess       []float64
 	fillFn, hReduce, gReduce func(lo, hi int)
+	massFn                   func(lo, hi int)
 	owner                    *State
 	q                        []float64 // arguments of the running fill
 	h                        float64
@@ -97,7 +98,7 @@ func (as *assembly) addTerm(t term, l *local) {
 	as.terms = append(as.terms, t)
 }
 
-// buildTerms lists the terms of this solve (after number and lagMasses) and
+// buildTerms lists the terms of this solve (after number) and
 // rebuilds the pattern if their connectivity changed.
 func (s *State) buildTerms() error {
 	w := &s.ws
@@ -359,10 +360,7 @@ func localStart(as *assembly, k int) int {
 // compare exactly between levels.
 func (s *State) eval(q []float64, h float64, level int) float64 {
 	as := &s.ws.asm
-	if as.owner != s {
-		as.owner = s
-		as.fillFn, as.hReduce, as.gReduce = s.fillRange, s.hessReduce, s.gradReduce
-	}
+	s.bind()
 	as.q, as.h, as.level = q, h, level
 	s.runFor(len(as.terms), as.fillFn)
 	phi, abs := 0.0, 0.0
@@ -379,6 +377,16 @@ func (s *State) eval(q []float64, h float64, level int) float64 {
 	}
 	as.q = nil
 	return phi
+}
+
+// bind makes the parallel loop bodies (method values, made once so that the
+// loops do not allocate) refer to this State, also after it was copied.
+func (s *State) bind() {
+	as := &s.ws.asm
+	if as.owner != s {
+		as.owner = s
+		as.fillFn, as.hReduce, as.gReduce, as.massFn = s.fillRange, s.hessReduce, s.gradReduce, s.massRange
+	}
 }
 
 // fillRange is pass 1 over terms [lo, hi).

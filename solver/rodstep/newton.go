@@ -223,11 +223,11 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
 	}
 	s.number(target)
-	s.lagMasses()
 	copy(w.q0, w.q)
 	if err := s.buildTerms(); err != nil {
 		return 0, err
 	}
+	s.lagMasses()
 	for it := 1; it <= set.MaxIterations; it++ {
 		phi := s.eval(w.q, h, 2)
 		for k := range w.dq {

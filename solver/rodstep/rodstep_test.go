@@ -71,7 +71,6 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 		copy(s.ws.xn, s.X)
 		copy(s.ws.un, s.U)
 		s.number(func(i int) dense.Vec3 { return s.Target[i] })
-		s.lagMasses()
 		q := append([]float64(nil), s.ws.q...)
 		for k := range q {
 			q[k] += 0.01 * rng.NormFloat64()
@@ -81,6 +80,7 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 		if err := s.buildTerms(); err != nil {
 			t.Fatal(err)
 		}
+		s.lagMasses()
 		s.eval(q, h, 2)
 		grad := append([]float64(nil), s.ws.grad...)
 		H := make([]float64, n*n)

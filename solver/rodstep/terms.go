@@ -8,18 +8,34 @@ import (
 )
 
 // lagMasses evaluates every segment's generalized mass at the start of the
-// step (SB2020 sec. 4.3; segments join consecutive non-EIL nodes).
+// step (SB2020 sec. 4.3; segments join consecutive non-EIL nodes), in
+// parallel over the segment terms (after buildTerms).
 func (s *State) lagMasses() {
 	w := &s.ws
-	w.mass = w.mass[:0]
-	for r := range s.Rods {
-		R := &s.Rods[r]
-		for k := 0; !R.Fixed && k+1 < len(R.nonEIL); k++ {
-			a, b := R.nonEIL[k], R.nonEIL[k+1]
-			var M [64]float64
-			rod.SegmentMass(w.xn[a], w.xn[b], w.un[a], w.un[b], R.Rho, &M)
-			w.mass = append(w.mass, M)
+	as := &w.asm
+	n := 0
+	for t := range as.terms {
+		if as.terms[t].kind == termSegment {
+			n++
 		}
+	}
+	if cap(w.mass) < n {
+		w.mass = make([][64]float64, n)
+	}
+	w.mass = w.mass[:n]
+	s.bind()
+	s.runFor(len(as.terms), as.massFn)
+}
+
+func (s *State) massRange(lo, hi int) {
+	w := &s.ws
+	for t := lo; t < hi; t++ {
+		tm := &w.asm.terms[t]
+		if tm.kind != termSegment {
+			continue
+		}
+		R := &s.Rods[tm.rod]
+		rod.SegmentMass(w.xn[tm.a], w.xn[tm.b], w.un[tm.a], w.un[tm.b], R.Rho, &w.mass[tm.id])
 	}
 }
 
