@@ -121,14 +121,19 @@ func TestRodTable(t *testing.T) {
 }
 
 // TestRodWorkersDeterministic runs rod-crossing (EIL soft contacts, anchors,
-// pins) and rod-table (an edge node) with 1, 2 and 8 workers: the parallel
+// pins), rod-table (an edge node) and rod-incline at 60 deg (fixed rods,
+// sliding anchors, contacts removed) with 1, 2 and 8 workers: the parallel
 // two-pass fill must give bitwise the same positions and Eulerian
 // coordinates.
 func TestRodWorkersDeterministic(t *testing.T) {
-	for _, name := range []string{"rod-crossing", "rod-table"} {
+	for _, name := range []string{"rod-crossing", "rod-table", "rod-incline"} {
 		var ref *Sim
 		for _, workers := range []int{1, 2, 8} {
-			sim := build(t, load(t, name), workers)
+			sc := load(t, name)
+			if name == "rod-incline" {
+				sc.InclineDeg = 60
+			}
+			sim := build(t, sc, workers)
 			steps(t, sim, 150, nil)
 			if ref == nil {
 				ref = sim
