@@ -56,7 +56,7 @@ type assembly struct {
 	nhess   int
 
 	// The pattern was built for these (copies of n, term sizes and maps).
-	patN                     int
+	patN, patNodes           int
 	patSize                  []int32
 	patIdx, patNode          []int32
 	valid                    bool
@@ -177,7 +177,7 @@ func (s *State) buildTerms() error {
 	as.tphi = resize(as.tphi, len(as.terms))
 	as.tgrad = resize(as.tgrad, as.nloc)
 	as.thess = resize(as.thess, as.nhess)
-	if as.valid && as.patN == w.n && len(as.patSize) == len(as.terms) &&
+	if as.valid && as.patN == w.n && as.patNodes == len(s.X) && len(as.patSize) == len(as.terms) &&
 		slices.Equal(as.patIdx, as.locIdx) && slices.Equal(as.patNode, as.locNode) {
 		same := true
 		for t := range as.terms {
@@ -328,7 +328,7 @@ func (s *State) buildPattern() error {
 		return err
 	}
 	as.sym, as.fac = sym, nil
-	as.patN = n
+	as.patN, as.patNodes = n, len(s.X)
 	as.patIdx = append(as.patIdx[:0], as.locIdx...)
 	as.patNode = append(as.patNode[:0], as.locNode...)
 	as.patSize = as.patSize[:0]
