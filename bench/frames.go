@@ -49,7 +49,7 @@ func MeasureFrames(c FrameCase, workers int) (FrameResult, error) {
 	}
 	defer sim.Close()
 	spf := sim.Scene.StepsPerFrame()
-	r := FrameResult{Case: c.Name, Frames: c.Frames, MinFaces: 1 << 62, Share: map[string]float64{}}
+	r := FrameResult{Case: c.Name, Frames: c.Frames, MinFaces: 1 << 62}
 	sum, n := 0.0, 0
 	sim.Scheduler.ResetTimings()
 	t0 := time.Now()
@@ -64,15 +64,7 @@ func MeasureFrames(c FrameCase, workers int) (FrameResult, error) {
 	}
 	r.SecPerFr = time.Since(t0).Seconds() / float64(c.Frames)
 	r.MeanFaces = sum / float64(n)
-	var total time.Duration
-	ts := sim.Scheduler.Timings()
-	for _, t := range ts {
-		total += t.Elapsed
-	}
-	for _, t := range ts {
-		r.Order = append(r.Order, t.System)
-		r.Share[t.System] = float64(t.Elapsed) / float64(total)
-	}
+	r.Order, r.Share = systemShares(sim.Scheduler)
 	return r, nil
 }
 

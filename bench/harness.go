@@ -94,18 +94,26 @@ func Measure(c Case, workers, warmup, steps int) (Result, error) {
 	}
 	runtime.ReadMemStats(&m1)
 	r := Result{Case: c.Name, Vertices: sim.State.NumVerts(), Faces: len(sim.State.FaceRest), Workers: workers,
-		MedianMS: median(times), AllocsPerSt: float64(m1.Mallocs-m0.Mallocs) / float64(steps), Share: map[string]float64{},
+		MedianMS: median(times), AllocsPerSt: float64(m1.Mallocs-m0.Mallocs) / float64(steps),
 		Contacts: len(sim.State.Contacts)}
+	r.Order, r.Share = systemShares(sim.Scheduler)
+	return r, nil
+}
+
+// systemShares returns the systems in pipeline order and each one's fraction
+// of the time the scheduler has recorded since its last reset.
+func systemShares(s *ecs.Scheduler) ([]string, map[string]float64) {
 	var total time.Duration
-	ts := sim.Scheduler.Timings()
+	ts := s.Timings()
 	for _, t := range ts {
 		total += t.Elapsed
 	}
+	order, share := make([]string, 0, len(ts)), make(map[string]float64, len(ts))
 	for _, t := range ts {
-		r.Order = append(r.Order, t.System)
-		r.Share[t.System] = float64(t.Elapsed) / float64(total)
+		order = append(order, t.System)
+		share[t.System] = float64(t.Elapsed) / float64(total)
 	}
-	return r, nil
+	return order, share
 }
 
 func median(x []float64) float64 {
