@@ -33,6 +33,7 @@ func TestKernelAllocs(t *testing.T) {
 		"StretchGradHess": func() { sinkF = StretchGradHess(2, bxa, bxb, 0, 1, &g8, &h64) },
 		"BendEnergy":      func() { sinkF = BendEnergy(2, bxa, bxb, bxc, 0, 1, 2) },
 		"BendGradHess":    func() { sinkF = BendGradHess(2, bxa, bxb, bxc, 0, 1, 2, &g12, &h144) },
+		"BendGradHessPSD": func() { sinkF = BendGradHessPSD(2, bxa, bxb, bxc, 0, 1, 2, &g12, &h144) },
 		"EILPoint":        func() { p = EILPoint(bxa, bxc, 0, 2, 0.7) },
 		"ContactGradHess": func() { sinkF, _ = ContactGradHess(1e3, &p, &y, &g18, &h324) },
 		"SegmentMass":     func() { SegmentMass(bxa, bxb, 0, 1, 0.3, &h64) },
@@ -96,6 +97,20 @@ func BenchmarkBendGradHess(b *testing.B) {
 		xc := bxb.Add(bxb.Sub(bxa))
 		for b.Loop() {
 			sinkF = BendGradHess(2, bxa, bxb, xc, 0, 1, 2, &g12, &h144)
+		}
+	})
+}
+
+func BenchmarkBendGradHessPSD(b *testing.B) {
+	b.Run("bent", func(b *testing.B) {
+		for b.Loop() {
+			sinkF = BendGradHessPSD(2, bxa, bxb, bxc, 0, 1, 2, &g12, &h144)
+		}
+	})
+	b.Run("slightly-bent", func(b *testing.B) { // theta about 1e-3
+		xc := bxb.Add(bxb.Sub(bxa)).Add(dense.Vec3{1e-3, -2e-3, 1e-3})
+		for b.Loop() {
+			sinkF = BendGradHessPSD(2, bxa, bxb, xc, 0, 1, 2, &g12, &h144)
 		}
 	})
 }

@@ -398,3 +398,73 @@ func TestContactGaussNewton(t *testing.T) {
 		}
 	}
 }
+
+// TestBendPSD checks BendGradHessPSD: energy and gradient bitwise those of
+// BendGradHess, a positive semidefinite Hessian, equal to the exact one
+// wherever that is positive semidefinite, and a projection that only removes
+// curvature (exact - projected is negative semidefinite, as for the
+// projection of a matrix onto the PSD cone along its negative part).
+func TestBendPSD(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	thetas := []float64{0, 1e-9, 1e-6, 1e-4, 1e-2, 0.1, 0.5, 1, 2, 2.9}
+	nPSD := 0
+	worstNeg, worstEq := 0.0, 0.0
+	for k := 0; k < 2000; k++ {
+		th := thetas[k%len(thetas)]
+		if k >= 20*len(thetas) {
+			th = 2.9 * rng.Float64()
+		}
+		xa, xb, xc := bendConfig(rng, th)
+		kb := 0.1 + rng.Float64()
+		ua := rng.NormFloat64()
+		ub := ua + 0.01 + rng.Float64()
+		uc := ub + 0.01 + rng.Float64()
+		var g, gp [12]float64
+		var H, Hp [144]float64
+		V := BendGradHess(kb, xa, xb, xc, ua, ub, uc, &g, &H)
+		Vp := BendGradHessPSD(kb, xa, xb, xc, ua, ub, uc, &gp, &Hp)
+		if V != Vp || g != gp {
+			t.Fatalf("k=%d: energy/gradient differ: %g %g", k, V, Vp)
+		}
+		scale := norm(H[:])
+		var w [12]float64
+		var Q [144]float64
+		dense.EigenSym(Hp[:], 12, w[:], Q[:])
+		for _, l := range w {
+			worstNeg = min(worstNeg, l/scale)
+		}
+		dense.EigenSym(H[:], 12, w[:], Q[:])
+		exactPSD := true
+		for _, l := range w {
+			if l < -1e-12*scale {
+				exactPSD = false
+			}
+		}
+		var D [144]float64
+		for i := range D {
+			D[i] = Hp[i] - H[i]
+		}
+		dense.EigenSym(D[:], 12, w[:], Q[:])
+		for _, l := range w {
+			if l < -1e-10*scale {
+				t.Fatalf("k=%d theta=%g: projected - exact has eigenvalue %g (scale %g)", k, th, l, scale)
+			}
+		}
+		if exactPSD {
+			nPSD++
+			e := diffNorm(H[:], Hp[:]) / scale
+			worstEq = max(worstEq, e)
+			if e > 1e-10 {
+				t.Fatalf("k=%d theta=%g: exact Hessian PSD but projected differs by %g", k, th, e)
+			}
+		}
+	}
+	if worstNeg < -1e-7 { // unprojected below theta = 1e-7
+
+		t.Fatalf("projected Hessian eigenvalue %g relative to its norm", worstNeg)
+	}
+	if nPSD == 0 {
+		t.Fatal("no PSD exact Hessian among the configurations")
+	}
+	t.Logf("%d of 2000 exact Hessians PSD (worst difference %.3g); worst projected eigenvalue %.3g", nPSD, worstEq, worstNeg)
+}

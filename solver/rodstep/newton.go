@@ -24,8 +24,10 @@ type workspace struct {
 	gx         []dense.Vec3 // per node: dPhi/dx of the terms in which the node's own x appears
 	asm        assembly
 	// exactHessian keeps the indefinite parts of the term Hessians (for
-	// derivative tests); otherwise compressed segments are projected.
+	// derivative tests); otherwise compressed segments are projected, and
+	// bend triples with projectBend (Settings.ProjectBend).
 	exactHessian bool
+	projectBend  bool
 	normal       []float64    // per node: its contact's normal force of the last step
 	xn           []dense.Vec3 // positions at the start of the step
 	un           []float64
@@ -56,6 +58,13 @@ type Settings struct {
 	MaxIterations int     // per solve
 	Tol           float64 // converged when the largest update is below Tol (m)
 	MaxHalvings   int
+	// ProjectBend makes the bend triples' Hessians positive semidefinite
+	// (rod.BendGradHessPSD; projected Newton). Off by default: on
+	// rod-incline (anchorFactor 100) it raised the step halvings at 50 deg
+	// from 1 to 22, though with anchorFactor 1 it let the 50 deg run finish
+	// where the exact Hessian fails at step 366. The Newton matrix still
+	// needs regularization either way (see the report in issue 5).
+	ProjectBend bool
 }
 
 // DefaultSettings are 30 iterations, 1e-9 m and 6 halvings.
@@ -217,6 +226,7 @@ func (s *State) u(q []float64, i int32) float64 {
 // potential and, on success, updates positions, velocities and anchors.
 func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (int, error) {
 	w := &s.ws
+	w.projectBend = set.ProjectBend
 	copy(w.xn, s.X)
 	copy(w.un, s.U)
 	for _, c := range s.Contacts {

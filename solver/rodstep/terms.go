@@ -150,7 +150,11 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 		if energyOnly {
 			return rod.BendEnergyOf(R.Kb, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, c))
 		}
-		return rod.BendGradHess(R.Kb, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, b), s.u(q, c),
+		bend := rod.BendGradHess
+		if w.projectBend && !w.exactHessian {
+			bend = rod.BendGradHessPSD
+		}
+		return bend(R.Kb, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, b), s.u(q, c),
 			(*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
 	case termContact:
 		c := &s.Contacts[t.id]
