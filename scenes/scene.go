@@ -86,6 +86,12 @@ type Body struct {
 	// (x = 0) with a seam, and starts it as a prism of perimeter size[0]
 	// around the local y axis (see BuildSheet): a skirt or a sleeve.
 	Tube bool `json:"tube"`
+	// Panels cuts a tube into this many equal panels around its
+	// circumference, separate pieces of cloth in material space (panel p's
+	// material coordinates are shifted by p cell widths along x) joined by
+	// seams: a garment sewn from flat panels. 0 or 1: one panel sewn to
+	// itself. Tubes only; the number of grid cells around must be a multiple.
+	Panels int `json:"panels"`
 }
 
 // InitialStretch is the Narain 2012 Fig. 7 deformation: local x is scaled by
@@ -392,6 +398,11 @@ func validateBody(v *validator, b *Body, p string, names map[string]string) {
 		v.positive(rp+".refine_angle", r.RefineAngle)
 		v.positive(rp+".refine_compression", r.RefineCompression)
 		v.positive(rp+".refine_velocity", r.RefineVelocity)
+	}
+	if b.Panels < 0 || (b.Panels > 1 && !b.Tube) {
+		v.fail(p+".panels", "must be 0 or 1, or >= 2 on a tube, got %d (tube %v)", b.Panels, b.Tube)
+	} else if b.Panels > 1 && gridOK && (nx-1)%b.Panels != 0 {
+		v.fail(p+".panels", "the %d grid cells around the tube are not a multiple of %d panels", nx-1, b.Panels)
 	}
 	if b.Tube {
 		if gridOK && nx < 4 {

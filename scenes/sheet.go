@@ -182,10 +182,22 @@ func BuildSheet(b *Body) (*Sheet, error) {
 		return u
 	}
 	node := func(i, j int) int32 { return int32(j*nc + i%nc) }
+	// Panels of a tube: cell column i belongs to panel i/cpp, whose material
+	// coordinates are shifted by panel*dx so the panels are disjoint pieces.
+	cpp := nx - 1
+	if b.Tube && b.Panels > 1 {
+		if (nx-1)%b.Panels != 0 {
+			return nil, fmt.Errorf("body %q: %d cells around are not a multiple of %d panels", b.Name, nx-1, b.Panels)
+		}
+		cpp = (nx - 1) / b.Panels
+	}
+	inPanel := func(u [2]float64, cell int) [2]float64 {
+		return [2]float64{u[0] + float64(cell/cpp)*dx, u[1]}
+	}
 	for j := range ny {
 		for i := range nc {
 			v, u := node(i, j), gridU(i, j)
-			sh.Rest[v] = u
+			sh.Rest[v] = inPanel(u, min(i, nx-2))
 			if b.Tube {
 				s, c := math.Sincos(2 * math.Pi * float64(i) / float64(nc))
 				sh.Pos[v] = world([3]float64{radius * s, u[1] - b.Size[1]/2, radius * c})
@@ -204,7 +216,7 @@ func BuildSheet(b *Body) (*Sheet, error) {
 	for j := range ny - 1 {
 		for i := range nx - 1 {
 			v00, v10, v01, v11 := node(i, j), node(i+1, j), node(i, j+1), node(i+1, j+1)
-			u00, u10, u01, u11 := gridU(i, j), gridU(i+1, j), gridU(i, j+1), gridU(i+1, j+1)
+			u00, u10, u01, u11 := inPanel(gridU(i, j), i), inPanel(gridU(i+1, j), i), inPanel(gridU(i, j+1), i), inPanel(gridU(i+1, j+1), i)
 			if cross {
 				c := int32(nc*ny + j*(nx-1) + i)
 				uc := [2]float64{(u00[0] + u11[0]) / 2, (u00[1] + u11[1]) / 2}
