@@ -111,14 +111,17 @@ type Strand struct {
 // RodNode is a node of a rod: its Eulerian coordinate U (rest arc length), its
 // kind (rod.Lagrangian, rod.EoL, rod.EIL as a uint8), whether U is fixed
 // (Lagrangian discretization points), and, for contact nodes, the anchor of
-// its Eulerian friction spring (Cirio et al. 2014; Kf = 0: none).
+// its Eulerian friction spring (Cirio et al. 2014; Kf = 0: none) with its
+// stick/slide state (rod.Anchor.Slip: 0 sticking, +-1 sliding towards +-u),
+// kept here so that it survives the rebuilds of the gathered rod arrays.
 type RodNode struct {
-	Strand   ecs.Entity
-	U, UDot  float64
-	Kind     uint8
-	FixedU   bool
-	AnchorU  float64
-	AnchorKf float64
+	Strand     ecs.Entity
+	U, UDot    float64
+	Kind       uint8
+	FixedU     bool
+	AnchorU    float64
+	AnchorKf   float64
+	AnchorSlip int8
 }
 
 // RodContact is a rod-rod sliding contact between nodes P and Q of two

@@ -81,9 +81,9 @@ func (g *RodGather) Step(w *ecs.World) error {
 		st.U[i], st.UDot[i] = n.U, n.UDot
 		st.FixedU[i] = n.FixedU
 		st.Kind[i] = rod.Kind(n.Kind)
-		// The stick/slide state lives in the step state only (a topology
-		// change restarts every anchor sticking).
-		st.Anchor[i] = rod.Anchor{U: n.AnchorU, Kf: n.AnchorKf, Slip: st.Anchor[i].Slip}
+		// The stick/slide state is the node's, so a rebuild of the arrays
+		// (a topology change) keeps each surviving anchor's.
+		st.Anchor[i] = rod.Anchor{U: n.AnchorU, Kf: n.AnchorKf, Slip: n.AnchorSlip}
 		if !finite3(st.X[i][:]) || !finite3(st.V[i][:]) || math.IsNaN(n.U) {
 			return fmt.Errorf("rod node %d: non-finite state x=%v v=%v u=%v", i, st.X[i], st.V[i], n.U)
 		}
@@ -213,7 +213,7 @@ func (r *RodNewton) Step(w *ecs.World) error {
 		*r.vel.Get(e) = components.Velocity(st.V[i])
 		n := r.node.Get(e)
 		n.U, n.UDot, n.Kind = st.U[i], st.UDot[i], uint8(st.Kind[i])
-		n.AnchorU = st.Anchor[i].U
+		n.AnchorU, n.AnchorSlip = st.Anchor[i].U, st.Anchor[i].Slip
 	}
 	for k, e := range s.Contacts {
 		r.contact.Get(e).NormalForce = st.Contacts[k].NormalForce

@@ -2,6 +2,11 @@ package systems
 
 import (
 	"os"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
 	"strconv"
 	"strings"
 	"time"
@@ -141,8 +146,8 @@ func TestRodWorkersDeterministic(t *testing.T) {
 			}
 			a, b := &ref.Rods.Step, &sim.Rods.Step
 			for i := range a.X {
-				if a.X[i] != b.X[i] || a.U[i] != b.U[i] {
-					t.Fatalf("%s, %d workers: node %d at x=%v u=%v, with 1 worker x=%v u=%v", name, workers, i, b.X[i], b.U[i], a.X[i], a.U[i])
+				if a.X[i] != b.X[i] || a.U[i] != b.U[i] || a.Anchor[i] != b.Anchor[i] {
+					t.Fatalf("%s, %d workers: node %d at x=%v u=%v anchor %+v, with 1 worker x=%v u=%v anchor %+v", name, workers, i, b.X[i], b.U[i], b.Anchor[i], a.X[i], a.U[i], a.Anchor[i])
 				}
 			}
 		}
@@ -239,4 +244,104 @@ func TestRodInclineAngles(t *testing.T) {
 		d, hv, it, err := inclineRun(t, sc, deg, sc.NumSteps())
 		t.Logf("incline %g deg: top patch moved %.4g m downhill, %d halvings, %d iterations, err %v (%.1fs)", deg, d, hv, it, err, time.Since(start).Seconds())
 	}
+}
+
+// TestRodAnchorSlipRebuild checks that the anchors' stick/slide state
+// survives a rebuild of the gathered rod arrays. On rod-incline at 60 deg
+// (the top patch sliding on the grid) it bumps the topology with nothing
+// changed: the run must go on bitwise as without the bump, for 1, 2 and 8
+// workers. Then it removes one contact with its two nodes: after the
+// rebuild every surviving anchor must enter the next step in the state it
+// had, the sliding ones sliding.
+func TestRodAnchorSlipRebuild(t *testing.T) {
+	const before, after = 100, 20
+	var ref *Sim
+	for _, workers := range []int{1, 2, 8} {
+		run := func(bump bool) *Sim {
+			sim := build(t, load(t, "rod-incline", [2]string{"incline_deg", "60"}), workers)
+			steps(t, sim, before, nil)
+			if bump {
+				sim.World.BumpTopology()
+			}
+			steps(t, sim, after, nil)
+			return sim
+		}
+		plain, bumped := run(false), run(true)
+		if ref == nil {
+			ref = plain
+		}
+		for _, sim := range []*Sim{plain, bumped} {
+			a, b := &ref.Rods.Step, &sim.Rods.Step
+			if len(a.X) != len(b.X) {
+				t.Fatalf("%d workers: %d nodes, want %d", workers, len(b.X), len(a.X))
+			}
+			for i := range a.X {
+				if a.X[i] != b.X[i] || a.U[i] != b.U[i] || a.Anchor[i] != b.Anchor[i] {
+					t.Fatalf("%d workers, bump %v: node %d at x=%v u=%v anchor %+v, want x=%v u=%v anchor %+v",
+						workers, sim == bumped, i, b.X[i], b.U[i], b.Anchor[i], a.X[i], a.U[i], a.Anchor[i])
+				}
+			}
+		}
+	}
+
+	// Remove one contact and its nodes, then run the gather alone.
+	sim := build(t, load(t, "rod-incline", [2]string{"incline_deg", "60"}), 1)
+	steps(t, sim, before, nil)
+	// The arrays are those of the last step; the contact removal after it
+	// may have taken entities away already.
+	rs, alive := sim.Rods, sim.World.ECS.Alive
+	slip := map[ecs.Entity]int8{}
+	sliding := 0
+	for i, e := range rs.Nodes {
+		if a := rs.Step.Anchor[i]; a.Kf > 0 && alive(e) {
+			slip[e] = a.Slip
+			if a.Slip != 0 {
+				sliding++
+			}
+		}
+	}
+	var live []ecs.Entity
+	for _, e := range rs.Contacts {
+		if alive(e) {
+			live = append(live, e)
+		}
+	}
+	if len(live) < 2 || sliding < len(slip)/2 {
+		t.Fatalf("%d contacts, %d of %d anchors sliding after %d steps at 60 deg; want most sliding", len(live), sliding, len(slip), before)
+	}
+	contacts, anchors, gone := len(live), len(slip), live[0]
+	cmap := generic.NewMap1[components.RodContact](sim.World.ECS)
+	c := *cmap.Get(gone)
+	for _, e := range []ecs.Entity{gone, c.P, c.Q} {
+		sim.World.ECS.RemoveEntity(e)
+	}
+	delete(slip, c.P)
+	delete(slip, c.Q)
+	sim.World.BumpTopology()
+	var gather ecs.System
+	for _, sys := range sim.Scheduler.Systems() {
+		if sys.Name() == "rod-gather" {
+			gather = sys
+		}
+	}
+	if err := gather.Step(sim.World); err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for i, e := range rs.Nodes {
+		want, ok := slip[e]
+		if !ok {
+			continue
+		}
+		kept++
+		if got := rs.Step.Anchor[i].Slip; got != want {
+			t.Errorf("node %d: anchor slip %d after the rebuild, %d before", i, got, want)
+		}
+	}
+	if kept != len(slip) || len(rs.Contacts) != contacts-1 {
+		t.Errorf("after the removal: %d of %d contacts, %d of %d anchors kept", len(rs.Contacts), contacts, kept, len(slip))
+	}
+	// The rebuilt state steps on.
+	steps(t, sim, 10, nil)
+	t.Logf("%d of %d anchors sliding when contact 0 of %d was removed; %d anchors survived it", sliding, anchors, contacts, kept)
 }
