@@ -37,7 +37,8 @@ var Cases = []Case{
 	{Name: "sheet-50-ldlt", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "50"}, {"solver.linear", "ldlt"}}},
 	{Name: "sheet-100-ldlt", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "100"}, {"solver.linear", "ldlt"}}},
 	{Name: "sphere-drop", Scene: "sphere-drop"},
-	{Name: "sphere-qp-100", Scene: "sphere-drop", Sets: [][2]string{{"bodies.0.resolution", "100"}}, Warmup: 60},
+	{Name: "sphere-qp-100", Scene: "sphere-drop", Sets: [][2]string{{"bodies.0.resolution", "100"}, {"solver.contact_solver", "qp"}}, Warmup: 60},
+	{Name: "sphere-flt-100", Scene: "sphere-drop", Sets: [][2]string{{"bodies.0.resolution", "100"}}, Warmup: 60},
 	{Name: "box-edge", Scene: "box-edge"},
 }
 
