@@ -199,7 +199,9 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 			return nil, err
 		}
 		sim.Rods.Step.Assign()
-		pipeline = append(pipeline, gather, NewRodNewton(w, sim.Rods, scripts), NewRodContactRemoval(w, sim.Rods))
+		newton := NewRodNewton(w, sim.Rods, scripts)
+		newton.settings.ProjectBend = sc.Rods.ProjectBend
+		pipeline = append(pipeline, gather, newton, NewRodContactRemoval(w, sim.Rods))
 	}
 	sim.Scheduler = ecs.NewScheduler(append(pipeline, advanceClock{})...)
 	return sim, nil
