@@ -168,7 +168,7 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		}
 		pipeline = append(pipeline, NewPinRelease(w))
 		if len(toRemesh) > 0 {
-			rm := NewRemesh(w, st, sc.Solver.Thickness)
+			rm := NewRemesh(w, sc.Solver.Thickness)
 			for _, t := range toRemesh {
 				b := &sc.Bodies[t.body]
 				rm.AddBody(t.entity, &sim.Bodies[t.body], t.faceEnts, *b.Remesh, b.Material)

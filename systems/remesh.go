@@ -31,12 +31,9 @@ import (
 // are the distinct (node, coordinate) pairs, so the two sides of a seam are
 // split and collapsed together and the hinges across it stay flat at rest.
 type Remesh struct {
-	state     *ClothState
 	thickness float64
 	bodies    []remeshBody
 
-	verts     *generic.Filter1[components.Member]
-	faceF     *generic.Filter1[components.Face]
 	hingeF    *generic.Filter1[components.Hinge]
 	obsF      *generic.Filter1[components.Obstacle]
 	pos       generic.Map1[components.Position]
@@ -53,9 +50,9 @@ type Remesh struct {
 
 	// Stats since the last Measure.
 	Splits, Flips, Collapses int
-	// Edge sizes (eq. 1) after the last pass, over all remeshed bodies.
+	// Edge sizes (eq. 1) after the last pass: with several remeshed bodies,
+	// the smallest minimum, the largest median and the largest maximum.
 	SizeMin, SizeMedian, SizeMax float64
-	Passes                       int
 }
 
 type remeshBody struct {
@@ -69,15 +66,11 @@ type remeshBody struct {
 	remesher remesh.Remesher
 }
 
-// NewRemesh returns the system. bodies are the remeshed bodies' entities,
-// meshes their writer views (updated in place), and the remaining slices their
-// settings and materials; thickness is the contact layer.
-func NewRemesh(w *ecs.World, state *ClothState, thickness float64) *Remesh {
+// NewRemesh returns the system without bodies (AddBody registers them);
+// thickness is the contact layer the interpenetration repair keeps clear.
+func NewRemesh(w *ecs.World, thickness float64) *Remesh {
 	return &Remesh{
-		state:     state,
 		thickness: thickness,
-		verts:     generic.NewFilter1[components.Member](),
-		faceF:     generic.NewFilter1[components.Face](),
 		hingeF:    generic.NewFilter1[components.Hinge](),
 		obsF:      generic.NewFilter1[components.Obstacle](),
 		pos:       generic.NewMap1[components.Position](w.ECS),
@@ -132,7 +125,6 @@ func (r *Remesh) Step(w *ecs.World) error {
 			r.SizeMax = math.Max(r.SizeMax, res.MaxSize)
 			r.SizeMedian = math.Max(r.SizeMedian, res.MedianSize)
 		}
-		r.Passes++
 		changed = true
 	}
 	if changed {
