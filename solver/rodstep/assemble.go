@@ -211,37 +211,12 @@ func (s *State) pointLocals(i int32, l *local) {
 	}
 }
 
-// buildPattern builds the lower-triangular CSC pattern of the Newton matrix,
-// the contribution lists of the two-pass assembly and the symbolic analysis.
-func (s *State) buildPattern() error {
-	w := &s.ws
-	as := &w.asm
-	n := w.n
-	type rec struct{ row, slot int32 }
-	// Count the Hessian contributions per column.
-	cnt := make([]int32, n+1)
-	for t := range as.terms {
-		tm := &as.terms[t]
-		idx := as.locIdx[tm.loc : tm.loc+int(tm.n)]
-		for a := range idx {
-			for b := 0; b <= a; b++ {
-				ia, ib := idx[a], idx[b]
-				if ia < 0 || ib < 0 {
-					continue
-				}
-				c := min(ia, ib)
-				cnt[c+1]++
-				if a != b && ia == ib {
-					cnt[c+1]++
-				}
-			}
-		}
-	}
-	for j := 0; j < n; j++ {
-		cnt[j+1] += cnt[j]
-	}
-	recs := make([]rec, cnt[n])
-	cur := slices.Clone(cnt[:n])
+// forEachHessEntry calls fn(col, row, slot) with col <= row for every
+// lower-triangle entry of every term's local Hessian, in term order, skipping
+// constant coordinates. An off-diagonal local entry whose two coordinates are
+// the same unknown lands on the diagonal twice (both symmetric halves), so fn
+// sees it twice.
+func (as *assembly) forEachHessEntry(fn func(c, r, slot int32)) {
 	for t := range as.terms {
 		tm := &as.terms[t]
 		idx := as.locIdx[tm.loc : tm.loc+int(tm.n)]
@@ -253,15 +228,34 @@ func (s *State) buildPattern() error {
 				}
 				c, r := min(ia, ib), max(ia, ib)
 				slot := int32(tm.hess + a*(a+1)/2 + b)
-				recs[cur[c]] = rec{r, slot}
-				cur[c]++
+				fn(c, r, slot)
 				if a != b && ia == ib {
-					recs[cur[c]] = rec{r, slot}
-					cur[c]++
+					fn(c, r, slot)
 				}
 			}
 		}
 	}
+}
+
+// buildPattern builds the lower-triangular CSC pattern of the Newton matrix,
+// the contribution lists of the two-pass assembly and the symbolic analysis.
+func (s *State) buildPattern() error {
+	w := &s.ws
+	as := &w.asm
+	n := w.n
+	type rec struct{ row, slot int32 }
+	// Count the Hessian contributions per column.
+	cnt := make([]int32, n+1)
+	as.forEachHessEntry(func(c, _, _ int32) { cnt[c+1]++ })
+	for j := 0; j < n; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	recs := make([]rec, cnt[n])
+	cur := slices.Clone(cnt[:n])
+	as.forEachHessEntry(func(c, r, slot int32) {
+		recs[cur[c]] = rec{r, slot}
+		cur[c]++
+	})
 	A := &as.A
 	A.N = n
 	A.ColPtr = make([]int, n+1)
