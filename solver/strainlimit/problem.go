@@ -12,8 +12,10 @@ import (
 // masses, current positions xhat and isotropic limits on the principal strains.
 //
 // The solvers keep per-Problem workspace (node-to-face incidence, per-face
-// buffers) inside the Problem and reuse it across solves, so a Problem that is
-// solved every time step allocates only on its first solve. The workspace is
+// buffers) inside the Problem and reuse it across solves: Jacobi allocates
+// only on a Problem's first solve; AugmentedLagrangian still allocates its
+// iterate, multiplier and optimizer (CG or L-BFGS memory) buffers, O(n) each,
+// once per call, though never inside its evaluations. The workspace is
 // rebuilt automatically when len(X), len(Faces) or the Faces backing array
 // change; call Invalidate after editing Faces in place.
 type Problem struct {
