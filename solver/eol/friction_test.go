@@ -9,7 +9,7 @@ import (
 
 func TestFrictionFactor(t *testing.T) {
 	cases := []struct {
-		name             string
+		name              string
 		mu, dvn, vt, want float64
 	}{
 		{"kinetic: impulse below the tangential speed", 0.5, 1, 2, 0.75},
