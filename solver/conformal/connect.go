@@ -1,0 +1,77 @@
+package conformal
+
+import "slices"
+
+// chain returns the live verts on edge features, sorted by (feature, T,
+// index), and compacts w.conf.
+func (w *work) chain() []int32 {
+	live := w.conf[:0]
+	for _, v := range w.conf {
+		if w.alive[v] && w.feat[v] >= 0 {
+			live = append(live, v)
+		}
+	}
+	w.conf = live
+	var out []int32
+	for _, v := range live {
+		if !w.point[v] {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b int32) int {
+		switch {
+		case w.feat[a] != w.feat[b]:
+			return int(w.feat[a]) - int(w.feat[b])
+		case w.tp[a] < w.tp[b]:
+			return -1
+		case w.tp[a] > w.tp[b]:
+			return 1
+		}
+		return int(a) - int(b)
+	})
+	return out
+}
+
+// connect is step 2 of sec. 6.1: consecutive nodes of each edge feature
+// must share an edge. When they do not but are the opposite corners of two
+// adjacent faces, the edge between those faces is flipped, unless it is
+// itself conformal or a new face would not be counter-clockwise. The pairs
+// left apart are returned.
+func (w *work) connect() [][2]int32 {
+	var gaps [][2]int32
+	ch := w.chain()
+	for i := 0; i+1 < len(ch); i++ {
+		a, b := ch[i], ch[i+1]
+		if w.feat[a] != w.feat[b] || w.adjacent(a, b) {
+			continue
+		}
+		if !w.flipToward(a, b) {
+			gaps = append(gaps, [2]int32{a, b})
+		}
+	}
+	return gaps
+}
+
+// flipToward makes the edge a-b by flipping the edge c-d of a face (a, c, d)
+// whose neighbour across c-d is (d, c, b).
+func (w *work) flipToward(a, b int32) bool {
+	for _, g := range w.vf[a] {
+		t := w.f[g]
+		p := posIn(t, a)
+		c, d := t[(p+1)%3], t[(p+2)%3]
+		h := w.faceWith(d, c)
+		if h < 0 || third(w.f[h], c, d) != b || w.conformalEdge(c, d) {
+			continue
+		}
+		if !wellFormed(w.u[a], w.u[c], w.u[b]) || !wellFormed(w.u[a], w.u[b], w.u[d]) {
+			continue
+		}
+		w.killFace(g)
+		w.killFace(h)
+		w.addFace(a, c, b, -1)
+		w.addFace(a, b, d, -1)
+		w.flips++
+		return true
+	}
+	return false
+}
