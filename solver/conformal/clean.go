@@ -1,5 +1,7 @@
 package conformal
 
+import "math"
+
 // activeFaces appends to dst the live faces incident to a live conformal
 // vert, once each, in a deterministic order.
 func (w *work) activeFaces(dst []int32) []int32 {
@@ -65,11 +67,11 @@ func (w *work) clean() (iters int, converged bool) {
 // else the other.
 func (w *work) tryCollapse(a, b int32) bool {
 	i, j := max(a, b), min(a, b)
-	if w.canRemove(i, j) {
+	if w.canRemove(i, j, -1) {
 		w.collapse(i, j)
 		return true
 	}
-	if w.canRemove(j, i) {
+	if w.canRemove(j, i, -1) {
 		w.collapse(j, i)
 		return true
 	}
@@ -77,8 +79,9 @@ func (w *work) tryCollapse(a, b int32) bool {
 }
 
 // canRemove reports whether vert i may be removed by collapsing the edge
-// i-j onto j (see Preprocess for the rules).
-func (w *work) canRemove(i, j int32) bool {
+// i-j onto j (see Preprocess for the rules), leaving faces whose angles all
+// exceed amin (pass a negative amin for no bound).
+func (w *work) canRemove(i, j int32, amin float64) bool {
 	if w.locked[i] {
 		return false
 	}
@@ -132,7 +135,7 @@ func (w *work) canRemove(i, j int32) bool {
 			continue
 		}
 		t[posIn(t, i)] = j
-		if !wellFormed(w.u[t[0]], w.u[t[1]], w.u[t[2]]) {
+		if !wellFormed(w.u[t[0]], w.u[t[1]], w.u[t[2]]) || (amin >= 0 && !(minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]]) > amin)) {
 			return false
 		}
 	}
@@ -143,35 +146,93 @@ func (w *work) canRemove(i, j int32) bool {
 // reports whether it changed the mesh. The paper splits one edge at its
 // midpoint, chosen by the number of conformal verts (one: the edge opposite
 // it; two: the edge between them; three: the non-conformal edge), and lets
-// the next iteration collapse what became short. Here:
+// the next iteration collapse the new vert with what became close to it. In
+// the configurations this targets (a conformal node sliding onto an edge, a
+// chain edge sliding onto a node) that edge is the face's longest and the
+// face a cap, flat against it. Here:
 //
-//   - when the face's shortest edge (opposite its smallest angle) is below
-//     2*MinEdge, it is collapsed by the rules of the short-edge collapses:
-//     the needle goes, where a split would only halve the small angle (and
-//     for the paper's edge, a split of an edge below 2*MinEdge would have its
-//     halves collapsed straight away);
-//   - otherwise the paper's edge is split at its midpoint when it is the
-//     face's longest: the small angles then sit at its ends and the new node
-//     lands near the opposite vert, to be collapsed with it later (or the
-//     face is bisected toward it); splitting a shorter edge would only halve
-//     a small angle, so nothing is done and the face is left to the
-//     remesher.
+//   - a needle, whose shortest edge (opposite its smallest angle) is below
+//     2*MinEdge, has that edge collapsed by the rules of the short-edge
+//     collapses (a split would only halve the small angle; and a split of an
+//     edge below 2*MinEdge would have its halves collapsed straight back);
+//   - a cap, whose longest edge has the opposite vert c within 2*MinEdge
+//     of it, with its foot inside the edge, has that edge split at the foot
+//     and the new vert collapsed at once with c (the conformal one survives;
+//     with neither conformal the new vert goes, which flips the edge), so
+//     that no other face's cleanup can undo the split first; the split is
+//     undone unless such a collapse is allowed and leaves faces whose angles
+//     all exceed the cap's smallest (the paper splits at the midpoint and
+//     collapses later, which needs several bisections when c is off-centre);
+//   - otherwise, when the paper's edge is the longest and at least
+//     4*MinEdge long, it is split at its midpoint (a bisection toward c,
+//     whose new edges are all at least 2*MinEdge long).
+//
+// A face neither rule fixes is left to the remesher (Result.IllShaped).
 func (w *work) fixIll(g int32) bool {
 	t := w.f[g]
 	if minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]]) >= w.p.MinAngle {
 		return false
 	}
 	var l [3]float64
-	s := 0
+	s, e := 0, 0 // shortest and longest edge: t[k]-t[k+1]
 	for k := 0; k < 3; k++ {
 		l[k] = w.edgeLen(t[k], t[(k+1)%3])
 		if l[k] < l[s] {
 			s = k
 		}
+		if l[k] > l[e] {
+			e = k
+		}
 	}
 	if l[s] < 2*w.p.MinEdge && w.tryCollapse(t[s], t[(s+1)%3]) {
 		return true
 	}
+	a, b, c := t[e], t[(e+1)%3], t[(e+2)%3]
+	d, r := w.u[b].Sub(w.u[a]), w.u[c].Sub(w.u[a])
+	q := dot2(r, d) / dot2(d, d)
+	if h := math.Abs(cross2(d, r)) / math.Sqrt(dot2(d, d)); h < 2*w.p.MinEdge && q > 0 && q < 1 {
+		// A cap: split at the foot of c and collapse the new vert with c,
+		// if that leaves better faces.
+		a0 := minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]])
+		n := w.split(a, b, q)
+		switch {
+		case w.canRemove(n, c, a0):
+			w.collapse(n, c)
+		case w.canRemove(c, n, a0):
+			w.collapse(c, n)
+		default:
+			// Undo: collapsing the new vert back onto a restores the faces.
+			w.collapse(n, a)
+			w.collapses--
+			return false
+		}
+		w.splits++
+		return true
+	}
+	if l[e] >= 4*w.p.MinEdge && e == w.paperEdge(t) {
+		// Bisect toward c; the halves and the new edge to c are at least
+		// 2*MinEdge long, so no needle collapse takes the new vert back.
+		w.split(a, b, 0.5)
+		w.splits++
+		return true
+	}
+	return false
+}
+
+// split splits the edge a-b at parameter s from a; the new vert is
+// conformal when a-b is a conformal edge (a point of a straight feature
+// between two others stays on it; T is interpolated like X).
+func (w *work) split(a, b int32, s float64) int32 {
+	n := w.splitEdge(a, b, s)
+	if w.conformalEdge(a, b) {
+		w.makeConformal(n, w.feat[a], w.tp[a]+s*(w.tp[b]-w.tp[a]), false)
+	}
+	return n
+}
+
+// paperEdge is the edge of face t (index k: t[k]-t[k+1]) that the rule of
+// sec. 6.1 splits, or -1.
+func (w *work) paperEdge(t [3]int32) int {
 	nc, p := 0, 0
 	for k, v := range t {
 		if w.feat[v] >= 0 {
@@ -179,40 +240,25 @@ func (w *work) fixIll(g int32) bool {
 			p = k
 		}
 	}
-	e := -1 // the edge t[e]-t[e+1]
 	switch nc {
 	case 1: // the edge opposite the conformal vert t[p]
-		e = (p + 1) % 3
+		return (p + 1) % 3
 	case 2: // the edge between the conformal verts
 		for k, v := range t {
 			if w.feat[v] < 0 {
-				e = (k + 1) % 3
+				return (k + 1) % 3
 			}
 		}
 	case 3: // the (longest) non-conformal edge
+		e := -1
 		for k := 0; k < 3; k++ {
-			if !w.conformalEdge(t[k], t[(k+1)%3]) && (e < 0 || l[k] > l[e]) {
+			if !w.conformalEdge(t[k], t[(k+1)%3]) && (e < 0 || w.edgeLen(t[k], t[(k+1)%3]) > w.edgeLen(t[e], t[(e+1)%3])) {
 				e = k
 			}
 		}
+		return e
 	}
-	if e < 0 {
-		return false
-	}
-	a, b := t[e], t[(e+1)%3]
-	if l[e] < 2*w.p.MinEdge {
-		return w.tryCollapse(a, b)
-	}
-	if l[(e+1)%3] > l[e] || l[(e+2)%3] > l[e] {
-		return false
-	}
-	n := w.splitEdge(a, b, 0.5)
-	if w.conformalEdge(a, b) {
-		// The midpoint of a straight feature stays on it.
-		w.makeConformal(n, w.feat[a], 0.5*(w.tp[a]+w.tp[b]), false)
-	}
-	w.splits++
-	return true
+	return -1
 }
 
 // quality counts the faces touching a conformal vert with an angle below

@@ -146,8 +146,8 @@ type Result struct {
 	Converged  bool
 	// IllShaped counts the faces touching a conformal node that still have a
 	// material angle below MinAngle (the paper: "it may not be possible to
-	// remove all ill-conditioned triangles"; the rules split only an edge
-	// opposite the face's largest angle, see Preprocess). Short counts the
+	// remove all ill-conditioned triangles"; typically faces stretched behind
+	// a sliding chain, which the remesher refines). Short counts the
 	// edges touching a conformal node still shorter than MinEdge (a collapse
 	// was not allowed: locked, border or cross-feature ends, or it would have
 	// inverted a face).
@@ -184,14 +184,21 @@ type Result struct {
 //     there is one (the conformal node keeps X and U), never between nodes of
 //     two different features; (b) conformal edges shorter than MinEdge are
 //     collapsed in either direction, keeping a border or corner end; (c) a
-//     face with a material angle below MinAngle gets one edge split at its
-//     midpoint, by the paper's rule (one conformal vert: the opposite edge;
-//     two: the edge between them, the new node being conformal on their
-//     feature with the mean T and the midpoint X; three: the non-conformal
-//     edge), but only when that edge is the face's longest (so that the
-//     small angles sit at its ends and the new node, close to the opposite
-//     vert, is collapsed next) and at least 2*MinEdge long (so that its
-//     halves are not collapsed straight back).
+//     face with a material angle below MinAngle is treated as the paper's
+//     split-then-collapse intends, made local so that it cannot be undone by
+//     the next face's cleanup: a needle whose shortest edge is below
+//     2*MinEdge has that edge collapsed (by the rules of (a) and (b)); a cap
+//     whose opposite vert lies within 2*MinEdge of its longest edge has that
+//     edge split at the foot of the vert and the new node collapsed with the
+//     vert at once (the new node is conformal on the edge's feature when the
+//     edge is conformal; with neither conformal the new node goes, which
+//     flips the edge), if that leaves better faces; otherwise the paper's
+//     edge (one conformal vert: the opposite edge; two: the edge between
+//     them; three: the non-conformal edge) is split at its midpoint when it
+//     is the face's longest and at least 4*MinEdge long. Faces stretched
+//     behind a sliding chain (a small angle opposite a conformal edge) are
+//     left to the remesher: splitting the conformal edge would halve their
+//     small angle. See fixIll.
 //
 // Collapses never remove a locked node, a corner, or a conformal node on the
 // border, nor a conformal node onto anything but a neighbour on the same edge

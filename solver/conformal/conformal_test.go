@@ -40,7 +40,8 @@ func TestLineChain(t *testing.T) {
 			t.Fatalf("hit %d (%+v): %v", k, hits[k], o)
 		}
 	}
-	amin, nIll, nShort, lmin := shape(out, res, p.MinAngle, p.MinEdge)
+	st := shape(out, res, p.MinAngle, p.MinEdge, nil)
+	amin, nIll, nShort, lmin := st.amin, st.nIll, st.nShort, st.lmin
 	t.Logf("%d hits -> %d inserted, chain of %d nodes; %d faces; splits %d collapses %d flips %d, %d iterations (converged %v); min angle near the chain %.1f deg, %d faces below %.0f deg, %d short edges (min %.4g)",
 		len(hits), res.Inserted, len(c), len(out.F), res.Splits, res.Collapses, res.Flips, res.Iterations, res.Converged, amin, nIll, p.MinAngle*180/math.Pi, nShort, lmin)
 	if nShort != 0 || res.Short != 0 {

@@ -219,12 +219,24 @@ func checkChain(t *testing.T, out *remesh.Mesh, res Result, f int32, ends bool) 
 	return c
 }
 
-// shape returns the smallest material angle (degrees) of the faces touching
-// a conformal node, how many faces are below minAng, and the number of edges
-// touching a conformal node shorter than minEdge whose ends are not both on
-// the border, with the shortest such length.
-func shape(out *remesh.Mesh, res Result, minAng, minEdge float64) (amin float64, nIll, nShort int, lmin float64) {
-	amin, lmin = 180, math.Inf(1)
+// shapeStats describes the faces touching a conformal node.
+type shapeStats struct {
+	amin     float64 // smallest material angle, degrees
+	nIll     int     // faces with an angle below MinAngle
+	nShort   int     // edges touching a conformal node below MinEdge, ends not both on the border
+	lmin     float64 // the shortest such edge
+	aminNear float64 // smallest angle over the faces that are not trailing
+	// nTrail counts the ill faces that are trailing: all their
+	// non-conformal verts lie behind the chain, which slid away from them
+	// and stretched them (refining them is the remesher's work; the paper's
+	// split of a conformal edge would halve their small angle).
+	nTrail int
+}
+
+// shape measures the faces touching a conformal node; behind (nil: none)
+// says whether a material point lies behind a sliding chain.
+func shape(out *remesh.Mesh, res Result, minAng, minEdge float64, behind func(dense.Vec2) bool) shapeStats {
+	st := shapeStats{amin: 180, aminNear: 180, lmin: math.Inf(1)}
 	bn := borderNodes(out)
 	seen := map[[2]int32]bool{}
 	for _, t := range out.F {
@@ -237,10 +249,30 @@ func shape(out *remesh.Mesh, res Result, minAng, minEdge float64) (amin float64,
 		if !conf {
 			continue
 		}
-		a := minAngle(out.U[t[0]], out.U[t[1]], out.U[t[2]]) * 180 / math.Pi
-		amin = min(amin, a)
+		var ang [3]float64
+		k0 := 0
+		for k := 0; k < 3; k++ {
+			ang[k] = angleAt(out.U[t[k]], out.U[t[(k+1)%3]], out.U[t[(k+2)%3]]) * 180 / math.Pi
+			if ang[k] < ang[k0] {
+				k0 = k
+			}
+		}
+		a := ang[k0]
+		st.amin = min(st.amin, a)
+		trail := behind != nil
+		for _, v := range t {
+			if res.Feature[out.Node[v]] < 0 && trail {
+				trail = behind(out.U[v])
+			}
+		}
 		if a < minAng*180/math.Pi {
-			nIll++
+			st.nIll++
+			if trail {
+				st.nTrail++
+			}
+		}
+		if !trail {
+			st.aminNear = min(st.aminNear, a)
 		}
 		for k := 0; k < 3; k++ {
 			p, q := out.Node[t[k]], out.Node[t[(k+1)%3]]
@@ -250,10 +282,10 @@ func shape(out *remesh.Mesh, res Result, minAng, minEdge float64) (amin float64,
 			}
 			seen[key] = true
 			if l := dist2(out.U[t[k]], out.U[t[(k+1)%3]]); l < minEdge && !(bn[p] && bn[q]) {
-				nShort++
-				lmin = min(lmin, l)
+				st.nShort++
+				st.lmin = min(st.lmin, l)
 			}
 		}
 	}
-	return
+	return st
 }
