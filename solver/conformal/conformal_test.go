@@ -438,3 +438,39 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A short conformal edge at the border collapses onto the border node: a
+// conformal node on the cloth border is preserved (sec. 6.1), and stays on
+// the border in U.
+func TestBorderConformalPreserved(t *testing.T) {
+	m := grid(10)
+	c := noFeatures(len(m.X))
+	// Feature 4 along the column x = 0.3: nodes (0.3, j/10), T = y.
+	for j := 0; j <= 10; j++ {
+		n := j*11 + 3
+		c.Feature[n], c.T[n] = 4, m.U[n][1]
+	}
+	// Node (0.3, 0.1) has slid to 6 mm from the border node (0.3, 0).
+	m.U[14][1] = 0.006
+	p := testParams()
+	out, res, err := Preprocess(m, c, nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMesh(t, m, out, res, false)
+	ch := checkChain(t, out, res, 4, true)
+	if len(ch) != 10 {
+		t.Fatalf("chain of %d nodes, want 10 (the node near the border collapsed)", len(ch))
+	}
+	if res.NodeOld[ch[0]] != 3 || out.U[ch[0]] != m.U[3] || out.X[ch[0]] != m.X[3] {
+		t.Fatalf("chain starts at node %d (input %d) U %v, want the border node 3 unchanged", ch[0], res.NodeOld[ch[0]], out.U[ch[0]])
+	}
+	for i, o := range res.NodeOld {
+		if o == 14 {
+			t.Fatalf("node 14 survived as %d", i)
+		}
+	}
+	if res.Collapses == 0 || res.Short != 0 {
+		t.Fatalf("collapses %d short %d", res.Collapses, res.Short)
+	}
+}
