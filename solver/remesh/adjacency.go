@@ -128,6 +128,11 @@ func (m *Mesh) checkShape() error {
 			return fmt.Errorf("remesh: vert %d: Node = %d out of range [0,%d)", v, n, nn)
 		}
 	}
+	for i, pr := range m.Preserved {
+		if pr[0] < 0 || int(pr[0]) >= nn || pr[1] < 0 || int(pr[1]) >= nn || pr[0] == pr[1] {
+			return fmt.Errorf("remesh: Preserved[%d] = %v: want two different nodes in [0,%d)", i, pr, nn)
+		}
+	}
 	for f, t := range m.F {
 		for k := 0; k < 3; k++ {
 			if t[k] < 0 || int(t[k]) >= nv {
@@ -255,8 +260,9 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 // material-space area, edges with more than two faces or inconsistent
 // orientation, non-manifold verts (the faces around a vert must form one fan),
 // duplicate faces, verts referenced by no face, nodes with no vert, seam
-// nodes with a vert inside a panel, and pairs of nodes carrying more than two
-// faces' worth of edges (non-manifold in world space).
+// nodes with a vert inside a panel, pairs of nodes carrying more than two
+// faces' worth of edges (non-manifold in world space), and Preserved pairs
+// that are out of range or share no edge.
 func (m *Mesh) Validate() error {
 	a, err := NewAdjacency(m)
 	if err != nil {
@@ -298,6 +304,11 @@ func (m *Mesh) Validate() error {
 			}
 		}
 	}
+	for i, pr := range m.Preserved {
+		if !nodesShareEdge(m, a, pr[0], pr[1]) {
+			return fmt.Errorf("remesh: Preserved[%d] = %v: nodes %d and %d share no edge", i, pr, pr[0], pr[1])
+		}
+	}
 	// World-space manifoldness along seams: a pair of nodes may carry at most
 	// two faces in all.
 	for i, e := range a.Edges {
@@ -321,6 +332,21 @@ func (m *Mesh) Validate() error {
 		}
 	}
 	return nil
+}
+
+// nodesShareEdge reports whether some edge joins a vert of node p to a vert
+// of node q.
+func nodesShareEdge(m *Mesh, a *Adjacency, p, q int32) bool {
+	for _, v := range a.VertsOf(int(p)) {
+		for _, f := range a.FacesOf(int(v)) {
+			for _, x := range m.F[f] {
+				if m.Node[x] == q {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func sameSet(s, t [3]int32) bool {

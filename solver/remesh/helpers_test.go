@@ -121,6 +121,9 @@ func cloneMesh(m *Mesh) *Mesh {
 	c.U = append([]dense.Vec2(nil), m.U...)
 	c.Node = append([]int32(nil), m.Node...)
 	c.F = append([][3]int32(nil), m.F...)
+	if m.Preserved != nil {
+		c.Preserved = append([][2]int32(nil), m.Preserved...)
+	}
 	return c
 }
 

@@ -32,4 +32,13 @@ type Mesh struct {
 
 	// Faces: vert indices, counter-clockwise in material space.
 	F [][3]int32
+
+	// Preserved lists node pairs whose edge the remesher keeps: it never
+	// flips or splits a preserved edge and never removes a node of one (a
+	// collapse of another node onto it is fine). Conformal remeshing
+	// (Weidner et al. 2018, sec. 6) preserves the edges along sharp
+	// obstacle features this way. Each pair must be a mesh edge; nil or
+	// empty: none. The output mesh lists the same edges with its own node
+	// indices, in the input's order.
+	Preserved [][2]int32
 }

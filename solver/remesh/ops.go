@@ -60,6 +60,64 @@ func (r *Remesher) split(a, b int32, newFaces *[]int32) bool {
 	return true
 }
 
+// splitKeepsPreserved reports whether splitting the edge a-b leaves every
+// face that holds a preserved edge, or an edge a split was refused for
+// (frozen), with aspect ratio at least preservedAspect (or AspectMin, if
+// larger); when not, a-b is frozen for the rest of the refinement. A
+// preserved edge is never split, so a sizing field finer than it cannot be
+// met around it: splitting the other edges of its faces again and again
+// would only push their third vert onto it, down to degenerate faces, and
+// an edge left long for that reason does the same to its own neighbours.
+// Such edges stay longer than the sizing asks instead.
+func (r *Remesher) splitKeepsPreserved(a, b int32) bool {
+	if len(r.pres[r.vnode[a]]) == 0 && len(r.pres[r.vnode[b]]) == 0 && len(r.frozen) == 0 {
+		return true
+	}
+	amin := max(r.p.AspectMin, preservedAspect)
+	w := mid2(r.u[a], r.u[b])
+	for _, f := range [2]int32{r.faceWith(a, b), r.faceWith(b, a)} {
+		if f < 0 {
+			continue
+		}
+		t := r.f[f]
+		c := third(t, a, b)
+		// The new face next to c-x keeps c, x and the midpoint, with t's
+		// orientation.
+		for _, x := range [2]int32{a, b} {
+			if !r.preservedEdge(c, x) && !r.isFrozen(c, x) {
+				continue
+			}
+			nt := t
+			nt[posIn(t, a+b-x)] = -1
+			var u [3]dense.Vec2
+			for k, v := range nt {
+				if v < 0 {
+					u[k] = w
+				} else {
+					u[k] = r.u[v]
+				}
+			}
+			if !shapeOK(u[0], u[1], u[2], amin) {
+				r.frozen[[2]int32{min(a, b), max(a, b)}] = struct{}{}
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (r *Remesher) isFrozen(a, b int32) bool {
+	if len(r.frozen) == 0 {
+		return false
+	}
+	_, ok := r.frozen[[2]int32{min(a, b), max(a, b)}]
+	return ok
+}
+
+// preservedAspect is the smallest aspect ratio a split may leave a face
+// holding a preserved (or frozen) edge with.
+const preservedAspect = 0.1
+
 func (r *Remesher) splitSide(a, b, n int32, newFaces *[]int32) {
 	w := r.addVert(mid2(r.u[a], r.u[b]), midM(r.m[a], r.m[b]), n)
 	if fl := r.faceWith(a, b); fl >= 0 {
@@ -275,7 +333,7 @@ func (r *Remesher) flipTest(a, b int32) (fl, fr, k, l int32, ok bool) {
 		return
 	}
 	fr = r.faceWith(b, a)
-	if fr < 0 {
+	if fr < 0 || r.preservedEdge(a, b) {
 		return
 	}
 	l = third(r.f[fl], a, b)
@@ -391,7 +449,7 @@ const maxFlipPasses = 200
 // are appended to *newFaces.
 func (r *Remesher) tryCollapse(i, j int32, newFaces *[]int32) bool {
 	ni, nj := r.vnode[i], r.vnode[j]
-	if ni == nj || r.locked[ni] {
+	if ni == nj || r.locked[ni] || len(r.pres[ni]) > 0 {
 		return false
 	}
 	pairs := r.pairs[:0]

@@ -106,6 +106,13 @@ func (r *Remesher) Remesh(m *Mesh, M []dense.Mat2, p Params) (*Mesh, Result, err
 	r.flipMax2 = 1
 	r.collapseEdges()
 	out, res := r.output(m.Locked != nil)
+	if m.Preserved != nil {
+		out.Preserved = make([][2]int32, len(m.Preserved))
+		for i, pr := range m.Preserved {
+			// Preserved nodes are never removed.
+			out.Preserved[i] = [2]int32{r.nodeNew[pr[0]], r.nodeNew[pr[1]]}
+		}
+	}
 	return out, res, nil
 }
 
@@ -198,7 +205,7 @@ func (r *Remesher) forEachEdge(fn func(a, b int32, boundary bool)) {
 func (r *Remesher) splitEdges() {
 	cands := r.cands[:0]
 	r.forEachEdge(func(a, b int32, boundary bool) {
-		if s := r.edgeSize(a, b, boundary); s > 1 {
+		if s := r.edgeSize(a, b, boundary); s > 1 && !r.preservedEdge(a, b) && !r.isFrozen(a, b) {
 			cands = append(cands, mkCand(a, b, s))
 		}
 	})
@@ -245,6 +252,9 @@ func (r *Remesher) splitEdges() {
 		}
 		dirty = dirty[:0]
 		for _, c := range sel {
+			if !r.splitKeepsPreserved(c.a, c.b) {
+				continue
+			}
 			nf := r.act[:0]
 			if !r.split(c.a, c.b, &nf) {
 				r.act = nf
@@ -270,7 +280,7 @@ func (r *Remesher) splitEdges() {
 			t := r.f[f]
 			for e := 0; e < 3; e++ {
 				a, b := t[e], t[(e+1)%3]
-				if s := r.edgeSize(a, b, r.faceWith(b, a) < 0); s > 1 {
+				if s := r.edgeSize(a, b, r.faceWith(b, a) < 0); s > 1 && !r.preservedEdge(a, b) && !r.isFrozen(a, b) {
 					cands = append(cands, mkCand(a, b, s))
 				}
 			}
@@ -352,7 +362,8 @@ func (r *Remesher) output(withLocked bool) (*Mesh, Result) {
 			nn++
 		}
 	}
-	nodeNew := make([]int32, len(r.x))
+	nodeNew := growI32(r.nodeNew, len(r.x))
+	r.nodeNew = nodeNew
 	out.X = make([]dense.Vec3, 0, nn)
 	out.V = make([]dense.Vec3, 0, nn)
 	out.Extra = make([]float64, 0, nn*r.nex)

@@ -22,9 +22,15 @@ type Remesher struct {
 	locked    []bool
 	nodeAlive []bool
 	nodeVerts [][]int32
-	srcOff    []int32 // per created node (index - nN0): offset into src
-	srcLen    []int32
-	src       []Source
+	// pres[n] lists the nodes joined to node n by a preserved edge.
+	pres [][]int32
+	// frozen holds the vert pairs (low, high) whose split was refused to
+	// keep the faces around preserved edges from degenerating (see
+	// splitKeepsPreserved); looked up only, never iterated.
+	frozen map[[2]int32]struct{}
+	srcOff []int32 // per created node (index - nN0): offset into src
+	srcLen []int32
+	src    []Source
 
 	// Verts.
 	u         []dense.Vec2
@@ -42,6 +48,10 @@ type Remesher struct {
 	nLive         int     // live faces
 	maxSize2      float64 // (1-h)^2
 	flipMax2      float64 // flips may not create an edge of squared size above this
+
+	// nodeNew maps working nodes to output nodes (-1: removed); set by
+	// output.
+	nodeNew []int32
 
 	// Input vert->face CSR, to recognise surviving vert triples.
 	inVFStart, inVF []int32
@@ -109,6 +119,17 @@ func (r *Remesher) load(m *Mesh, M []dense.Mat2) {
 		r.nodeAlive = append(r.nodeAlive, true)
 	}
 	r.nodeVerts = resetLists(r.nodeVerts, nn)
+	r.pres = resetLists(r.pres, nn)
+	if r.frozen == nil {
+		r.frozen = map[[2]int32]struct{}{}
+	}
+	clear(r.frozen)
+	for _, pr := range m.Preserved {
+		if !r.preserved(pr[0], pr[1]) {
+			r.pres[pr[0]] = append(r.pres[pr[0]], pr[1])
+			r.pres[pr[1]] = append(r.pres[pr[1]], pr[0])
+		}
+	}
 	r.srcOff, r.srcLen, r.src = r.srcOff[:0], r.srcLen[:0], r.src[:0]
 
 	r.u = append(r.u[:0], m.U...)
@@ -315,6 +336,7 @@ func (r *Remesher) addNode(p, q int32) int32 {
 	r.nmark = append(r.nmark, 0)
 	r.nmark2 = append(r.nmark2, 0)
 	r.nodeVerts = growList(r.nodeVerts, int(n))
+	r.pres = growList(r.pres, int(n))
 	// Sources: half of each parent's, merged.
 	tmp := r.tmpSrc[:0]
 	tmp = r.appendSources(tmp, p, 0.5)
@@ -436,4 +458,19 @@ func (r *Remesher) edgeSize(a, b int32, boundary bool) float64 {
 		}
 	}
 	return s
+}
+
+// preserved reports whether nodes p and q are joined by a preserved edge.
+func (r *Remesher) preserved(p, q int32) bool {
+	for _, x := range r.pres[p] {
+		if x == q {
+			return true
+		}
+	}
+	return false
+}
+
+// preservedEdge reports whether the edge between verts a and b is preserved.
+func (r *Remesher) preservedEdge(a, b int32) bool {
+	return len(r.pres[r.vnode[a]]) > 0 && r.preserved(r.vnode[a], r.vnode[b])
 }
