@@ -128,13 +128,17 @@ func (w *work) canRemove(i, j int32, amin float64) bool {
 			}
 		}
 	}
-	// Moved faces stay counter-clockwise with positive area.
+	// Moved faces stay counter-clockwise with positive area, and none gets
+	// three nodes on one edge feature (flat in world space).
 	for _, f := range w.vf[i] {
 		t := w.f[f]
 		if posIn(t, j) >= 0 {
 			continue
 		}
 		t[posIn(t, i)] = j
+		if fj := w.feat[j]; fj >= 0 && !w.point[j] && w.feat[t[0]] == fj && w.feat[t[1]] == fj && w.feat[t[2]] == fj {
+			return false
+		}
 		if !wellFormed(w.u[t[0]], w.u[t[1]], w.u[t[2]]) || (amin >= 0 && !(minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]]) > amin)) {
 			return false
 		}

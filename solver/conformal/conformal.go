@@ -58,7 +58,8 @@ type Hit struct {
 // radians.
 type Params struct {
 	// MinEdge is the collapse threshold (the paper uses 1% of the cloth
-	// length); a hit closer than this to a node is snapped to it.
+	// length); a free node closer than this to a hit is absorbed by the
+	// hit's new node.
 	MinEdge float64
 	// MinAngle: a face with a material-space angle below it is
 	// ill-conditioned.
@@ -82,15 +83,11 @@ type Outcome uint8
 const (
 	// HitInserted: a new node split the edge or face at the hit.
 	HitInserted Outcome = iota
-	// HitSnapped: an existing non-conformal, unlocked node lay within
-	// MinEdge; it was made conformal in place (it keeps U, V and Extra; its X
-	// becomes the hit's).
-	HitSnapped
 	// HitDuplicate: a node of the same feature (existing, or made by an
 	// earlier hit) lies within MinEdge; nothing was done.
 	HitDuplicate
 	// HitBlocked: the nearest node within MinEdge is locked or conformal on
-	// another feature, so the hit can be neither snapped nor inserted.
+	// another feature, so the hit is not inserted.
 	HitBlocked
 	// HitBorderAngle: the hit's conformal edge would meet the cloth border at
 	// an angle below Params.BorderAngle (sec. 6.1, last paragraph).
@@ -101,8 +98,6 @@ func (o Outcome) String() string {
 	switch o {
 	case HitInserted:
 		return "inserted"
-	case HitSnapped:
-		return "snapped"
 	case HitDuplicate:
 		return "duplicate"
 	case HitBlocked:
@@ -120,23 +115,22 @@ func (o Outcome) String() string {
 // Sources gives each new node as a linear combination of input nodes (V and
 // Extra of a created node are exactly that combination; so is X, except for
 // nodes made by a hit, which take the hit's X). Surviving nodes keep X, V,
-// Extra and Locked bit for bit, except snapped nodes (Outcome HitSnapped),
-// whose X is the hit's. M and the size statistics are not filled.
+// Extra and Locked bit for bit. M and the size statistics are not filled.
 // Splits counts cleanup splits, Collapses cleanup collapses and Flips the
 // flips that joined conformal nodes.
 type Result struct {
 	remesh.Result
 	// Features per output node.
 	Features
-	// HitNode[k] is the output node carrying hit k (the inserted or snapped
+	// HitNode[k] is the output node carrying hit k (the inserted
 	// node, or for a duplicate the node of the same feature it fell on), or
 	// -1 when the hit was skipped or its node was later collapsed onto a
 	// neighbour on the same feature. The caller applies eq. 13 to inserted
-	// and snapped nodes.
+	// nodes.
 	HitNode    []int32
 	HitOutcome []Outcome
-	// Inserted and Snapped count the hits with those outcomes.
-	Inserted, Snapped int
+	// Inserted counts the hits inserted.
+	Inserted int
 	// Gaps are pairs of output nodes, consecutive along an edge feature, that
 	// share no mesh edge and could not be joined by one flip.
 	Gaps [][2]int32
@@ -166,13 +160,14 @@ type Result struct {
 //     feature, hits on the border are kept before interior ones. Along each edge feature, a hit whose conformal
 //     edge to its neighbour in T would meet the border at an angle below
 //     BorderAngle is dropped (the border hit itself when it is the border
-//     end). A kept hit within MinEdge of another node snaps to it when that
-//     node is non-conformal and unlocked (made conformal in place; the node
-//     keeps U, V and Extra, takes the hit's X), else it is blocked. Otherwise
-//     the edge is split at S, or the face at Bary (at the projection onto an
-//     edge, splitting that edge, when the point is within MinEdge/4 of it);
-//     the new node interpolates U, V and Extra linearly and takes X, Feature,
-//     T and Point from the hit.
+//     end). A kept hit within MinEdge of a locked node or a node of another
+//     feature is blocked. Otherwise the edge is split at S, or the face at
+//     Bary (at the projection onto an edge, splitting that edge, when the
+//     point is within MinEdge/4 of it); the new node interpolates U, V and
+//     Extra linearly and takes X, Feature, T and Point from the hit; a free
+//     node within MinEdge of it is collapsed onto it at once when the
+//     cleanup's collapse rules allow (rather than being moved onto the
+//     feature in world space alone, which would strain its faces).
 //  2. Connection. The nodes of each edge feature, sorted by T, are joined:
 //     consecutive nodes that share no edge but are the opposite corners of
 //     two adjacent faces get that (non-conformal) edge flipped when both new
@@ -248,8 +243,6 @@ func Preprocess(m *remesh.Mesh, c Features, hits []Hit, p Params) (*remesh.Mesh,
 		switch out.outcome[k] {
 		case HitInserted:
 			res.Inserted++
-		case HitSnapped:
-			res.Snapped++
 		}
 	}
 	for _, g := range gaps {

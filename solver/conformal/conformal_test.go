@@ -59,9 +59,10 @@ func TestLineChain(t *testing.T) {
 }
 
 // The same line over a 16x16 grid runs 5 mm from a column of nodes: every
-// hit lands within MinEdge of a node, which is snapped (made conformal in
-// place, X moved onto the feature) rather than split next to.
-func TestHitsNearNodesSnap(t *testing.T) {
+// hit lands within MinEdge of a node, and that free node is absorbed by the
+// hit's new node (collapsed onto it), so the chain lies on the line in
+// material space as well as in world space, and the node count is unchanged.
+func TestHitsNearNodesAbsorbed(t *testing.T) {
 	m := grid(16)
 	p := testParams()
 	hits := lineHits(m, dense.Vec2{0.3175, 0}, dense.Vec2{0, 1}, 2)
@@ -71,27 +72,36 @@ func TestHitsNearNodesSnap(t *testing.T) {
 	}
 	checkMesh(t, m, out, res, true)
 	c := checkChain(t, out, res, 2, true)
-	if res.Inserted != 0 || res.Snapped != 17 || len(out.X) != len(m.X) {
-		t.Fatalf("inserted %d snapped %d, %d -> %d nodes; want 0 inserted, the 17 nodes of column x = 0.3125 snapped", res.Inserted, res.Snapped, len(m.X), len(out.X))
+	if len(c) != 17 || len(out.X) != len(m.X) {
+		t.Fatalf("chain of %d nodes, %d -> %d nodes; want 17, each new node absorbing its column node", len(c), len(m.X), len(out.X))
 	}
 	for _, n := range c {
-		if res.NodeOld[n] < 0 || out.U[n][0] != 0.3125 {
-			t.Fatalf("chain node %d (input %d) at U %v, want a snapped column node", n, res.NodeOld[n], out.U[n])
+		if res.NodeOld[n] >= 0 || math.Abs(out.U[n][0]-0.3175) > 1e-12 {
+			t.Fatalf("chain node %d (input %d) at U %v, want a new node on the line", n, res.NodeOld[n], out.U[n])
 		}
 		if want := (dense.Vec3{0.3175, out.U[n][1], 0.03175}); out.X[n].Sub(want).Norm() > 1e-12 {
-			t.Fatalf("snapped node %d: X %v, want on the feature %v", n, out.X[n], want)
+			t.Fatalf("chain node %d: X %v, want on the feature %v", n, out.X[n], want)
+		}
+	}
+	for i := range m.X {
+		if math.Abs(m.U[i][0]-0.3125) < 1e-12 {
+			for _, o := range res.NodeOld {
+				if o == int32(i) {
+					t.Fatalf("column node %d at U %v survived next to the chain", i, m.U[i])
+				}
+			}
 		}
 	}
 	for k, o := range res.HitOutcome {
-		if o != HitSnapped && o != HitDuplicate {
-			t.Fatalf("hit %d: %v, want snapped or duplicate", k, o)
+		if o != HitInserted && o != HitDuplicate {
+			t.Fatalf("hit %d: %v, want inserted or duplicate", k, o)
 		}
 		if res.HitNode[k] < 0 || res.Feature[res.HitNode[k]] != 2 {
 			t.Fatalf("hit %d: HitNode %d", k, res.HitNode[k])
 		}
 	}
-	if len(out.F) != len(m.F) || res.Collapses != 0 {
-		t.Fatalf("%d -> %d faces, %d collapses; snapping should not change the topology", len(m.F), len(out.F), res.Collapses)
+	if len(out.F) != len(m.F) {
+		t.Fatalf("%d -> %d faces; absorbing should keep the face count", len(m.F), len(out.F))
 	}
 }
 
@@ -154,7 +164,7 @@ func TestPointHitInFace(t *testing.T) {
 
 // Several hits of different point features in one face, one of them close
 // to an edge of the face (split there, not a sliver) and one close to a
-// corner of it (snapped).
+// corner of it (its node absorbed by the hit's).
 func TestSeveralHitsOneFace(t *testing.T) {
 	m := grid(2) // faces 0.5 m
 	p := testParams()
@@ -168,8 +178,8 @@ func TestSeveralHitsOneFace(t *testing.T) {
 	hits := []Hit{
 		pt(dense.Vec2{0.3, 0.1}, 1),
 		pt(dense.Vec2{0.4, 0.2}, 2),
-		pt(dense.Vec2{0.25, 0.001}, 3),  // 1 mm from the border edge y = 0
-		pt(dense.Vec2{0.497, 0.495}, 4), // 5 mm from the corner (0.5, 0.5)
+		pt(dense.Vec2{0.25, 0.001}, 3),   // 1 mm from the border edge y = 0
+		pt(dense.Vec2{0.4985, 0.498}, 4), // 2.5 mm from the corner (0.5, 0.5)
 		pt(dense.Vec2{0.45, 0.15}, 5),
 	}
 	out, res, err := Preprocess(m, noFeatures(len(m.X)), hits, p)
@@ -177,7 +187,7 @@ func TestSeveralHitsOneFace(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkMesh(t, m, out, res, true)
-	want := []Outcome{HitInserted, HitInserted, HitInserted, HitSnapped, HitInserted}
+	want := []Outcome{HitInserted, HitInserted, HitInserted, HitInserted, HitInserted}
 	for k, o := range res.HitOutcome {
 		if o != want[k] {
 			t.Fatalf("hit %d: %v, want %v", k, o, want[k])
@@ -189,8 +199,13 @@ func TestSeveralHitsOneFace(t *testing.T) {
 	if n := res.HitNode[2]; out.U[n][1] != 0 || math.Abs(out.U[n][0]-0.25) > 1e-12 {
 		t.Fatalf("hit near the border edge: node at U %v, want (0.25, 0) on the border", out.U[n])
 	}
-	if n := res.HitNode[3]; res.NodeOld[n] != m.Node[m.F[f][2]] {
-		t.Fatalf("hit near the corner: node %d (input %d), want input node %d", n, res.NodeOld[n], m.Node[m.F[f][2]])
+	if n := res.HitNode[3]; res.NodeOld[n] != -1 {
+		t.Fatalf("hit near the corner: node %d is input node %d, want a new node", n, res.NodeOld[n])
+	}
+	for _, o := range res.NodeOld {
+		if o == m.Node[m.F[f][2]] {
+			t.Fatalf("input node %d, 2.5 mm from a hit, was not absorbed by it", o)
+		}
 	}
 }
 
@@ -295,7 +310,7 @@ func TestLockedNodes(t *testing.T) {
 			t.Fatalf("locked node %d removed", n)
 		}
 	}
-	t.Logf("%d hits: %d inserted, %d snapped, %d blocked; gaps %v", len(hits), res.Inserted, res.Snapped, blocked, res.Gaps)
+	t.Logf("%d hits: %d inserted, %d blocked; gaps %v", len(hits), res.Inserted, blocked, res.Gaps)
 	// The blocked hit leaves its neighbours along the feature apart: a gap.
 	if len(res.Gaps) == 0 {
 		t.Fatal("no gap reported around the blocked hit")

@@ -129,6 +129,11 @@ func (w *work) insertHits(hits []Hit, hs []hitSite, out *hitOut) error {
 			return err
 		}
 	}
+	// Absorb only now: a collapse during insertion would remove pieces of
+	// input edges that later hits are located on.
+	for _, p := range w.absorbs {
+		w.absorb(p[0], p[1])
+	}
 	for k, d := range dupOf {
 		if d >= 0 {
 			out.node[k] = out.node[d]
@@ -291,13 +296,15 @@ func (w *work) insertHit(k int, h Hit, s hitSite, out *hitOut) error {
 		if g := w.faceWith(ey, ex); g >= 0 {
 			near = append(near, third(w.f[g], ex, ey))
 		}
-		if w.snap(k, h, s.u, near, out) {
+		done, free := w.snap(k, h, s.u, near, out)
+		if done {
 			return nil
 		}
 		n := w.splitEdge(ex, ey, sx)
 		m := &w.made[int(n)-w.nV0]
 		m.a, m.b, m.s = s.a, s.b, s.s
 		w.placeHit(k, n, h, out)
+		w.absorbLater(free, n)
 		return nil
 	}
 	// Face hit: the live face inside the input face that holds the point
@@ -319,7 +326,8 @@ func (w *work) insertHit(k int, h Hit, s hitSite, out *hitOut) error {
 		return fmt.Errorf("conformal: hit %d: internal error: face %d has no live part", k, h.Face)
 	}
 	t := w.f[best]
-	if w.snap(k, h, s.u, t[:], out) {
+	done, free := w.snap(k, h, s.u, t[:], out)
+	if done {
 		return nil
 	}
 	// Close to an edge: split the edge at the projection instead of making
@@ -356,33 +364,51 @@ func (w *work) insertHit(k int, h Hit, s hitSite, out *hitOut) error {
 		n = w.splitFace(best, bc)
 	}
 	w.placeHit(k, n, h, out)
+	w.absorbLater(free, n)
 	return nil
 }
 
-// snap handles a hit within MinEdge of one of the verts near: it is a
-// duplicate of a node of its feature, snaps a free node, or is blocked. It
-// returns false when no vert is that close.
-func (w *work) snap(k int, h Hit, u dense.Vec2, near []int32, out *hitOut) bool {
+// snap handles a hit within MinEdge of one of the verts near. It is a
+// duplicate of a node of its feature or blocked by a node of another feature
+// or a locked node (handled, true); otherwise (false) the hit is inserted,
+// and the free node it fell next to, if any, is returned to be absorbed.
+func (w *work) snap(k int, h Hit, u dense.Vec2, near []int32, out *hitOut) (bool, int32) {
 	v, bd := int32(-1), w.p.MinEdge
 	for _, x := range near {
 		if d := dist2(w.u[x], u); d < bd {
 			v, bd = x, d
 		}
 	}
-	if v < 0 {
-		return false
-	}
 	switch {
+	case v < 0:
+		return false, -1
 	case w.feat[v] == h.Feature:
 		out.outcome[k], out.node[k] = HitDuplicate, v
 	case w.feat[v] >= 0 || w.locked[v]:
 		out.outcome[k] = HitBlocked
 	default:
-		w.makeConformal(v, h.Feature, h.T, h.Point)
-		w.x[v] = h.X
-		out.outcome[k], out.node[k] = HitSnapped, v
+		return false, v
 	}
-	return true
+	return true, -1
+}
+
+// absorbLater records that free vert v (if >= 0) is to be absorbed by the
+// new node n once all hits are inserted.
+func (w *work) absorbLater(v, n int32) {
+	if v >= 0 {
+		w.absorbs = append(w.absorbs, [2]int32{v, n})
+	}
+}
+
+// absorb collapses free vert v, which a hit landed within MinEdge of, onto
+// the hit's new node n when the cleanup's rules allow it (the collapse
+// toward the conformal node of sec. 6.1, done at once): the free node goes,
+// its faces now meet the feature at n, and nothing is strained, since n lies
+// where the cloth touches the feature in both material and world space.
+func (w *work) absorb(v, n int32) {
+	if w.alive[v] && w.feat[v] < 0 && w.adjacent(v, n) && w.canRemove(v, n, -1) {
+		w.collapse(v, n)
+	}
 }
 
 func (w *work) placeHit(k int, n int32, h Hit, out *hitOut) {

@@ -49,6 +49,9 @@ type work struct {
 	inStart, inVF []int32
 
 	conf []int32 // verts that are or were conformal (filtered when read)
+	// absorbs are (free vert, new conformal node) pairs: a hit landed within
+	// MinEdge of the free vert (see absorb).
+	absorbs [][2]int32
 
 	splits, collapses, flips int
 
