@@ -77,6 +77,7 @@ const (
 	Sphere
 	Box
 	Capsule
+	Point // a nail tip (Center) with its outward axis (Normal)
 )
 
 // Obstacle is a rigid collision shape. Its current pose is the initial one
@@ -92,6 +93,29 @@ type Obstacle struct {
 	Script      int32      // motion script index, -1 when static
 	Offset      dense.Vec3 // current translation from the initial pose
 	Vel         dense.Vec3 // current velocity
+}
+
+// FeatureKind names the kind of sharp feature an EOL vertex lies on.
+type FeatureKind uint8
+
+// Sharp features (Weidner 2018 sec. 5, errata sec. 3).
+const (
+	FeatureEdge   FeatureKind = iota // a box edge or a wire
+	FeatureCorner                    // a box corner
+	FeaturePoint                     // a nail tip
+)
+
+// EOL marks an Eulerian-on-Lagrangian cloth vertex (Weidner 2018 sec. 3): a
+// vertex on sharp feature Feature of obstacle Obstacle whose material
+// coordinate (components.Material and its faces' U) moves with the Eulerian
+// velocity XDot, while Velocity holds its Lagrangian velocity. T is its
+// position along an edge feature (m from the edge's first end).
+type EOL struct {
+	Obstacle ecs.Entity
+	Feature  int32
+	Kind     FeatureKind
+	T        float64
+	XDot     dense.Vec2
 }
 
 // Contact is a cloth vertex touching an obstacle during the current step.

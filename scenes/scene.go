@@ -50,6 +50,47 @@ type Solver struct {
 	// ContactSolver solves steps with contacts: "" or "qp" (the convex QP
 	// solver) or "filter" (active set on filtered PCG).
 	ContactSolver string `json:"contact_solver"`
+	// Mode picks the cloth pipeline: "" (Lagrangian, as the bodies say),
+	// "eol" (Eulerian-on-Lagrangian cloth, Weidner 2018, with EOL settings),
+	// or one of the Lagrangian variants Weidner 2018 sec. 7 compares against:
+	// "lag-regular" (static regular mesh: the bodies' remesh settings are
+	// ignored) and "lag-nonconformal" (adaptive remeshing, ARCSim: the
+	// bodies' remesh settings). Lagrangian cloth meets sharp features with
+	// the averaged normals of sec. 5.1.
+	Mode string `json:"mode"`
+	// EOL holds the EOL cloth settings; required in mode "eol". The
+	// Lagrangian modes use only its reach, for bend_angle_at_feature.
+	EOL *EOL `json:"eol"`
+}
+
+// Cloth pipelines (Solver.Mode).
+const (
+	ModeLagrangian   = ""
+	ModeEOL          = "eol"
+	ModeRegular      = "lag-regular"
+	ModeIrregular    = "lag-irregular"
+	ModeNonConformal = "lag-nonconformal"
+	ModeConformal    = "lag-conformal"
+)
+
+// EOL are the settings of Eulerian-on-Lagrangian cloth (Weidner 2018).
+type EOL struct {
+	// MinEdge (m) is the conformal preprocessing's collapse threshold
+	// (sec. 6.1: 1% of the cloth length).
+	MinEdge float64 `json:"min_edge"`
+	// MinAngle (degrees): a face with a smaller material-space angle next to
+	// a conformal vertex is ill-conditioned and gets split (sec. 6.1).
+	MinAngle float64 `json:"min_angle"`
+	// BorderAngle (degrees): no conformal edge meets the cloth border at a
+	// smaller angle (sec. 6.1).
+	BorderAngle float64 `json:"border_angle"`
+	// FlatAngle (degrees): an EOL vertex whose incident faces' normals all lie
+	// within this angle is locally flat and gets equality constraints
+	// (errata Alg. 1).
+	FlatAngle float64 `json:"flat_angle"`
+	// Reach (m): a cloth edge passing within this distance of a sharp
+	// feature (or inside the obstacle there) touches it.
+	Reach float64 `json:"reach"`
 }
 
 // Contact solvers.
@@ -165,9 +206,9 @@ type Pin struct {
 // Obstacle is a rigid, kinematic collision shape.
 type Obstacle struct {
 	Name        string     `json:"name"`         // non-empty, unique
-	Type        string     `json:"type"`         // "plane" | "sphere" | "box" | "capsule"
-	Center      [3]float64 `json:"center"`       // sphere, box (centre), plane (a point on it)
-	Normal      [3]float64 `json:"normal"`       // plane only: non-zero, normalized by the loader
+	Type        string     `json:"type"`         // "plane" | "sphere" | "box" | "capsule" | "point"
+	Center      [3]float64 `json:"center"`       // sphere, box (centre), plane (a point on it), point (the tip)
+	Normal      [3]float64 `json:"normal"`       // plane, point (the nail's outward axis): non-zero, normalized by the loader
 	Radius      float64    `json:"radius"`       // sphere, capsule: > 0
 	HalfExtents [3]float64 `json:"half_extents"` // box only: > 0 each (axis-aligned)
 	A           [3]float64 `json:"a"`            // capsule segment end point
@@ -181,6 +222,7 @@ const (
 	Sphere  = "sphere"
 	Box     = "box"
 	Capsule = "capsule"
+	Point   = "point" // a nail tip: a sharp point feature (Weidner 2018 errata sec. 3)
 )
 
 // FieldError is a validation or decoding error attached to one field.
@@ -288,6 +330,7 @@ func (s *Scene) Validate() error {
 	default:
 		v.fail("solver.contact_solver", "must be %q or %q, got %q", ContactQP, ContactFilter, s.Solver.ContactSolver)
 	}
+	validateMode(v, &s.Solver)
 	if len(s.Bodies) == 0 && (s.Rods == nil || len(s.Rods.Strands) == 0) {
 		v.fail("bodies", "at least one body or rod strand is required")
 	}
@@ -514,10 +557,20 @@ func validateObstacle(v *validator, o *Obstacle, p string, names map[string]stri
 		v.zero3(p+".center", o.Type, o.Center)
 		v.zero3(p+".normal", o.Type, o.Normal)
 		v.zero3(p+".half_extents", o.Type, o.HalfExtents)
+	case Point:
+		if o.Normal == ([3]float64{}) {
+			v.fail(p+".normal", "must be non-zero for a point")
+		}
+		if o.Radius != 0 {
+			v.fail(p+".radius", "not used by a point obstacle; remove it (got %v)", o.Radius)
+		}
+		v.zero3(p+".half_extents", o.Type, o.HalfExtents)
+		v.zero3(p+".a", o.Type, o.A)
+		v.zero3(p+".b", o.Type, o.B)
 	case "":
-		v.fail(p+".type", "missing; must be one of plane, sphere, box, capsule")
+		v.fail(p+".type", "missing; must be one of plane, sphere, box, capsule, point")
 	default:
-		v.fail(p+".type", "must be one of plane, sphere, box, capsule, got %q", o.Type)
+		v.fail(p+".type", "must be one of plane, sphere, box, capsule, point, got %q", o.Type)
 	}
 	if o.Motion != nil {
 		validateMotion(v, o.Motion, p+".motion")
@@ -572,7 +625,7 @@ func jsonName(f reflect.StructField) string {
 func (s *Scene) normalize() {
 	for i := range s.Obstacles {
 		o := &s.Obstacles[i]
-		if o.Type == Plane {
+		if o.Type == Plane || o.Type == Point {
 			n := math.Sqrt(o.Normal[0]*o.Normal[0] + o.Normal[1]*o.Normal[1] + o.Normal[2]*o.Normal[2])
 			if n > 0 {
 				for k := range 3 {
@@ -581,4 +634,34 @@ func (s *Scene) normalize() {
 			}
 		}
 	}
+}
+
+// validateMode checks solver.mode and the EOL settings it needs.
+func validateMode(v *validator, s *Solver) {
+	switch s.Mode {
+	case ModeLagrangian, ModeRegular, ModeNonConformal:
+	case ModeEOL:
+		if s.EOL == nil {
+			v.fail("solver.eol", "required in mode %q", s.Mode)
+			return
+		}
+	default:
+		v.fail("solver.mode", "must be one of \"\", %q, %q, %q, got %q", ModeEOL, ModeRegular, ModeNonConformal, s.Mode)
+		return
+	}
+	e := s.EOL
+	if e == nil {
+		return
+	}
+	v.positive("solver.eol.min_edge", e.MinEdge)
+	if !(e.MinAngle > 0 && e.MinAngle < 60) {
+		v.fail("solver.eol.min_angle", "must be in (0, 60) degrees, got %v", e.MinAngle)
+	}
+	if !(e.BorderAngle >= 0 && e.BorderAngle < 90) {
+		v.fail("solver.eol.border_angle", "must be in [0, 90) degrees, got %v", e.BorderAngle)
+	}
+	if !(e.FlatAngle >= 0 && e.FlatAngle < 90) {
+		v.fail("solver.eol.flat_angle", "must be in [0, 90) degrees, got %v", e.FlatAngle)
+	}
+	v.positive("solver.eol.reach", e.Reach)
 }

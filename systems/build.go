@@ -18,8 +18,10 @@ type Sim struct {
 	World       *ecs.World
 	Scheduler   *ecs.Scheduler
 	State       *ClothState
-	Rods        *RodState    // nil without rods
-	Remesh      *Remesh      // nil when no body is remeshed
+	Rods        *RodState // nil without rods
+	Remesh      *Remesh   // nil when no body is remeshed
+	EOL         *EOLCloth // nil unless solver.mode is "eol"
+	Conformal   *ConformalRemesh
 	StrainLimit *StrainLimit // nil when no body has strain limits
 	Clock       *ecs.Clock
 	Bodies      []BodyMesh
@@ -65,6 +67,8 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		faceEnts []ecs.Entity
 	}
 	var toRemesh []remeshed
+	var bodyEnts []ecs.Entity
+	var faceEntsOf [][]ecs.Entity
 	var limited []ecs.Entity
 	var limits []scenes.StrainLimits
 	vertMap := generic.NewMap5[components.Position, components.Velocity, components.Mass, components.Material, components.Member](w.ECS)
@@ -120,9 +124,11 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		for fi, f := range sheet.Faces {
 			faceEnts[fi] = faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, U: faceU[fi], Rest: rests[fi], Lame: lame})
 		}
-		if b.Remesh != nil {
+		if b.Remesh != nil && sc.Solver.Mode != scenes.ModeRegular {
 			toRemesh = append(toRemesh, remeshed{body: bi, entity: be, faceEnts: faceEnts})
 		}
+		bodyEnts = append(bodyEnts, be)
+		faceEntsOf = append(faceEntsOf, faceEnts)
 		for hi, h := range sheet.Hinges {
 			fa, fb := sheet.HingeFaces[hi][0], sheet.HingeFaces[hi][1]
 			r, err := hingeRestFromFaces(h, sheet.Faces[fa], sheet.Faces[fb], faceU[fa], faceU[fb])
@@ -151,6 +157,10 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 			c.Kind = components.Box
 		case "capsule":
 			c.Kind = components.Capsule
+		case "point":
+			c.Kind = components.Point
+			n := dense.Vec3(o.Normal)
+			c.Normal = n.Scale(1 / n.Norm())
 		default:
 			return nil, fmt.Errorf("obstacles[%d].type: unknown obstacle type %q", oi, o.Type)
 		}
@@ -167,25 +177,45 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 			return nil, err
 		}
 		pipeline = append(pipeline, NewPinRelease(w))
-		if len(toRemesh) > 0 {
-			rm := NewRemesh(w, sc.Solver.Thickness)
-			for _, t := range toRemesh {
-				b := &sc.Bodies[t.body]
-				rm.AddBody(t.entity, &sim.Bodies[t.body], t.faceEnts, *b.Remesh, b.Material)
+		if sc.Solver.Mode == scenes.ModeEOL {
+			if len(toRemesh) > 0 {
+				return nil, fmt.Errorf("solver.mode %q: adaptive remeshing of EOL bodies is not supported yet; remove bodies[%d].remesh", sc.Solver.Mode, toRemesh[0].body)
 			}
-			sim.Remesh = rm
-			pipeline = append(pipeline, rm)
+			density := map[ecs.Entity]float64{}
+			rm := NewRemesh(w, sc.Solver.Thickness)
+			for bi := range sc.Bodies {
+				density[bodyEnts[bi]] = sc.Bodies[bi].Material.Density
+				rm.AddBody(bodyEnts[bi], &sim.Bodies[bi], faceEntsOf[bi], scenes.Remesh{}, sc.Bodies[bi].Material)
+			}
+			ec := NewEOLCloth(w, st, contact, *sc.Solver.EOL, sc.GravityVector(), sc.Solver.Thickness, sc.Solver.Friction, density)
+			sim.EOL = ec
+			sim.Conformal = ec.Conformal(rm, false)
+			pipeline = append(pipeline, sim.Conformal, derived, NewScriptedMotion(st, scripts), ec.Mark(), contact.Detect(), NewForceFill(st))
+			if sc.Wind != nil {
+				pipeline = append(pipeline, NewWind(st, *sc.Wind))
+			}
+			pipeline = append(pipeline, ec.Solve(), ec.Integrate(w))
+		} else {
+			if len(toRemesh) > 0 {
+				rm := NewRemesh(w, sc.Solver.Thickness)
+				for _, t := range toRemesh {
+					b := &sc.Bodies[t.body]
+					rm.AddBody(t.entity, &sim.Bodies[t.body], t.faceEnts, *b.Remesh, b.Material)
+				}
+				sim.Remesh = rm
+				pipeline = append(pipeline, rm)
+			}
+			pipeline = append(pipeline, derived, NewScriptedMotion(st, scripts), contact.Detect(), NewForceFill(st))
+			if sc.Wind != nil {
+				pipeline = append(pipeline, NewWind(st, *sc.Wind))
+			}
+			pipeline = append(pipeline, NewImplicitSolve(st, sc.GravityVector(), sc.Solver), contact.Respond())
+			if len(limited) > 0 {
+				sim.StrainLimit = NewStrainLimit(st, limited, limits)
+				pipeline = append(pipeline, sim.StrainLimit)
+			}
+			pipeline = append(pipeline, NewIntegrate(w, st))
 		}
-		pipeline = append(pipeline, derived, NewScriptedMotion(st, scripts), contact.Detect(), NewForceFill(st))
-		if sc.Wind != nil {
-			pipeline = append(pipeline, NewWind(st, *sc.Wind))
-		}
-		pipeline = append(pipeline, NewImplicitSolve(st, sc.GravityVector(), sc.Solver), contact.Respond())
-		if len(limited) > 0 {
-			sim.StrainLimit = NewStrainLimit(st, limited, limits)
-			pipeline = append(pipeline, sim.StrainLimit)
-		}
-		pipeline = append(pipeline, NewIntegrate(w, st))
 	} else {
 		pipeline = append(pipeline, NewScriptedMotion(st, scripts))
 	}

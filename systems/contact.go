@@ -107,6 +107,10 @@ func (c *ObstacleContact) detectRange(lo, hi int) {
 	// Within half the layer counts as touching, so resting cloth keeps its row.
 	margin := 0.5 * c.thickness
 	for i := lo; i < hi; i++ {
+		if s.Exclude != nil && s.Exclude[i] {
+			c.obstacle[i] = -1
+			continue
+		}
 		p := dense.Vec3(s.X[3*i : 3*i+3])
 		v := dense.Vec3(s.V[3*i : 3*i+3])
 		best, bestGap := int32(-1), math.Inf(1)
@@ -156,8 +160,16 @@ func (c *ObstacleContact) respondStep(w *ecs.World) error {
 		}
 	}
 	c.syncEntities(w)
+	c.applyFriction()
+	return nil
+}
+
+// applyFriction applies Coulomb friction to the solved velocities of the
+// contact rows with the QP's normal impulses.
+func (c *ObstacleContact) applyFriction() {
+	s := c.state
 	if c.friction == 0 {
-		return nil
+		return
 	}
 	for k, row := range s.Contacts {
 		lambda := s.Impulse[k] // normal impulse (N s), >= 0
@@ -178,7 +190,6 @@ func (c *ObstacleContact) respondStep(w *ecs.World) error {
 		v = v.Sub(vt.Scale(cut))
 		copy(s.VNew[3*i:3*i+3], v[:])
 	}
-	return nil
 }
 
 // penetrating reports whether the solved velocity would carry vertex i deeper

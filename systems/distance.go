@@ -19,6 +19,8 @@ func signedDistance(o *components.Obstacle, p dense.Vec3) (float64, dense.Vec3) 
 		return p.Sub(c).Dot(o.Normal), o.Normal
 	case components.Sphere:
 		return roundDistance(p, o.Center.Add(o.Offset), o.Radius)
+	case components.Point:
+		return roundDistance(p, o.Center.Add(o.Offset), 0)
 	case components.Capsule:
 		a, b := o.A.Add(o.Offset), o.B.Add(o.Offset)
 		ab := b.Sub(a)

@@ -38,6 +38,7 @@ type ClothState struct {
 	FaceLame  []elastic.Lame
 	FaceBeta  []float64 // stiffness-proportional damping (s) of each face's body
 	FaceBody  []ecs.Entity
+	FaceEnts  []ecs.Entity
 	Hinges    []int32 // 4 vertex indices per hinge
 	HingeRest []elastic.HingeRest
 	HingeKb   []float64
@@ -62,6 +63,9 @@ type ClothState struct {
 	// impulses (the QP multipliers, N s).
 	Contacts []ContactRow
 	Impulse  []float64
+	// Exclude, when set, keeps vertices out of the obstacle contact rows: EOL
+	// vertices, whose contact with their feature is EOL constraints.
+	Exclude []bool
 
 	Ext  []float64 // 3n, external forces of the step besides gravity (wind), N
 	B    []float64 // 3n, right-hand side M v + h f
@@ -219,7 +223,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 		}
 	}
 
-	s.Faces, s.FaceRest, s.FaceLame, s.FaceBeta, s.FaceBody = s.Faces[:0], s.FaceRest[:0], s.FaceLame[:0], s.FaceBeta[:0], s.FaceBody[:0]
+	s.Faces, s.FaceRest, s.FaceLame, s.FaceBeta, s.FaceBody, s.FaceEnts = s.Faces[:0], s.FaceRest[:0], s.FaceLame[:0], s.FaceBeta[:0], s.FaceBody[:0], s.FaceEnts[:0]
 	fq := d.faces.Query(w.ECS)
 	for fq.Next() {
 		f := fq.Get()
@@ -230,6 +234,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 		s.FaceLame = append(s.FaceLame, f.Lame)
 		s.FaceBeta = append(s.FaceBeta, d.damping[f.Body].Beta)
 		s.FaceBody = append(s.FaceBody, f.Body)
+		s.FaceEnts = append(s.FaceEnts, fq.Entity())
 	}
 	s.Hinges, s.HingeRest, s.HingeKb, s.HingeBeta = s.Hinges[:0], s.HingeRest[:0], s.HingeKb[:0], s.HingeBeta[:0]
 	hq := d.hinges.Query(w.ECS)

@@ -46,6 +46,15 @@ type Stats struct {
 	StrainIterations *int     `json:"strain_limit_iterations,omitempty"`
 	StrainViolation  *float64 `json:"strain_limit_violation,omitempty"`
 
+	// EOL cloth (solver.mode "eol"): EOL vertices now, conformal vertices
+	// inserted since the previous record, and the cloth's bend across the
+	// sharp edge it is draped over (degrees between the mean normals of the
+	// faces within reach on either side; 0 when flat, omitted when no edge
+	// feature has cloth across it).
+	EOLVertices *int     `json:"eol_vertices,omitempty"`
+	Conformal   *int     `json:"conformal_inserted,omitempty"`
+	BendAngle   *float64 `json:"bend_angle_at_feature,omitempty"`
+
 	MS map[string]float64 `json:"ms"` // per system, since the previous record
 }
 
@@ -109,6 +118,18 @@ func (s *Sim) Measure() Stats {
 			viol = math.Max(viol, res.MaxViolation)
 		}
 		out.StrainIterations, out.StrainViolation = ptr(it), ptr(viol)
+	}
+	if s.EOL != nil {
+		q := generic.NewFilter1[components.EOL]().Query(s.World.ECS)
+		out.EOLVertices = ptr(q.Count())
+		q.Close()
+		out.Conformal = ptr(s.Conformal.Inserted)
+		s.Conformal.Inserted, s.Conformal.Collapses, s.Conformal.Splits = 0, 0, 0
+	}
+	if e := s.Scene.Solver.EOL; e != nil {
+		if a, ok := bendAngleAtFeature(s.World, st, s.Scene.Solver.Thickness, 3*e.MinEdge); ok {
+			out.BendAngle = ptr(a)
+		}
 	}
 	out.MS = map[string]float64{}
 	for _, t := range s.Scheduler.Timings() {

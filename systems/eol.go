@@ -1,0 +1,358 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/eol"
+	"github.com/loomsim/loom/solver/qp"
+)
+
+// EOLCloth is Eulerian-on-Lagrangian cloth (Weidner 2018): cloth vertices on
+// sharp features of obstacles (box edges and corners, wires, nail points)
+// carry a material-space velocity Xdot besides their world velocity
+// (components.EOL), and each step solves the QP of eq. 12 over the
+// generalized velocities q' = (v of every vertex, Xdot of every EOL vertex)
+// with the generalized inertia of eq. 8, the forces and stiffness mapped by
+// eq. 9-10, the pins as equalities, the Lagrangian obstacle contacts as
+// inequalities and the EOL constraints of sec. 5 (Alg. 2, errata Alg. 1 and
+// sec. 3). Its systems are the step's conformal remeshing (Conformal), the
+// solve (Solve) and the position update with lift-off and friction
+// (Integrate).
+type EOLCloth struct {
+	state     *ClothState
+	contact   *ObstacleContact
+	set       scenes.EOL
+	gravity   dense.Vec3
+	thickness float64
+	friction  float64
+	density   map[ecs.Entity]float64 // per body entity
+
+	eolF    *generic.Filter1[components.EOL]
+	eolMap  generic.Map[components.EOL]
+	eolGet  generic.Map1[components.EOL]
+	obsF    *generic.Filter1[components.Obstacle]
+	faceMap generic.Map1[components.Face]
+	matMap  generic.Map1[components.Material]
+	massMap generic.Map1[components.Mass]
+	posMap  generic.Map1[components.Position]
+	velMap  generic.Map1[components.Velocity]
+
+	// Topology-derived (rebuilt when the topology version changes).
+	topology     uint64
+	dof          map[ecs.Entity]int32
+	vfStart      []int32 // vertex -> incident faces, CSR
+	vfList       []int32
+	border       []bool
+	corner       []bool
+	borderNormal []dense.Vec2 // outward, material space, unit
+
+	// Per step.
+	obstacles   []components.Obstacle
+	obstacleEnt []ecs.Entity
+	obstacleIdx map[ecs.Entity]int32
+	featStart   []int32 // index of each obstacle's first feature
+	features    []sharpFeature
+	verts       []eolVertex // the EOL vertices, by DOF
+	eolOf       []int32     // per cloth vertex: index into verts, -1
+	exclude     []bool
+	rows        []eolRow
+	qpSolver    *qp.Solver
+	warm        qp.Result
+	trip        triplets
+	eqM, inM    qp.CSR
+	beq, bin    []float64
+	rhs         []float64
+	m8          [225]float64
+
+	// Stats of the last step.
+	LastQP     QPStats
+	Lifted     int // EOL vertices that lifted off in the last step
+	BendAngles []float64
+}
+
+// eolVertex is an EOL vertex gathered for the step.
+type eolVertex struct {
+	ent     ecs.Entity
+	v       int32 // DOF (vertex) index
+	feature int32 // index into features
+	comp    components.EOL
+	F       dense.Mat32 // vertex deformation gradient (errata sec. 1)
+	xdot    dense.Vec2  // Eulerian velocity at the start of the step
+	xdotNew dense.Vec2
+	flat    bool
+	rowLo   int // its rows in EOLCloth.rows
+	rowHi   int
+}
+
+// eolRow is one constraint row L.v_V + E.Xdot_K = / >= Target of the step's
+// QP; K < 0 for rows without Eulerian part (Lagrangian contact rows are
+// separate).
+type eolRow struct {
+	V, K   int32
+	L      dense.Vec3
+	E      dense.Vec2
+	Eq     bool
+	Target float64
+	Y      float64 // the solved multiplier
+}
+
+// NewEOLCloth returns the EOL cloth model for the gathered state; density
+// gives each body entity's area density.
+func NewEOLCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, set scenes.EOL, gravity [3]float64, thickness, friction float64, density map[ecs.Entity]float64) *EOLCloth {
+	return &EOLCloth{
+		state: state, contact: contact, set: set, gravity: gravity, thickness: thickness, friction: friction, density: density,
+		eolF:        generic.NewFilter1[components.EOL](),
+		eolMap:      generic.NewMap[components.EOL](w.ECS),
+		eolGet:      generic.NewMap1[components.EOL](w.ECS),
+		obsF:        generic.NewFilter1[components.Obstacle](),
+		faceMap:     generic.NewMap1[components.Face](w.ECS),
+		matMap:      generic.NewMap1[components.Material](w.ECS),
+		massMap:     generic.NewMap1[components.Mass](w.ECS),
+		posMap:      generic.NewMap1[components.Position](w.ECS),
+		velMap:      generic.NewMap1[components.Velocity](w.ECS),
+		dof:         map[ecs.Entity]int32{},
+		obstacleIdx: map[ecs.Entity]int32{},
+	}
+}
+
+// Solve is the system that solves the step's QP (Weidner 2018 eq. 12).
+func (c *EOLCloth) Solve() ecs.System { return eolSolve{c} }
+
+// Integrate is the system that applies friction (sec. 7), updates positions
+// and material coordinates, lifts EOL vertices off and scatters the state.
+func (c *EOLCloth) Integrate(w *ecs.World) ecs.System {
+	return &eolIntegrate{c: c, in: NewIntegrate(w, c.state)}
+}
+
+// Mark is the system, run before collision detection, that gathers the EOL
+// vertices and keeps them out of the Lagrangian obstacle contacts.
+func (c *EOLCloth) Mark() ecs.System { return eolMark{c} }
+
+type eolMark struct{ c *EOLCloth }
+
+func (m eolMark) Name() string            { return "eol-assign" }
+func (m eolMark) Step(w *ecs.World) error { return m.c.gather(w) }
+
+type eolSolve struct{ c *EOLCloth }
+
+func (s eolSolve) Name() string            { return "eol-solve" }
+func (s eolSolve) Step(w *ecs.World) error { return s.c.solve(w) }
+
+// refreshTopology rebuilds the vertex-face adjacency and the border data.
+func (c *EOLCloth) refreshTopology(w *ecs.World) {
+	s := c.state
+	if c.topology == w.TopologyVersion() && c.dof != nil && len(c.border) == s.NumVerts() {
+		return
+	}
+	c.topology = w.TopologyVersion()
+	n := s.NumVerts()
+	clear(c.dof)
+	for i, e := range s.Verts {
+		c.dof[e] = int32(i)
+	}
+	c.vfStart = append(c.vfStart[:0], make([]int32, n+1)...)
+	for _, v := range s.Faces {
+		c.vfStart[v+1]++
+	}
+	for i := 0; i < n; i++ {
+		c.vfStart[i+1] += c.vfStart[i]
+	}
+	c.vfList = append(c.vfList[:0], make([]int32, len(s.Faces))...)
+	fill := append([]int32(nil), c.vfStart[:n]...)
+	for k, v := range s.Faces {
+		c.vfList[fill[v]] = int32(k / 3)
+		fill[v]++
+	}
+	faces := make([][3]int32, len(s.Faces)/3)
+	for f := range faces {
+		faces[f] = [3]int32{s.Faces[3*f], s.Faces[3*f+1], s.Faces[3*f+2]}
+	}
+	c.borderNormal, c.corner = borderNormals(faces, c.materialOf(w), nil, n)
+	c.border = append(c.border[:0], make([]bool, n)...)
+	for i, b := range c.borderNormal {
+		c.border[i] = b != (dense.Vec2{})
+	}
+}
+
+// materialOf returns every vertex's material coordinate.
+func (c *EOLCloth) materialOf(w *ecs.World) []dense.Vec2 {
+	s := c.state
+	u := make([]dense.Vec2, s.NumVerts())
+	for i, e := range s.Verts {
+		u[i] = dense.Vec2(*c.matMap.Get(e))
+	}
+	return u
+}
+
+// loadObstacles gathers the obstacles at their current pose and their sharp
+// features.
+func (c *EOLCloth) loadObstacles(w *ecs.World) {
+	c.obstacles, c.obstacleEnt, c.featStart, c.features = c.obstacles[:0], c.obstacleEnt[:0], c.featStart[:0], c.features[:0]
+	clear(c.obstacleIdx)
+	q := c.obsF.Query(w.ECS)
+	for q.Next() {
+		c.obstacleIdx[q.Entity()] = int32(len(c.obstacles))
+		c.obstacles = append(c.obstacles, *q.Get())
+		c.obstacleEnt = append(c.obstacleEnt, q.Entity())
+	}
+	for i := range c.obstacles {
+		c.featStart = append(c.featStart, int32(len(c.features)))
+		c.features = appendFeatures(c.features, &c.obstacles[i], int32(i), c.thickness)
+	}
+}
+
+// featureOf returns the index into features of an EOL vertex's feature.
+func (c *EOLCloth) featureOf(e *components.EOL) (int32, error) {
+	oi, ok := c.obstacleIdx[e.Obstacle]
+	if !ok {
+		return 0, fmt.Errorf("EOL vertex on a removed obstacle")
+	}
+	k := c.featStart[oi] + e.Feature
+	end := int32(len(c.features))
+	if int(oi)+1 < len(c.featStart) {
+		end = c.featStart[oi+1]
+	}
+	if e.Feature < 0 || k >= end {
+		return 0, fmt.Errorf("EOL vertex on feature %d of obstacle %q, which has %d", e.Feature, c.obstacles[oi].Name, end-c.featStart[oi])
+	}
+	return k, nil
+}
+
+// gather collects the EOL vertices of the step (after DerivedData) and marks
+// them excluded from the Lagrangian contacts.
+func (c *EOLCloth) gather(w *ecs.World) error {
+	s := c.state
+	c.refreshTopology(w)
+	c.loadObstacles(w)
+	n := s.NumVerts()
+	c.eolOf = resizeI32(c.eolOf, n)
+	for i := range c.eolOf {
+		c.eolOf[i] = -1
+	}
+	c.exclude = append(c.exclude[:0], make([]bool, n)...)
+	c.verts = c.verts[:0]
+	q := c.eolF.Query(w.ECS)
+	for q.Next() {
+		e := q.Entity()
+		i, ok := c.dof[e]
+		if !ok {
+			q.Close()
+			return fmt.Errorf("EOL component on an entity that is not a cloth vertex")
+		}
+		comp := *q.Get()
+		k, err := c.featureOf(&comp)
+		if err != nil {
+			q.Close()
+			return err
+		}
+		c.verts = append(c.verts, eolVertex{ent: e, v: i, feature: k, comp: comp, xdot: comp.XDot})
+	}
+	sort.Slice(c.verts, func(a, b int) bool { return c.verts[a].v < c.verts[b].v })
+	for k := range c.verts {
+		c.eolOf[c.verts[k].v] = int32(k)
+		c.exclude[c.verts[k].v] = true
+	}
+	s.Exclude = c.exclude
+	return nil
+}
+
+func resizeI32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
+// faceX returns face f's world positions and material coordinates.
+func (c *EOLCloth) faceX(f int) (x [3]dense.Vec3, u [3]dense.Vec2) {
+	s := c.state
+	for k := range 3 {
+		x[k] = vec(s.X, s.Faces[3*f+k])
+	}
+	u = c.faceMap.Get(s.FaceEnts[f]).U
+	return x, u
+}
+
+// vertexF computes an EOL vertex's deformation gradient by the errata's
+// rotation / stretch averaging over its faces, weighted by their incident
+// material-space angles, and whether it is locally flat (errata Alg. 1).
+func (c *EOLCloth) vertexF(v int32) (dense.Mat32, bool, error) {
+	var Fs [16]dense.Mat32
+	var ws [16]float64
+	var ns [16]dense.Vec3
+	k := 0
+	for _, f := range c.vfList[c.vfStart[v]:c.vfStart[v+1]] {
+		if k == len(Fs) {
+			break
+		}
+		x, u := c.faceX(int(f))
+		F, ok := eol.FaceF(x, u)
+		if !ok {
+			continue
+		}
+		corner := 0
+		for j := range 3 {
+			if c.state.Faces[3*int(f)+j] == v {
+				corner = j
+			}
+		}
+		a, b := u[(corner+1)%3].Sub(u[corner]), u[(corner+2)%3].Sub(u[corner])
+		Fs[k] = F
+		ws[k] = math.Atan2(math.Abs(a[0]*b[1]-a[1]*b[0]), a[0]*b[0]+a[1]*b[1])
+		nrm := x[1].Sub(x[0]).Cross(x[2].Sub(x[0]))
+		ns[k] = nrm.Scale(1 / nrm.Norm())
+		k++
+	}
+	flat := eol.LocallyFlat(ns[:k], c.set.FlatAngle*math.Pi/180)
+	F, ok := eol.VertexF(Fs[:k], ws[:k])
+	if !ok {
+		return F, flat, fmt.Errorf("EOL vertex %d has no non-degenerate face", v)
+	}
+	return F, flat, nil
+}
+
+// materialTangent is t-bar of Alg. 2: the average material direction of the
+// vertex's conformal edges (to neighbours on the same feature); with fewer
+// than two, the material direction that F maps onto the feature's line.
+func (c *EOLCloth) materialTangent(ev *eolVertex, u []dense.Vec2) dense.Vec2 {
+	s := c.state
+	var nb []int32
+	for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
+		for j := range 3 {
+			o := s.Faces[3*int(f)+j]
+			if o == ev.v || c.eolOf[o] < 0 || c.verts[c.eolOf[o]].feature != ev.feature {
+				continue
+			}
+			dup := false
+			for _, b := range nb {
+				dup = dup || b == o
+			}
+			if !dup {
+				nb = append(nb, o)
+			}
+		}
+	}
+	if len(nb) == 2 {
+		if t, ok := eol.MaterialTangent(u[nb[0]].Sub(u[ev.v]), u[nb[1]].Sub(u[ev.v])); ok {
+			return t
+		}
+	}
+	F := ev.F
+	d := c.features[ev.feature].dir
+	G := F.TMul(F)
+	Gi, ok := G.Inverse()
+	if !ok {
+		return dense.Vec2{1, 0}
+	}
+	t := Gi.MulVec(dense.Vec2{F.Col(0).Dot(d), F.Col(1).Dot(d)})
+	l := math.Hypot(t[0], t[1])
+	return dense.Vec2{t[0] / l, t[1] / l}
+}

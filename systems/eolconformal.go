@@ -1,0 +1,378 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/conformal"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/eol"
+	"github.com/loomsim/loom/solver/remesh"
+)
+
+// ConformalRemesh is the collision and conformal-remeshing stage of an EOL
+// step (Weidner 2018 Alg. 1 lines 2-3): it finds where cloth edges cross
+// sharp edges (box edges, wires) and where cloth faces touch points (nails),
+// inserts conformal vertices there and runs the preprocessing of sec. 6.1
+// (solver/conformal), writes the mesh back as entities (keeping those of
+// surviving vertices and faces), and gives the new conformal vertices their
+// EOL component with the velocity split of eq. 13 (sec. 6.2).
+type ConformalRemesh struct {
+	c      *EOLCloth
+	rm     *Remesh
+	params conformal.Params
+	lag    bool // conformal Lagrangian cloth: no EOL DOFs (Weidner 2018 sec. 7 "LAG conformal")
+
+	Inserted, Collapses, Splits int // since the last Measure
+}
+
+// Conformal returns the system; rm holds the body (one) whose mesh it edits.
+// With lagrangian set it builds the conformal mesh but keeps every vertex
+// Lagrangian (the comparison of Weidner 2018 sec. 7).
+func (c *EOLCloth) Conformal(rm *Remesh, lagrangian bool) *ConformalRemesh {
+	e := c.set
+	return &ConformalRemesh{c: c, rm: rm, lag: lagrangian, params: conformal.Params{
+		MinEdge: e.MinEdge, MinAngle: e.MinAngle * math.Pi / 180, BorderAngle: e.BorderAngle * math.Pi / 180, MaxIter: 20}}
+}
+
+func (e *ConformalRemesh) Name() string { return "conformal-remesh" }
+
+func (e *ConformalRemesh) Step(w *ecs.World) error {
+	c := e.c
+	if err := c.gather(w); err != nil {
+		return err
+	}
+	for bi := range e.rm.bodies {
+		if err := e.body(w, &e.rm.bodies[bi]); err != nil {
+			return fmt.Errorf("body %q: %w", e.rm.bodies[bi].mesh.Name, err)
+		}
+	}
+	return nil
+}
+
+// body detects, inserts and preprocesses one body.
+func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
+	c := e.c
+	old := e.rm.gather(b)
+	n := len(old.X)
+	// Cloth corners stay Lagrangian (sec. 3): no hit may snap to one.
+	_, corner := borderNormals(old.F, old.U, old.Node, n)
+	for i, k := range corner {
+		old.Locked[i] = old.Locked[i] || k
+	}
+	feature := make([]int32, n)
+	t := make([]float64, n)
+	old.NExtra = 2
+	old.Extra = make([]float64, 2*n)
+	anyEOL := false
+	for i, ent := range b.mesh.Verts {
+		feature[i] = -1
+		v, ok := c.dof[ent]
+		if !ok {
+			return fmt.Errorf("vertex %d is not gathered", i)
+		}
+		k := c.eolOf[v]
+		if k < 0 {
+			continue
+		}
+		anyEOL = true
+		ev := &c.verts[k]
+		feature[i], t[i] = ev.feature, ev.comp.T
+		F, _, err := c.vertexF(v)
+		if err != nil {
+			return err
+		}
+		// The remesher interpolates world velocities (sec. 6.2 cases 1-3).
+		old.V[i] = eol.LiftOffVelocity(old.V[i], ev.comp.XDot, F)
+		old.Extra[2*i], old.Extra[2*i+1] = ev.comp.XDot[0], ev.comp.XDot[1]
+	}
+	hits := c.detect(old, feature)
+	if len(hits) == 0 && !anyEOL {
+		return nil
+	}
+	point := make([]bool, n)
+	for i, f := range feature {
+		point[i] = f >= 0 && c.features[f].kind != components.FeatureEdge
+	}
+	nm, res, err := conformal.Preprocess(old, conformal.Features{Feature: feature, T: t, Point: point}, hits, e.params)
+	if err != nil {
+		return fmt.Errorf("conformal preprocessing: %w", err)
+	}
+	e.Inserted += res.Inserted
+	e.Collapses += res.Collapses
+	e.Splits += res.Splits
+	if res.Inserted == 0 && res.Collapses == 0 && res.Splits == 0 && res.Flips == 0 {
+		return nil
+	}
+	if err := e.rm.writeBack(w, b, nm, res.Result); err != nil {
+		return err
+	}
+	if err := e.assign(b, nm, &res); err != nil {
+		return err
+	}
+	w.BumpTopology()
+	return nil
+}
+
+// assign gives the body's conformal vertices their EOL components and
+// Lagrangian velocities after a write-back: survivors and vertices split off
+// conformal edges keep their (interpolated) Eulerian velocity, with the
+// Lagrangian velocity from eq. 2; vertices made conformal by a hit get the
+// split of eq. 13 (sec. 6.2).
+func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.Result) error {
+	c := e.c
+	fresh := map[int32]bool{}
+	for k, node := range res.HitNode {
+		if node >= 0 && res.HitOutcome[k] == conformal.HitInserted {
+			fresh[node] = true
+		}
+	}
+	vf := nodeFaces(nm)
+	bn, _ := borderNormals(nm.F, nm.U, nm.Node, len(nm.X))
+	for i, ent := range b.mesh.Verts {
+		fi := res.Feature[i]
+		has := c.eolMap.Has(ent)
+		if fi < 0 || e.lag {
+			if has {
+				c.eolGet.Remove(ent)
+			}
+			continue
+		}
+		f := &c.features[fi]
+		F, ok := nodeF(nm, vf[i], int32(i))
+		if !ok {
+			return fmt.Errorf("conformal vertex %d has no non-degenerate face", i)
+		}
+		vw := nm.V[i]
+		xdot := dense.Vec2{nm.Extra[2*i], nm.Extra[2*i+1]}
+		xd := vw.Add(F.MulVec(xdot))
+		if fresh[int32(i)] {
+			var eq []dense.Vec2
+			switch {
+			case bn[i] != (dense.Vec2{}):
+				eq = append(eq, bn[i])
+			case f.kind == components.FeatureEdge:
+				eq = append(eq, featureTangent(F, f.dir))
+			}
+			var err error
+			if xd, xdot, err = eol.TransferVelocity(vw, F, eq); err != nil {
+				return fmt.Errorf("velocity transfer at new EOL vertex %d: %w", i, err)
+			}
+		}
+		*e.rm.vel.Get(ent) = components.Velocity(xd)
+		comp := components.EOL{Obstacle: c.obstacleEnt[f.obstacle], Feature: f.id, Kind: f.kind, T: res.T[i], XDot: xdot}
+		if has {
+			*c.eolGet.Get(ent) = comp
+		} else {
+			c.eolGet.Assign(ent, &comp)
+		}
+	}
+	return nil
+}
+
+// featureTangent is the material direction that F maps onto the feature
+// direction d: t-bar of Alg. 2 for a vertex whose conformal edges are not yet
+// known.
+func featureTangent(F dense.Mat32, d dense.Vec3) dense.Vec2 {
+	G := F.TMul(F)
+	Gi, ok := G.Inverse()
+	if !ok {
+		return dense.Vec2{1, 0}
+	}
+	t := Gi.MulVec(dense.Vec2{F.Col(0).Dot(d), F.Col(1).Dot(d)})
+	l := math.Hypot(t[0], t[1])
+	return dense.Vec2{t[0] / l, t[1] / l}
+}
+
+// borderNormals returns, for a mesh of faces over verts with material
+// coordinates u, each node's outward unit border normal in material space
+// (the mean of its border edges' normals; zero for interior nodes) and
+// whether it is a cloth corner (its border edges turn by more than 30
+// degrees). node maps verts to nodes; nil means the identity.
+func borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([]dense.Vec2, []bool) {
+	type edge struct{ a, b int32 }
+	nodeOf := func(v int32) int32 {
+		if node == nil {
+			return v
+		}
+		return node[v]
+	}
+	dir := make(map[edge]bool, 3*len(faces))
+	for _, t := range faces {
+		for k := range 3 {
+			dir[edge{t[k], t[(k+1)%3]}] = true
+		}
+	}
+	out := make([]dense.Vec2, nodes)
+	first := make([]dense.Vec2, nodes)
+	corner := make([]bool, nodes)
+	for _, t := range faces {
+		for k := range 3 {
+			a, b := t[k], t[(k+1)%3]
+			if dir[edge{b, a}] {
+				continue
+			}
+			// Counter-clockwise faces: the outward normal of border edge
+			// a->b is its direction turned clockwise.
+			d := u[b].Sub(u[a])
+			l := math.Hypot(d[0], d[1])
+			nrm := dense.Vec2{d[1] / l, -d[0] / l}
+			for _, v := range [2]int32{nodeOf(a), nodeOf(b)} {
+				if out[v] == (dense.Vec2{}) {
+					first[v] = nrm
+				} else if first[v][0]*nrm[0]+first[v][1]*nrm[1] < math.Cos(math.Pi/6) {
+					corner[v] = true
+				}
+				out[v][0] += nrm[0]
+				out[v][1] += nrm[1]
+			}
+		}
+	}
+	for i, o := range out {
+		if l := math.Hypot(o[0], o[1]); l > 0 {
+			out[i] = dense.Vec2{o[0] / l, o[1] / l}
+		}
+	}
+	return out, corner
+}
+
+// nodeFaces lists each node's faces.
+func nodeFaces(m *remesh.Mesh) [][]int32 {
+	out := make([][]int32, len(m.X))
+	for f, t := range m.F {
+		for _, v := range t {
+			out[m.Node[v]] = append(out[m.Node[v]], int32(f))
+		}
+	}
+	return out
+}
+
+// nodeF is the vertex deformation gradient (errata sec. 1) of node i of m,
+// over its faces fs weighted by their material angles at it.
+func nodeF(m *remesh.Mesh, fs []int32, i int32) (dense.Mat32, bool) {
+	Fs := make([]dense.Mat32, 0, len(fs))
+	ws := make([]float64, 0, len(fs))
+	for _, f := range fs {
+		var x [3]dense.Vec3
+		var u [3]dense.Vec2
+		corner := 0
+		for k, v := range m.F[f] {
+			x[k], u[k] = m.X[m.Node[v]], m.U[v]
+			if m.Node[v] == i {
+				corner = k
+			}
+		}
+		F, ok := eol.FaceF(x, u)
+		if !ok {
+			continue
+		}
+		a, b := u[(corner+1)%3].Sub(u[corner]), u[(corner+2)%3].Sub(u[corner])
+		Fs = append(Fs, F)
+		ws = append(ws, math.Atan2(math.Abs(a[0]*b[1]-a[1]*b[0]), a[0]*b[0]+a[1]*b[1]))
+	}
+	return eol.VertexF(Fs, ws)
+}
+
+// detect finds the cloth's new contacts with sharp features: mesh edges that
+// cross an edge feature (on different sides of a box edge's two faces, or of
+// a wire, and within the reach of it or inside the obstacle there), and faces
+// that a point feature touches from their inside. feature gives each node's
+// current feature (-1: none).
+func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32) []conformal.Hit {
+	reach := c.set.Reach
+	var hits []conformal.Hit
+	seen := map[[2]int32]bool{}
+	for _, t := range m.F {
+		for k := range 3 {
+			a, b := m.Node[t[k]], m.Node[t[(k+1)%3]]
+			if a > b {
+				a, b = b, a
+			}
+			if seen[[2]int32{a, b}] {
+				continue
+			}
+			seen[[2]int32{a, b}] = true
+			for fi := range c.features {
+				f := &c.features[fi]
+				if f.kind != components.FeatureEdge || feature[a] == int32(fi) || feature[b] == int32(fi) {
+					continue
+				}
+				if h, ok := f.edgeHit(m.X[a], m.X[b], reach); ok {
+					h.A, h.B, h.Face, h.Feature = a, b, -1, int32(fi)
+					hits = append(hits, h)
+				}
+			}
+		}
+	}
+	for fi := range c.features {
+		f := &c.features[fi]
+		if f.kind != components.FeaturePoint {
+			continue
+		}
+		for face, t := range m.F {
+			a, b, d := m.Node[t[0]], m.Node[t[1]], m.Node[t[2]]
+			if feature[a] == int32(fi) || feature[b] == int32(fi) || feature[d] == int32(fi) {
+				continue
+			}
+			if bary, ok := f.pointHit(m.X[a], m.X[b], m.X[d], reach); ok {
+				hits = append(hits, conformal.Hit{Face: int32(face), Bary: bary, X: f.p0, Feature: int32(fi), Point: true})
+			}
+		}
+	}
+	return hits
+}
+
+// edgeHit tests cloth edge a-b against edge feature f.
+func (f *sharpFeature) edgeHit(a, b dense.Vec3, reach float64) (conformal.Hit, bool) {
+	s, t := f.segmentLine(a, b)
+	if !(s > 0 && s < 1) || t < reach || t > f.length-reach {
+		return conformal.Hit{}, false
+	}
+	q := f.at(t)
+	p := a.Add(b.Sub(a).Scale(s))
+	w := p.Sub(q)
+	if f.wire {
+		ua, ub := a.Sub(q), b.Sub(q)
+		ua, ub = ua.Sub(f.dir.Scale(ua.Dot(f.dir))), ub.Sub(f.dir.Scale(ub.Dot(f.dir)))
+		if ua.Dot(ub) >= 0 || w.Norm() > f.radius+reach {
+			return conformal.Hit{}, false
+		}
+		return conformal.Hit{S: s, X: q.Add(f.wireNormal(p).Scale(f.radius)), T: t}, true
+	}
+	if f.edgeSide(a) == f.edgeSide(b) {
+		return conformal.Hit{}, false
+	}
+	bis := f.n[0].Add(f.n[1])
+	bis = bis.Scale(1 / bis.Norm())
+	if w.Dot(bis) > reach || w.Norm() > math.Max(reach, b.Sub(a).Norm()) {
+		return conformal.Hit{}, false
+	}
+	return conformal.Hit{S: s, X: q, T: t}, true
+}
+
+// pointHit tests triangle (a, b, c) against point feature f: the point's
+// projection lies inside the triangle and the triangle is within reach of
+// it along its axis (or below the tip, up to reach).
+func (f *sharpFeature) pointHit(a, b, c dense.Vec3, reach float64) ([3]float64, bool) {
+	p := f.p0
+	nrm := b.Sub(a).Cross(c.Sub(a))
+	area2 := nrm.Norm()
+	if area2 == 0 {
+		return [3]float64{}, false
+	}
+	nrm = nrm.Scale(1 / area2)
+	d := p.Sub(a).Dot(nrm)
+	if math.Abs(d) > reach {
+		return [3]float64{}, false
+	}
+	q := p.Sub(nrm.Scale(d))
+	wa := b.Sub(q).Cross(c.Sub(q)).Dot(nrm) / area2
+	wb := c.Sub(q).Cross(a.Sub(q)).Dot(nrm) / area2
+	wc := 1 - wa - wb
+	if wa <= 0 || wb <= 0 || wc <= 0 {
+		return [3]float64{}, false
+	}
+	return [3]float64{wa, wb, wc}, true
+}

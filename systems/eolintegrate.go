@@ -1,0 +1,162 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/eol"
+)
+
+// eolIntegrate ends an EOL step: friction (Weidner 2018 sec. 7) on the
+// Lagrangian contacts and the EOL vertices, lift-off of EOL vertices whose
+// constraints no longer push (they become Lagrangian with the world velocity
+// of eq. 2, sec. 6.2), the position update q += h q' of both the world
+// positions and the EOL vertices' material coordinates (with their faces'
+// rest shapes and the lumped masses that follow from them), and the scatter
+// to the entities.
+type eolIntegrate struct {
+	c  *EOLCloth
+	in *Integrate
+}
+
+func (e *eolIntegrate) Name() string { return "eol-integrate" }
+
+func (e *eolIntegrate) Step(w *ecs.World) error {
+	c := e.c
+	s := c.state
+	c.contact.syncEntities(w)
+	c.contact.applyFriction()
+	var lifted []int
+	for k := range c.verts {
+		ev := &c.verts[k]
+		if c.lifts(ev) {
+			lifted = append(lifted, k)
+			continue
+		}
+		if c.friction > 0 {
+			c.eolFriction(ev)
+		}
+	}
+	for _, k := range lifted {
+		ev := &c.verts[k]
+		v := eol.LiftOffVelocity(vec(s.VNew, ev.v), ev.xdotNew, ev.F)
+		copy(s.VNew[3*ev.v:3*ev.v+3], v[:])
+	}
+	if err := e.in.Step(w); err != nil {
+		return err
+	}
+	if err := c.advanceMaterial(w, lifted); err != nil {
+		return err
+	}
+	c.Lifted = len(lifted)
+	for _, k := range lifted {
+		c.eolGet.Remove(c.verts[k].ent)
+	}
+	return nil
+}
+
+// eolFriction applies the impulse-based friction of Bridson et al. 2002 as
+// sec. 7 does for EOL vertices: a factor from the world velocity (eq. 2)
+// relative to the obstacle and the normal impulse scales the Eulerian
+// velocity, and on an edge also the Lagrangian velocity along the edge.
+func (c *EOLCloth) eolFriction(ev *eolVertex) {
+	s := c.state
+	f := &c.features[ev.feature]
+	lambda := c.normalImpulse(ev)
+	if lambda <= 0 {
+		return
+	}
+	xd := vec(s.VNew, ev.v)
+	vw := eol.LiftOffVelocity(xd, ev.xdotNew, ev.F).Sub(f.vel)
+	speed := vw.Norm()
+	if speed == 0 {
+		return
+	}
+	factor := eol.FrictionFactor(c.friction, lambda/s.Mass[ev.v], speed)
+	if f.kind == components.FeatureEdge {
+		rel := xd.Sub(f.vel)
+		rel, ev.xdotNew = eol.ApplyEdgeFriction(factor, rel, ev.xdotNew, f.dir)
+		xd = rel.Add(f.vel)
+		copy(s.VNew[3*ev.v:3*ev.v+3], xd[:])
+		return
+	}
+	ev.xdotNew = eol.ApplyCornerFriction(factor, ev.xdotNew)
+}
+
+// advanceMaterial moves the material coordinate of every EOL vertex that
+// stays on its feature by h Xdot, rebuilds the rest shapes of its faces and
+// the lumped masses of their corners, holds the vertex on its feature, and
+// stores Xdot and the feature parameter in its EOL component. Lifted
+// vertices (indices into verts) keep their material coordinates.
+func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
+	s := c.state
+	h := s.H
+	skip := map[int]bool{}
+	for _, k := range lifted {
+		skip[k] = true
+	}
+	touched := map[int32]bool{}
+	for k := range c.verts {
+		if skip[k] {
+			continue
+		}
+		ev := &c.verts[k]
+		d := ev.xdotNew
+		mat := c.matMap.Get(ev.ent)
+		mat[0] += h * d[0]
+		mat[1] += h * d[1]
+		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
+			face := c.faceMap.Get(s.FaceEnts[f])
+			for j := range 3 {
+				if s.Faces[3*int(f)+j] == ev.v {
+					face.U[j] = dense.Vec2(*mat)
+				}
+			}
+			touched[f] = true
+		}
+		// Hold the vertex on its feature (velocity-level constraints leave a
+		// drift of O(h^2) per step).
+		f := &c.features[ev.feature]
+		x := c.posMap.Get(ev.ent)
+		p := f.project(dense.Vec3(*x))
+		*x = components.Position(p)
+		copy(s.X[3*ev.v:3*ev.v+3], p[:])
+		comp := c.eolGet.Get(ev.ent)
+		comp.XDot = d
+		if f.kind == components.FeatureEdge {
+			comp.T = f.closestOnLine(p)
+		}
+	}
+	if len(touched) == 0 {
+		return nil
+	}
+	verts := map[int32]bool{}
+	for f := range touched {
+		face := c.faceMap.Get(s.FaceEnts[f])
+		rest, err := elastic.NewMembraneRest(face.U[0], face.U[1], face.U[2])
+		if err != nil {
+			return fmt.Errorf("EOL face %d after the material update: %w", f, err)
+		}
+		face.Rest = rest
+		s.FaceRest[f] = rest
+		for j := range 3 {
+			verts[s.Faces[3*int(f)+j]] = true
+		}
+	}
+	for v := range verts {
+		var m float64
+		for _, f := range c.vfList[c.vfStart[v]:c.vfStart[v+1]] {
+			m += c.density[s.FaceBody[f]] * s.FaceRest[f].Area / 3
+		}
+		if !(m > 0) || math.IsInf(m, 0) {
+			return fmt.Errorf("EOL update: vertex %d mass %g", v, m)
+		}
+		s.Mass[v] = m
+		*c.massMap.Get(s.Verts[v]) = components.Mass(m)
+	}
+	return nil
+}

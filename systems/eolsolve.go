@@ -1,0 +1,375 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/eol"
+	"github.com/loomsim/loom/solver/qp"
+)
+
+// triplets collects the entries of a sparse matrix (duplicates summed by
+// qp.NewCSR).
+type triplets struct {
+	r, c []int
+	v    []float64
+}
+
+func (t *triplets) reset() { t.r, t.c, t.v = t.r[:0], t.c[:0], t.v[:0] }
+
+func (t *triplets) add(r, c int, v float64) {
+	if v == 0 {
+		return
+	}
+	t.r, t.c, t.v = append(t.r, r), append(t.c, c), append(t.v, v)
+}
+
+// solve assembles and solves the QP of Weidner 2018 eq. 12 over the
+// generalized velocities: vertex i's world velocity at 3i, EOL vertex k's
+// Eulerian velocity at 3n + 2k.
+//
+// The matrix is M~ = (1 + h alpha) M + (h^2 + h beta) H mapped by eq. 10: the
+// force fill's A (lumped mass plus element Hessians) for the Lagrangian
+// blocks; on faces with an EOL corner the lumped mass is replaced by the
+// generalized inertia of eq. 8 (so the Lagrangian-Eulerian cancelling
+// motion is in its null space), and the stiffness blocks of an EOL vertex i
+// are mapped through J_i = (I, -F_i) with its vertex deformation gradient.
+// The right-hand side is M q' + h f, with the world force f at a vertex
+// mapped to -F^T f for its Eulerian row (eq. 9).
+func (c *EOLCloth) solve(w *ecs.World) error {
+	s := c.state
+	n := s.NumVerts()
+	m := len(c.verts)
+	N := 3*n + 2*m
+	h := s.H
+	u := c.materialOf(w)
+
+	c.rows = c.rows[:0]
+	for k := range c.verts {
+		ev := &c.verts[k]
+		var err error
+		if ev.F, ev.flat, err = c.vertexF(ev.v); err != nil {
+			return err
+		}
+		ev.rowLo = len(c.rows)
+		c.appendRows(ev, int32(k), u)
+		ev.rowHi = len(c.rows)
+	}
+
+	c.rhs = resize(c.rhs, N)
+	for i := 0; i < n; i++ {
+		mi := s.Mass[i]
+		for d := 0; d < 3; d++ {
+			j := 3*i + d
+			c.rhs[j] = mi*s.V[j] + h*(mi*c.gravity[d]+s.Ext[j]-s.Grad[j])
+		}
+	}
+	for k := range c.verts {
+		ev := &c.verts[k]
+		i := int(ev.v)
+		var f dense.Vec3
+		for d := 0; d < 3; d++ {
+			f[d] = s.Mass[i]*c.gravity[d] + s.Ext[3*i+d] - s.Grad[3*i+d]
+		}
+		fe := eol.EulerianForce(f, ev.F)
+		c.rhs[3*n+2*k], c.rhs[3*n+2*k+1] = h*fe[0], h*fe[1]
+	}
+
+	c.trip.reset()
+	c.stiffness(n)
+	c.inertia(n)
+
+	H, err := qp.NewCSR(N, N, c.trip.r, c.trip.c, c.trip.v)
+	if err != nil {
+		return fmt.Errorf("EOL system matrix: %w", err)
+	}
+	c.constraints(n, N)
+
+	c.warm.X = append(c.warm.X[:0], s.V...)
+	for k := range c.verts {
+		c.warm.X = append(c.warm.X, c.verts[k].xdot[0], c.verts[k].xdot[1])
+	}
+	c.warm.Yeq, c.warm.Yin = c.warm.Yeq[:0], c.warm.Yin[:0]
+	if c.qpSolver == nil {
+		c.qpSolver = qp.NewSolver()
+	}
+	p := &qp.Problem{H: H, F: c.rhs, Aeq: &c.eqM, Beq: c.beq, Ain: &c.inM, Bin: c.bin}
+	res, err := c.qpSolver.Solve(p, &c.warm, qpSettings)
+	if err != nil {
+		return fmt.Errorf("EOL QP: %w", err)
+	}
+	c.LastQP = QPStats{Rows: len(c.bin) + len(c.beq), Iterations: res.Iterations, Factorizations: res.Factorizations, Residual: res.Residuals.Max()}
+	s.LastQP = c.LastQP
+	if res.Status != qp.Solved {
+		return fmt.Errorf("EOL QP with %d EOL vertices, %d equality and %d inequality rows: %v after %d iterations (KKT %v)",
+			m, len(c.beq), len(c.bin), res.Status, res.Iterations, res.Residuals)
+	}
+	copy(s.VNew, res.X[:3*n])
+	for k := range c.verts {
+		c.verts[k].xdotNew = dense.Vec2{res.X[3*n+2*k], res.X[3*n+2*k+1]}
+	}
+	nc := len(s.Contacts)
+	s.Impulse = append(s.Impulse[:0], res.Yin[:nc]...)
+	ie, ii := 3*len(s.Pins), nc
+	for r := range c.rows {
+		if c.rows[r].Eq {
+			c.rows[r].Y = res.Yeq[ie]
+			ie++
+		} else {
+			c.rows[r].Y = res.Yin[ii]
+			ii++
+		}
+	}
+	return nil
+}
+
+// stiffness adds the force fill's matrix A and, for EOL vertices, its
+// stiffness blocks mapped by eq. 10.
+func (c *EOLCloth) stiffness(n int) {
+	s := c.state
+	A := s.A
+	for i := 0; i < A.N; i++ {
+		for b := A.RowPtr[i]; b < A.RowPtr[i+1]; b++ {
+			j := int(A.Col[b])
+			blk := A.Val[9*b : 9*b+9]
+			var S dense.Mat3
+			for r := 0; r < 3; r++ {
+				for q := 0; q < 3; q++ {
+					c.trip.add(3*i+r, 3*j+q, blk[3*r+q])
+					S[r][q] = blk[3*r+q]
+				}
+			}
+			ei, ej := c.eolOf[i], c.eolOf[j]
+			if ei < 0 && ej < 0 {
+				continue
+			}
+			if i == j {
+				for d := 0; d < 3; d++ {
+					S[d][d] -= s.MassDiag[3*i+d]
+				}
+			}
+			var Fi, Fj dense.Mat32
+			if ei >= 0 {
+				Fi = c.verts[ei].F
+			}
+			if ej >= 0 {
+				Fj = c.verts[ej].F
+			}
+			LE, EL, EE := eol.MapStiffness(S, Fi, Fj)
+			if ei >= 0 {
+				for r := 0; r < 2; r++ {
+					for q := 0; q < 3; q++ {
+						c.trip.add(3*n+2*int(ei)+r, 3*j+q, EL[r][q])
+					}
+				}
+			}
+			if ej >= 0 {
+				for r := 0; r < 3; r++ {
+					for q := 0; q < 2; q++ {
+						c.trip.add(3*i+r, 3*n+2*int(ej)+q, LE[r][q])
+					}
+				}
+			}
+			if ei >= 0 && ej >= 0 {
+				for r := 0; r < 2; r++ {
+					for q := 0; q < 2; q++ {
+						c.trip.add(3*n+2*int(ei)+r, 3*n+2*int(ej)+q, EE[r][q])
+					}
+				}
+			}
+		}
+	}
+}
+
+// inertia replaces, on every face with an EOL corner, the lumped mass by the
+// generalized inertia of eq. 8 (damped by 1 + h alpha in the matrix), and
+// adds its M q' to the right-hand side.
+func (c *EOLCloth) inertia(n int) {
+	s := c.state
+	h := s.H
+	seen := map[int32]bool{}
+	for k := range c.verts {
+		for _, f := range c.vfList[c.vfStart[c.verts[k].v]:c.vfStart[c.verts[k].v+1]] {
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			x, u := c.faceX(int(f))
+			rho := c.density[s.FaceBody[f]]
+			eol.Inertia(rho, x, u, &c.m8)
+			lumped := rho * s.FaceRest[f].Area / 3
+			var idx [15]int // generalized DOF of each of the 15 local DOFs, -1: none
+			for a := 0; a < 3; a++ {
+				v := int(s.Faces[3*int(f)+a])
+				for d := 0; d < 3; d++ {
+					idx[3*a+d] = 3*v + d
+				}
+				if e := c.eolOf[v]; e >= 0 {
+					idx[9+2*a], idx[10+2*a] = 3*n+2*int(e), 3*n+2*int(e)+1
+				} else {
+					idx[9+2*a], idx[10+2*a] = -1, -1
+				}
+			}
+			damp := 1 + h*s.Alpha[s.Faces[3*int(f)]]
+			for r := 0; r < 15; r++ {
+				if idx[r] < 0 {
+					continue
+				}
+				for q := 0; q < 15; q++ {
+					if idx[q] < 0 {
+						continue
+					}
+					mv := c.m8[15*r+q]
+					if r < 9 && q == r {
+						mv -= lumped
+					}
+					c.trip.add(idx[r], idx[q], damp*mv)
+					c.rhs[idx[r]] += mv * c.velocityOf(idx[q], n)
+				}
+			}
+		}
+	}
+}
+
+// velocityOf returns generalized velocity j at the start of the step.
+func (c *EOLCloth) velocityOf(j, n int) float64 {
+	if j < 3*n {
+		return c.state.V[j]
+	}
+	k := (j - 3*n) / 2
+	return c.verts[k].xdot[(j-3*n)%2]
+}
+
+// appendRows appends EOL vertex ev's constraint rows (Alg. 2, errata Alg. 1
+// and sec. 3). Lagrangian rows are relative to the obstacle's velocity and
+// close the vertex's drift off its feature within the step.
+func (c *EOLCloth) appendRows(ev *eolVertex, k int32, u []dense.Vec2) {
+	s := c.state
+	f := &c.features[ev.feature]
+	x := vec(s.X, ev.v)
+	var rules [4]eol.Row
+	rs := rules[:0]
+	border := c.border[ev.v]
+	switch {
+	case f.kind == components.FeatureEdge && f.wire:
+		nw := f.wireNormal(x)
+		rs = append(rs, eol.Row{L: nw, Eq: ev.flat}, eol.Row{L: f.dir.Cross(nw), Eq: true})
+		rs = append(rs, eol.Row{E: c.eulerianDir(ev, u, border), Eq: true})
+	case f.kind == components.FeatureEdge:
+		rs = eol.AppendEdgeRows(rs, f.n[0], f.n[1], ev.flat, c.eulerianDir(ev, u, border))
+	case f.kind == components.FeatureCorner:
+		rs = eol.AppendCornerRows(rs, f.n[0], f.n[1], f.n[2])
+		if border {
+			rs = append(rs, eol.BorderRow(c.borderNormal[ev.v]))
+		}
+	default:
+		rs, _ = eol.AppendPointRows(rs, f.n[0])
+		if border {
+			rs = append(rs, eol.BorderRow(c.borderNormal[ev.v]))
+		}
+	}
+	ref := f.project(x)
+	for _, r := range rs {
+		row := eolRow{V: ev.v, K: k, L: r.L, E: r.E, Eq: r.Eq}
+		if r.L != (dense.Vec3{}) {
+			row.Target = r.L.Dot(f.vel) - r.L.Dot(x.Sub(ref))/s.H
+		}
+		c.rows = append(c.rows, row)
+	}
+}
+
+// eulerianDir is the direction whose Eulerian velocity an edge EOL vertex
+// must not have: the border normal b-bar for a border vertex (the material
+// stays on the border), the averaged material tangent t-bar otherwise (motion
+// along the edge is Lagrangian).
+func (c *EOLCloth) eulerianDir(ev *eolVertex, u []dense.Vec2, border bool) dense.Vec2 {
+	if border {
+		return c.borderNormal[ev.v]
+	}
+	return c.materialTangent(ev, u)
+}
+
+// constraints builds the equality rows (pins, EOL equalities) and inequality
+// rows (Lagrangian contacts, EOL inequalities) over N generalized velocities.
+func (c *EOLCloth) constraints(n, N int) {
+	s := c.state
+	c.eqM = qp.CSR{Rows: 0, Cols: N, RowPtr: append(c.eqM.RowPtr[:0], 0), Col: c.eqM.Col[:0], Val: c.eqM.Val[:0]}
+	c.inM = qp.CSR{Rows: 0, Cols: N, RowPtr: append(c.inM.RowPtr[:0], 0), Col: c.inM.Col[:0], Val: c.inM.Val[:0]}
+	c.beq, c.bin = c.beq[:0], c.bin[:0]
+	for _, p := range s.Pins {
+		for d := 0; d < 3; d++ {
+			j := 3*int(p.Vertex) + d
+			c.eqM.Col, c.eqM.Val = append(c.eqM.Col, j), append(c.eqM.Val, 1)
+			c.eqM.RowPtr = append(c.eqM.RowPtr, len(c.eqM.Col))
+			c.beq = append(c.beq, s.PinZ[j])
+		}
+	}
+	for _, r := range s.Contacts {
+		for d := 0; d < 3; d++ {
+			c.inM.Col, c.inM.Val = append(c.inM.Col, 3*int(r.Vertex)+d), append(c.inM.Val, r.Normal[d])
+		}
+		c.inM.RowPtr = append(c.inM.RowPtr, len(c.inM.Col))
+		c.bin = append(c.bin, r.Target)
+	}
+	for _, r := range c.rows {
+		M, b := &c.inM, &c.bin
+		if r.Eq {
+			M, b = &c.eqM, &c.beq
+		}
+		if r.L != (dense.Vec3{}) {
+			for d := 0; d < 3; d++ {
+				if r.L[d] != 0 {
+					M.Col, M.Val = append(M.Col, 3*int(r.V)+d), append(M.Val, r.L[d])
+				}
+			}
+		}
+		for d := 0; d < 2; d++ {
+			if r.E[d] != 0 {
+				M.Col, M.Val = append(M.Col, 3*n+2*int(r.K)+d), append(M.Val, r.E[d])
+			}
+		}
+		M.RowPtr = append(M.RowPtr, len(M.Col))
+		*b = append(*b, r.Target)
+	}
+	c.eqM.Rows, c.inM.Rows = len(c.beq), len(c.bin)
+}
+
+// liftTolerance (m/s) is the separating normal velocity above which an EOL
+// vertex whose inequality rows carry no impulse lifts off its feature.
+const liftTolerance = 1e-4
+
+// lifts reports whether EOL vertex ev leaves its feature this step: it has
+// inequality rows, none pushes (multiplier zero), and the solved velocity
+// separates from the feature along one of them.
+func (c *EOLCloth) lifts(ev *eolVertex) bool {
+	s := c.state
+	v := vec(s.VNew, ev.v)
+	sep, ineq := false, false
+	for _, r := range c.rows[ev.rowLo:ev.rowHi] {
+		if r.Eq || r.L == (dense.Vec3{}) {
+			continue
+		}
+		ineq = true
+		if r.Y > 1e-9 {
+			return false
+		}
+		if r.L.Dot(v)-r.Target > liftTolerance {
+			sep = true
+		}
+	}
+	return ineq && sep
+}
+
+// normalImpulse returns the total normal impulse (N s) of ev's Lagrangian rows.
+func (c *EOLCloth) normalImpulse(ev *eolVertex) float64 {
+	var l float64
+	for _, r := range c.rows[ev.rowLo:ev.rowHi] {
+		if r.L != (dense.Vec3{}) {
+			l += math.Abs(r.Y)
+		}
+	}
+	return l
+}
