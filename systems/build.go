@@ -178,14 +178,18 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		}
 		pipeline = append(pipeline, NewPinRelease(w))
 		if sc.Solver.Mode == scenes.ModeEOL {
-			if len(toRemesh) > 0 {
-				return nil, fmt.Errorf("solver.mode %q: adaptive remeshing of EOL bodies is not supported yet; remove bodies[%d].remesh", sc.Solver.Mode, toRemesh[0].body)
-			}
+			// Conformal preprocessing every step, adaptive remeshing (with
+			// the conformal edges preserved) every remesh.every steps.
 			density := map[ecs.Entity]float64{}
 			rm := NewRemesh(w, sc.Solver.Thickness)
 			for bi := range sc.Bodies {
-				density[bodyEnts[bi]] = sc.Bodies[bi].Material.Density
-				rm.AddBody(bodyEnts[bi], &sim.Bodies[bi], faceEntsOf[bi], scenes.Remesh{}, sc.Bodies[bi].Material)
+				b := &sc.Bodies[bi]
+				density[bodyEnts[bi]] = b.Material.Density
+				set := scenes.Remesh{}
+				if b.Remesh != nil {
+					set = *b.Remesh
+				}
+				rm.AddBody(bodyEnts[bi], &sim.Bodies[bi], faceEntsOf[bi], set, b.Material)
 			}
 			ec := NewEOLCloth(w, st, contact, *sc.Solver.EOL, sc.GravityVector(), sc.Solver.Thickness, sc.Solver.Friction, density)
 			sim.EOL = ec

@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
@@ -103,8 +104,14 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	e.Inserted += res.Inserted
 	e.Collapses += res.Collapses
 	e.Splits += res.Splits
-	if res.Inserted == 0 && res.Collapses == 0 && res.Splits == 0 && res.Flips == 0 {
+	due := b.set.Every > 0 && ecs.Resource[ecs.Clock](w).Step%b.set.Every == 0
+	if !due && res.Inserted == 0 && res.Collapses == 0 && res.Splits == 0 && res.Flips == 0 {
 		return nil
+	}
+	if due {
+		if nm, err = e.adapt(w, b, nm, &res); err != nil {
+			return err
+		}
 	}
 	if err := e.rm.writeBack(w, b, nm, res.Result); err != nil {
 		return err
@@ -114,6 +121,106 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	}
 	w.BumpTopology()
 	return nil
+}
+
+// adapt runs the adaptive remesher (Narain 2012) on the preprocessed mesh nm
+// with its conformal edges preserved and conformal nodes locked (Weidner
+// 2018 sec. 6), returns the remeshed mesh and composes its result with the
+// preprocessing's so that res maps it onto the step's input mesh.
+func (e *ConformalRemesh) adapt(w *ecs.World, b *remeshBody, nm *remesh.Mesh, res *conformal.Result) (*remesh.Mesh, error) {
+	e.rm.loadObstacles(w)
+	if nm.Locked == nil {
+		nm.Locked = make([]bool, len(nm.X))
+	}
+	adj := map[[2]int32]bool{}
+	for _, t := range nm.F {
+		for k := range 3 {
+			a, c := nm.Node[t[k]], nm.Node[t[(k+1)%3]]
+			adj[[2]int32{min(a, c), max(a, c)}] = true
+		}
+	}
+	nm.Preserved = nm.Preserved[:0]
+	for i, f := range res.Feature {
+		if f < 0 {
+			continue
+		}
+		nm.Locked[i] = true
+	}
+	for pair := range adj {
+		a, c := pair[0], pair[1]
+		if f := res.Feature[a]; f >= 0 && !res.Point[a] && res.Feature[c] == f {
+			nm.Preserved = append(nm.Preserved, pair)
+		}
+	}
+	// Map iteration order must not leak into the result.
+	sort.Slice(nm.Preserved, func(i, j int) bool {
+		p, q := nm.Preserved[i], nm.Preserved[j]
+		return p[0] < q[0] || (p[0] == q[0] && p[1] < q[1])
+	})
+	am, ar, err := e.rm.remeshMesh(w, b, nm)
+	if err != nil {
+		return nil, fmt.Errorf("adaptive remeshing after conformal preprocessing: %w", err)
+	}
+	composeResult(res, ar)
+	return am, nil
+}
+
+// composeResult makes res (input -> preprocessed mesh) map the remeshed
+// mesh onto the input by composing it with ar (preprocessed -> remeshed):
+// the maps, the sources, the per-node features and the nodes of the hits.
+func composeResult(res *conformal.Result, ar remesh.Result) {
+	old := res.Result
+	var out remesh.Result
+	out.Splits, out.Flips, out.Collapses = old.Splits+ar.Splits, old.Flips+ar.Flips, old.Collapses+ar.Collapses
+	through := func(m []int32, next []int32) []int32 {
+		o := make([]int32, len(next))
+		for i, k := range next {
+			o[i] = -1
+			if k >= 0 {
+				o[i] = m[k]
+			}
+		}
+		return o
+	}
+	out.NodeOld = through(old.NodeOld, ar.NodeOld)
+	out.VertOld = through(old.VertOld, ar.VertOld)
+	out.FaceOld = through(old.FaceOld, ar.FaceOld)
+	out.SrcStart = []int32{0}
+	for i := range ar.NodeOld {
+		w := map[int32]float64{}
+		var nodes []int32
+		for _, s := range ar.Sources(i) {
+			for _, s2 := range old.Sources(int(s.Node)) {
+				if _, ok := w[s2.Node]; !ok {
+					nodes = append(nodes, s2.Node)
+				}
+				w[s2.Node] += s.W * s2.W
+			}
+		}
+		sort.Slice(nodes, func(a, b int) bool { return nodes[a] < nodes[b] })
+		for _, n := range nodes {
+			out.Src = append(out.Src, remesh.Source{Node: n, W: w[n]})
+		}
+		out.SrcStart = append(out.SrcStart, int32(len(out.Src)))
+	}
+	feat := conformal.Features{Feature: make([]int32, len(ar.NodeOld)), T: make([]float64, len(ar.NodeOld)), Point: make([]bool, len(ar.NodeOld))}
+	newOf := make([]int32, len(res.Feature))
+	for i := range newOf {
+		newOf[i] = -1
+	}
+	for i, k := range ar.NodeOld {
+		feat.Feature[i] = -1
+		if k >= 0 {
+			feat.Feature[i], feat.T[i], feat.Point[i] = res.Feature[k], res.T[k], res.Point[k]
+			newOf[k] = int32(i)
+		}
+	}
+	for k, n := range res.HitNode {
+		if n >= 0 {
+			res.HitNode[k] = newOf[n]
+		}
+	}
+	res.Result, res.Features = out, feat
 }
 
 // assign gives the body's conformal vertices their EOL components and

@@ -98,11 +98,7 @@ func (r *Remesh) Name() string { return "remesh" }
 // Step implements ecs.System.
 func (r *Remesh) Step(w *ecs.World) error {
 	step := ecs.Resource[ecs.Clock](w).Step
-	r.obstacles = r.obstacles[:0]
-	q := r.obsF.Query(w.ECS)
-	for q.Next() {
-		r.obstacles = append(r.obstacles, *q.Get())
-	}
+	r.loadObstacles(w)
 	changed := false
 	first := true
 	for bi := range r.bodies {
@@ -131,6 +127,15 @@ func (r *Remesh) Step(w *ecs.World) error {
 		w.BumpTopology()
 	}
 	return nil
+}
+
+// loadObstacles gathers the obstacles at their current pose.
+func (r *Remesh) loadObstacles(w *ecs.World) {
+	r.obstacles = r.obstacles[:0]
+	q := r.obsF.Query(w.ECS)
+	for q.Next() {
+		r.obstacles = append(r.obstacles, *q.Get())
+	}
 }
 
 // gather builds the remesh.Mesh of body b from its entities: the vertex
@@ -185,24 +190,34 @@ func (r *Remesh) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
 // remeshBody runs one remeshing pass on body b and writes it back.
 func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) {
 	old := r.gather(b)
+	nm, out, err := r.remeshMesh(w, b, old)
+	if err != nil {
+		return remesh.Result{}, err
+	}
+	if err := r.writeBack(w, b, nm, out); err != nil {
+		return remesh.Result{}, err
+	}
+	return out, nil
+}
+
+// remeshMesh computes the sizing field of mesh old of body b, remeshes it
+// and repairs the split vertices that landed inside obstacles.
+func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh) (*remesh.Mesh, remesh.Result, error) {
 	set := b.set
 	M := make([]dense.Mat2, len(old.U))
 	p := sizing.Params{RefineAngle: set.RefineAngle, RefineCompression: set.RefineCompression, RefineVelocity: set.RefineVelocity,
 		SizeMin: set.SizeMin, SizeMax: set.SizeMax, AspectMin: set.AspectMin}
 	if err := r.sizingWS.Compute(old, r.obstacleData(old, set.SizeMax), p, w.Pool, M); err != nil {
-		return remesh.Result{}, fmt.Errorf("sizing field: %w", err)
+		return nil, remesh.Result{}, fmt.Errorf("sizing field: %w", err)
 	}
 	rp := remesh.DefaultParams()
 	rp.AspectMin = set.AspectMin
 	nm, out, err := b.remesher.Remesh(old, M, rp)
 	if err != nil {
-		return remesh.Result{}, err
+		return nil, remesh.Result{}, err
 	}
 	r.repairPenetrations(nm, old, out)
-	if err := r.writeBack(w, b, nm, out); err != nil {
-		return remesh.Result{}, err
-	}
-	return out, nil
+	return nm, out, nil
 }
 
 // repairPenetrations moves each vertex created by a split that lies inside
