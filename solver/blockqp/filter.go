@@ -1,0 +1,251 @@
+package blockqp
+
+import "math"
+
+// The per-group kernels. Group g's dense data live at stride 25 (5x5, row
+// major with row stride MaxGroupSize) in s.hgg (H_gg), s.qb (the orthonormal
+// basis Q_g, one working row per row), s.lt (L_g, R_g = L_g Q_g^T) and s.pinv
+// (the filtered preconditioner S_g B_g^-1 S_g), and at stride 5 in s.cz
+// (L_g^-1 b_g) and s.arow (the working rows, in row order).
+
+const sq = MaxGroupSize * MaxGroupSize
+
+// extractBlocks copies the diagonal blocks H_gg of groups [g0, g1) and
+// checks the entries of their rows; it returns the index of the first bad
+// entry in H.Col/H.Val, or -1.
+func (s *Solver) extractBlocks(g0, g1 int) int {
+	h := s.p.H
+	rp, col, val := h.RowPtr, h.Col, h.Val
+	for g := g0; g < g1; g++ {
+		hg := s.hgg[g*sq : g*sq+sq]
+		clear(hg)
+		for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+			for k := rp[i]; k < rp[i+1]; k++ {
+				j, x := col[k], val[k]
+				if j < 0 || j >= s.n || !finite(x) {
+					return k
+				}
+				if s.gof[j] == int32(g) {
+					hg[a*MaxGroupSize+int(s.gloc[j])] += x
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// buildFilter orthonormalises the working rows of group g (its equalities and
+// active inequalities, in row order), computes the prescribed point z_g and
+// the filtered preconditioner, and reports whether the preconditioner block
+// had to be regularised.
+func (s *Solver) buildFilter(g int) bool {
+	k := int(s.gptr[g+1] - s.gptr[g])
+	vars := s.gvar[s.gptr[g]:s.gptr[g+1]]
+	q := s.qb[g*sq : g*sq+sq]
+	l := s.lt[g*sq : g*sq+sq]
+	cz := s.cz[g*MaxGroupSize : g*MaxGroupSize+MaxGroupSize]
+	arow := s.arow[g*MaxGroupSize : g*MaxGroupSize+MaxGroupSize]
+	clear(q)
+	clear(l)
+	m := 0
+	for _, ri := range s.ridx[s.rptr[g]:s.rptr[g+1]] {
+		r := &s.p.Rows[ri]
+		if !s.active[ri] {
+			continue
+		}
+		var u [MaxGroupSize]float64
+		copy(u[:k], r.Coef)
+		lr := l[m*MaxGroupSize : m*MaxGroupSize+MaxGroupSize]
+		nu := orthogonalize(q, m, k, u[:], lr)
+		// setup checked that the group's rows are independent, so nu > 0.
+		lr[m] = nu
+		for a := 0; a < k; a++ {
+			q[m*MaxGroupSize+a] = u[a] / nu
+		}
+		// Forward substitution: cz = L^-1 b.
+		t := r.Target
+		for j := 0; j < m; j++ {
+			t -= lr[j] * cz[j]
+		}
+		cz[m] = t / nu
+		arow[m] = ri
+		m++
+	}
+	s.nact[g] = int8(m)
+
+	// z_g = Q_g cz.
+	var z [MaxGroupSize]float64
+	for j := 0; j < m; j++ {
+		for a := 0; a < k; a++ {
+			z[a] += cz[j] * q[j*MaxGroupSize+a]
+		}
+	}
+	for a, i := range vars {
+		s.z[i] = z[a]
+	}
+	return s.buildPrecond(g, k, m)
+}
+
+// buildPrecond sets s.pinv of group g (k variables, m working rows) to
+// S B^-1 S with B = S H_gg S + d (I - S).
+func (s *Solver) buildPrecond(g, k, m int) bool {
+	q := s.qb[g*sq : g*sq+sq]
+	hg := s.hgg[g*sq : g*sq+sq]
+	var sm, t, b [sq]float64
+	d := 0.0
+	for a := 0; a < k; a++ {
+		d = math.Max(d, hg[a*MaxGroupSize+a])
+	}
+	if !(d > 0) {
+		d = 1
+	}
+	// S = I - Q^T Q (Q stored by rows).
+	for a := 0; a < k; a++ {
+		for c := 0; c < k; c++ {
+			x := 0.0
+			if a == c {
+				x = 1
+			}
+			for j := 0; j < m; j++ {
+				x -= q[j*MaxGroupSize+a] * q[j*MaxGroupSize+c]
+			}
+			sm[a*MaxGroupSize+c] = x
+		}
+	}
+	// t = H S, b = S t + d (I - S).
+	for a := 0; a < k; a++ {
+		for c := 0; c < k; c++ {
+			x := 0.0
+			for e := 0; e < k; e++ {
+				x += hg[a*MaxGroupSize+e] * sm[e*MaxGroupSize+c]
+			}
+			t[a*MaxGroupSize+c] = x
+		}
+	}
+	for a := 0; a < k; a++ {
+		for c := 0; c < k; c++ {
+			x := 0.0
+			for e := 0; e < k; e++ {
+				x += sm[a*MaxGroupSize+e] * t[e*MaxGroupSize+c]
+			}
+			id := 0.0
+			if a == c {
+				id = 1
+			}
+			b[a*MaxGroupSize+c] = x + d*(id-sm[a*MaxGroupSize+c])
+		}
+	}
+	// Symmetrise (rounding), then Cholesky b = C C^T in place (lower).
+	for a := 0; a < k; a++ {
+		for c := 0; c < a; c++ {
+			x := 0.5 * (b[a*MaxGroupSize+c] + b[c*MaxGroupSize+a])
+			b[a*MaxGroupSize+c], b[c*MaxGroupSize+a] = x, x
+		}
+	}
+	reg := false
+	for c := 0; c < k; c++ {
+		p := b[c*MaxGroupSize+c]
+		for e := 0; e < c; e++ {
+			p -= b[c*MaxGroupSize+e] * b[c*MaxGroupSize+e]
+		}
+		// A free direction with no curvature: H is singular on the free
+		// subspace there. Patch the pivot so the preconditioner stays SPD;
+		// PCG still converges if F has no component along that direction.
+		if !(p > 1e-12*d) {
+			p = d
+			reg = true
+		}
+		p = math.Sqrt(p)
+		b[c*MaxGroupSize+c] = p
+		for a := c + 1; a < k; a++ {
+			x := b[a*MaxGroupSize+c]
+			for e := 0; e < c; e++ {
+				x -= b[a*MaxGroupSize+e] * b[c*MaxGroupSize+e]
+			}
+			b[a*MaxGroupSize+c] = x / p
+		}
+	}
+	// Binv: solve B X = I column by column (into t).
+	for c := 0; c < k; c++ {
+		var x [MaxGroupSize]float64
+		x[c] = 1
+		for a := 0; a < k; a++ {
+			v := x[a]
+			for e := 0; e < a; e++ {
+				v -= b[a*MaxGroupSize+e] * x[e]
+			}
+			x[a] = v / b[a*MaxGroupSize+a]
+		}
+		for a := k - 1; a >= 0; a-- {
+			v := x[a]
+			for e := a + 1; e < k; e++ {
+				v -= b[e*MaxGroupSize+a] * x[e]
+			}
+			x[a] = v / b[a*MaxGroupSize+a]
+		}
+		for a := 0; a < k; a++ {
+			t[a*MaxGroupSize+c] = x[a]
+		}
+	}
+	// pinv = S Binv S.
+	var u [sq]float64
+	for a := 0; a < k; a++ {
+		for c := 0; c < k; c++ {
+			x := 0.0
+			for e := 0; e < k; e++ {
+				x += t[a*MaxGroupSize+e] * sm[e*MaxGroupSize+c]
+			}
+			u[a*MaxGroupSize+c] = x
+		}
+	}
+	pv := s.pinv[g*sq : g*sq+sq]
+	clear(pv)
+	for a := 0; a < k; a++ {
+		for c := 0; c < k; c++ {
+			x := 0.0
+			for e := 0; e < k; e++ {
+				x += sm[a*MaxGroupSize+e] * u[e*MaxGroupSize+c]
+			}
+			pv[a*MaxGroupSize+c] = x
+		}
+	}
+	return reg
+}
+
+// filter sets t[:k] = S_g t[:k].
+func (s *Solver) filter(g, k int, t []float64) {
+	m := int(s.nact[g])
+	q := s.qb[g*sq : g*sq+sq]
+	for j := 0; j < m; j++ {
+		qj := q[j*MaxGroupSize : j*MaxGroupSize+k]
+		d := 0.0
+		for a, x := range qj {
+			d += x * t[a]
+		}
+		for a, x := range qj {
+			t[a] -= d * x
+		}
+	}
+}
+
+// multipliers sets y (len = working rows of g) to L^-T Q^T grad, the
+// least-squares solution of R^T y = grad for group g.
+func (s *Solver) multipliers(g, k int, grad []float64, y []float64) {
+	m := int(s.nact[g])
+	q := s.qb[g*sq : g*sq+sq]
+	l := s.lt[g*sq : g*sq+sq]
+	for j := 0; j < m; j++ {
+		d := 0.0
+		for a := 0; a < k; a++ {
+			d += q[j*MaxGroupSize+a] * grad[a]
+		}
+		y[j] = d
+	}
+	for j := m - 1; j >= 0; j-- {
+		v := y[j]
+		for i := j + 1; i < m; i++ {
+			v -= l[i*MaxGroupSize+j] * y[i]
+		}
+		y[j] = v / l[j*MaxGroupSize+j]
+	}
+}

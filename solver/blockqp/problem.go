@@ -1,0 +1,127 @@
+package blockqp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomsim/loom/solver/qp"
+)
+
+// MaxGroupSize is the largest number of variables in a group (an EOL vertex:
+// world velocity plus material velocity).
+const MaxGroupSize = 5
+
+// Group is one block of variables that constraint rows may couple: a cloth
+// vertex's world velocity (3 variables) or an EOL vertex's world and material
+// velocities (5). The groups of a Problem partition the variables.
+type Group struct {
+	Vars []int32
+}
+
+// Row is one constraint on the variables of one group:
+//
+//	sum_k Coef[k] v[Vars[k]] = Target  (Eq)   or   >= Target  (otherwise).
+type Row struct {
+	Group  int32
+	Coef   []float64 // len(Groups[Group].Vars), not all zero
+	Eq     bool
+	Target float64
+}
+
+// Problem is the QP minimize 1/2 v^T H v - F^T v subject to the Rows.
+//
+// H is stored in full (both triangles) and must be symmetric (not checked);
+// it must be positive definite on the subspace the equality rows leave free,
+// and may be singular only along directions the equalities remove. Every
+// variable belongs to exactly one group of 1 to MaxGroupSize variables. The
+// rows of a group, equalities and inequalities together, must be linearly
+// independent (so a group has at most as many rows as variables). All values
+// must be finite.
+type Problem struct {
+	H      *qp.CSR
+	F      []float64
+	Groups []Group
+	Rows   []Row
+}
+
+// Settings controls a solve. Zero fields take the DefaultSettings values.
+type Settings struct {
+	// Tol is the PCG stopping rule: ||S (F - H v)||_2 <= Tol ||S (F - H z)||_2,
+	// the filtered residual relative to that of the prescribed point z.
+	Tol float64
+	// MaxCG bounds the PCG iterations of one active-set round.
+	MaxCG int
+	// MaxRounds bounds the active-set rounds (one PCG solve each).
+	MaxRounds int
+	// FeasTol: an inequality is violated when a.v < b - FeasTol * ps, with
+	// ps = max_i ||a_i||_1 ||v||_inf or max_i |b_i|, whichever is larger.
+	FeasTol float64
+	// DualTol: a working inequality is released when y < -DualTol * ys, with
+	// ys = max(||y||_inf, max(||H v||_inf, ||F||_inf) / ||A||_1) as in
+	// solver/qp's residuals.
+	DualTol float64
+}
+
+// DefaultSettings returns Tol 1e-10, MaxCG 2000, MaxRounds 50, FeasTol 1e-9,
+// DualTol 1e-8.
+func DefaultSettings() Settings {
+	return Settings{Tol: 1e-10, MaxCG: 2000, MaxRounds: 50, FeasTol: 1e-9, DualTol: 1e-8}
+}
+
+func (s Settings) withDefaults() (Settings, error) {
+	d := DefaultSettings()
+	for _, f := range []struct {
+		name string
+		v    *float64
+		d    float64
+	}{{"Tol", &s.Tol, d.Tol}, {"FeasTol", &s.FeasTol, d.FeasTol}, {"DualTol", &s.DualTol, d.DualTol}} {
+		if *f.v == 0 {
+			*f.v = f.d
+		}
+		if !(*f.v > 0) || math.IsInf(*f.v, 0) {
+			return s, fmt.Errorf("blockqp: Settings.%s = %v, want a positive finite number", f.name, *f.v)
+		}
+	}
+	if s.MaxCG == 0 {
+		s.MaxCG = d.MaxCG
+	}
+	if s.MaxRounds == 0 {
+		s.MaxRounds = d.MaxRounds
+	}
+	if s.MaxCG < 0 || s.MaxRounds < 0 {
+		return s, fmt.Errorf("blockqp: Settings.MaxCG = %d, MaxRounds = %d: want positive counts", s.MaxCG, s.MaxRounds)
+	}
+	return s, nil
+}
+
+// Result is the outcome of Solver.Solve. Its slices belong to the Solver and
+// are overwritten by the next Solve; copy them to keep them (passing X back as
+// the next warm start is fine).
+type Result struct {
+	// X is the solution.
+	X []float64
+	// Y holds one multiplier per row, in the convention H X - F = A^T Y, with
+	// Y >= 0 on inequalities and Y = 0 on inactive ones.
+	Y []float64
+	// Active marks the working rows (equalities always).
+	Active []bool
+	// CGIterations counts PCG iterations over all rounds; Rounds counts
+	// active-set rounds (PCG solves).
+	CGIterations, Rounds int
+	// Converged: the last PCG solve met Tol and the active set was stable
+	// (no violated inactive inequality, no negative working multiplier).
+	Converged bool
+	// Message says why the solve did not converge ("" when it did).
+	Message string
+	// Residual is the relative filtered residual of the last PCG solve.
+	Residual float64
+	// Violation is the largest inequality violation, max(0, b - a.X) / ps;
+	// NegMultiplier the largest negative inequality multiplier, max(0, -y) /
+	// ys (ps and ys as in Settings).
+	Violation, NegMultiplier float64
+	// RegularizedGroups counts groups whose preconditioner block was singular
+	// on the free subspace (H singular in a free direction) and was patched.
+	RegularizedGroups int
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

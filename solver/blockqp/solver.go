@@ -1,0 +1,291 @@
+package blockqp
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Runner runs body over [0, n) split into chunks, possibly concurrently, with
+// body(lo, hi) called on disjoint ranges covering [0, n). *ecs.Pool and
+// sparse.Serial satisfy it; a nil Runner runs serially.
+type Runner interface {
+	For(n int, body func(lo, hi int))
+}
+
+// Solver solves Problems, keeping its buffers between calls. It is not safe
+// for concurrent use.
+type Solver struct {
+	p   *Problem
+	set Settings
+	run Runner
+
+	n, ng, nr, nb int
+	// Structure: variables of group g are gvar[gptr[g]:gptr[g+1]]; variable i
+	// is entry gloc[i] of group gof[i]; the rows of group g are
+	// ridx[rptr[g]:rptr[g+1]], ascending.
+	gof, gptr, gvar, rptr, ridx, next []int32
+	gloc                              []int8
+	fInf, aInf, bInf, a1              float64
+
+	// Per-group dense data (see filter.go).
+	hgg, qb, lt, pinv, cz []float64
+	arow                  []int32
+	nact                  []int8
+	changed, reg          []bool
+	berr                  []int
+
+	active      []bool    // per row: in the working set
+	y, slack    []float64 // per row
+	x, r, c, q  []float64
+	ps, z       []float64
+	part        []float64
+	alpha, beta float64
+	seen        []uint64
+	toggled     []int32
+
+	// The passes bound once, so handing them to the Runner does not allocate.
+	fnExtract, fnProject, fnInit, fnMatvec, fnUpdate, fnDir, fnMult func(lo, hi int)
+}
+
+// NewSolver returns a Solver with no buffers yet.
+func NewSolver() *Solver {
+	s := &Solver{}
+	s.bind()
+	return s
+}
+
+func (s *Solver) bind() {
+	s.fnExtract = s.passExtract
+	s.fnProject = s.passProject
+	s.fnInit = s.passInit
+	s.fnMatvec = s.passMatvec
+	s.fnUpdate = s.passUpdate
+	s.fnDir = s.passDir
+	s.fnMult = s.passMult
+}
+
+func (s *Solver) alloc() {
+	s.hgg = resizeF(s.hgg, s.ng*sq)
+	s.qb = resizeF(s.qb, s.ng*sq)
+	s.lt = resizeF(s.lt, s.ng*sq)
+	s.pinv = resizeF(s.pinv, s.ng*sq)
+	s.cz = resizeF(s.cz, s.ng*MaxGroupSize)
+	s.arow = resizeI32(s.arow, s.ng*MaxGroupSize)
+	s.nact = resizeI8(s.nact, s.ng)
+	s.changed = resizeB(s.changed, s.ng)
+	s.reg = resizeB(s.reg, s.ng)
+	if cap(s.berr) < s.nb {
+		s.berr = make([]int, s.nb)
+	}
+	s.berr = s.berr[:s.nb]
+	s.active = resizeB(s.active, s.nr)
+	s.y = resizeF(s.y, s.nr)
+	s.slack = resizeF(s.slack, s.nr)
+	s.x = resizeF(s.x, s.n)
+	s.r = resizeF(s.r, s.n)
+	s.c = resizeF(s.c, s.n)
+	s.q = resizeF(s.q, s.n)
+	s.ps = resizeF(s.ps, s.n)
+	s.z = resizeF(s.z, s.n)
+	s.part = resizeF(s.part, s.nb*nPart)
+}
+
+// Solve solves p. run supplies the parallel loops (nil: serial). warm, if not
+// nil, is a starting point of len(p.F) (typically the previous step's X): the
+// inequalities tight or violated there form the first active set, and the
+// first PCG solve starts from it. Malformed input returns an error; a solve
+// that does not converge returns Converged = false with a Message and a nil
+// error. The returned slices belong to the Solver (see Result).
+func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Result, error) {
+	set, err := set.withDefaults()
+	if err != nil {
+		return Result{}, err
+	}
+	if s.fnInit == nil {
+		s.bind() // a zero Solver works too
+	}
+	if err := s.setup(p); err != nil {
+		return Result{}, err
+	}
+	s.p, s.set, s.run = p, set, run
+	defer func() { s.p, s.run = nil, nil }()
+	s.alloc()
+
+	if warm != nil {
+		if len(warm) != s.n {
+			return Result{}, fmt.Errorf("blockqp: len(warm) = %d, want %d", len(warm), s.n)
+		}
+		for i, v := range warm {
+			if !finite(v) {
+				return Result{}, fmt.Errorf("blockqp: warm[%d] is %v", i, v)
+			}
+		}
+		copy(s.x, warm)
+	} else {
+		clear(s.x)
+	}
+
+	s.parallel(s.fnExtract)
+	for _, k := range s.berr {
+		if k >= 0 {
+			i := sort.Search(s.n, func(i int) bool { return p.H.RowPtr[i+1] > k })
+			return Result{}, fmt.Errorf("blockqp: H: entry %d (row %d, column %d) is %v or outside %d columns", k, i, p.H.Col[k], p.H.Val[k], s.n)
+		}
+	}
+
+	// First working set: the equalities and the inequalities tight or
+	// violated at the warm start.
+	xInf := 0.0
+	for _, v := range s.x {
+		xInf = math.Max(xInf, math.Abs(v))
+	}
+	ptol := set.FeasTol * math.Max(s.aInf*xInf, s.bInf)
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		if r.Eq {
+			s.active[i] = true
+			continue
+		}
+		vars := s.gvar[s.gptr[r.Group]:s.gptr[r.Group+1]]
+		ax := 0.0
+		for a, c := range r.Coef {
+			ax += c * s.x[vars[a]]
+		}
+		s.active[i] = ax-r.Target <= ptol
+	}
+	for g := range s.changed {
+		s.changed[g] = true
+	}
+	s.seen = append(s.seen[:0], s.activeHash())
+
+	var res Result
+	single := false
+	for round := 1; ; round++ {
+		s.parallel(s.fnProject)
+		it, ok, rel, msg := s.pcg(set.MaxCG)
+		res.CGIterations += it
+		res.Rounds = round
+		res.Residual = rel
+		s.parallel(s.fnMult)
+		ps := math.Max(s.aInf*s.maxPart(0), s.bInf)
+		ys := s.maxPart(2)
+		if s.a1 > 0 {
+			ys = math.Max(ys, math.Max(s.maxPart(1), s.fInf)/s.a1)
+		}
+		ptol, dtol := set.FeasTol*ps, set.DualTol*ys
+
+		// Candidates: working inequalities with negative multipliers and
+		// violated inactive inequalities.
+		nRel, nAdd := 0, 0
+		worstY, worstS := 0.0, 0.0
+		iRel, iAdd := -1, -1
+		res.Violation, res.NegMultiplier = 0, 0
+		for i := range p.Rows {
+			if p.Rows[i].Eq {
+				continue
+			}
+			if y := s.y[i]; y < 0 && ys > 0 {
+				res.NegMultiplier = math.Max(res.NegMultiplier, -y/ys)
+			}
+			if sl := s.slack[i]; sl < 0 && ps > 0 {
+				res.Violation = math.Max(res.Violation, -sl/ps)
+			}
+			if s.active[i] {
+				if s.y[i] < -dtol {
+					nRel++
+					if s.y[i] < worstY {
+						worstY, iRel = s.y[i], i
+					}
+				}
+			} else if s.slack[i] < -ptol {
+				nAdd++
+				if s.slack[i] < worstS {
+					worstS, iAdd = s.slack[i], i
+				}
+			}
+		}
+		if !ok {
+			res.Message = msg
+			break
+		}
+		if nRel == 0 && nAdd == 0 {
+			res.Converged = true
+			break
+		}
+		if round >= set.MaxRounds {
+			res.Message = fmt.Sprintf("active set not settled after %d rounds: %d working inequalities with negative multipliers, %d violated inequalities", round, nRel, nAdd)
+			break
+		}
+		if !single {
+			s.applyBulk(ptol, dtol)
+			if h := s.activeHash(); s.wasSeen(h) {
+				// The bulk step cycles: undo it and go one change at a time.
+				for _, i := range s.toggled {
+					s.active[i] = !s.active[i]
+				}
+				single = true
+			} else {
+				s.seen = append(s.seen, h)
+			}
+		}
+		if single {
+			i := iRel
+			if i < 0 {
+				i = iAdd
+			}
+			s.active[i] = !s.active[i]
+			s.changed[p.Rows[i].Group] = true
+			s.seen = append(s.seen, s.activeHash())
+		}
+	}
+	for g := 0; g < s.ng; g++ {
+		if s.reg[g] {
+			res.RegularizedGroups++
+		}
+	}
+	res.X, res.Y, res.Active = s.x, s.y, s.active
+	return res, nil
+}
+
+// applyBulk toggles every working inequality with y < -dtol and every
+// inactive inequality with slack < -ptol, listing them in s.toggled.
+func (s *Solver) applyBulk(ptol, dtol float64) {
+	s.toggled = s.toggled[:0]
+	for i := range s.p.Rows {
+		r := &s.p.Rows[i]
+		if r.Eq {
+			continue
+		}
+		if (s.active[i] && s.y[i] < -dtol) || (!s.active[i] && s.slack[i] < -ptol) {
+			s.active[i] = !s.active[i]
+			s.changed[r.Group] = true
+			s.toggled = append(s.toggled, int32(i))
+		}
+	}
+}
+
+// activeHash is an FNV-1a hash of the indices of the working inequalities.
+func (s *Solver) activeHash() uint64 {
+	h := uint64(14695981039346656037)
+	for i, a := range s.active {
+		if a && !s.p.Rows[i].Eq {
+			for v := uint64(i) + 1; v != 0; v >>= 8 {
+				h ^= v & 0xff
+				h *= 1099511628211
+			}
+			h ^= 0xff
+			h *= 1099511628211
+		}
+	}
+	return h
+}
+
+func (s *Solver) wasSeen(h uint64) bool {
+	for _, x := range s.seen {
+		if x == h {
+			return true
+		}
+	}
+	return false
+}
