@@ -1,0 +1,232 @@
+package blockqp
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// clothProblem builds an EOL-cloth-like QP on an nx x ny triangulated grid
+// (h = 1e-2 s, vertex mass 1e-3 kg, edge stiffness 1e3 N/m):
+//
+//   - world matrix A = M + h^2 K on the vertices' world velocities (lumped
+//     mass plus a Laplacian-like sum of edge blocks w (0.2 I + d d^T));
+//   - about 2% of the vertices are EOL vertices, with two more variables (the
+//     material velocity Xdot, stored after all world velocities) and world
+//     velocity xdot - F Xdot (F a random 3x2 of rank 2), so H = T^T A T: the
+//     EOL vertex's own block is (m + h^2 k deg) [I, -F; -F^T, F^T F], singular
+//     along (F u, u). A small material stiffness across dir makes the null
+//     space one-dimensional, (F dir, dir), and the equality dir . Xdot = 0 (E
+//     coefficients) removes it. EOL vertices also get one or two Lagrangian
+//     inequality rows n . xdot >= -d/h (box-edge normals);
+//   - about 10% of the cloth vertices touch an obstacle: n . v >= -d/h;
+//   - the two corners of the first row are pinned: three equalities e_x, e_y,
+//     e_z with scripted target velocities;
+//   - F = T^T (M v0 - h M g), the cloth falling at about 1 m/s.
+func clothProblem(tb testing.TB, rng *rand.Rand, nx, ny int) *Problem {
+	const (
+		h     = 1e-2
+		mass  = 1e-3
+		stiff = 1e3
+	)
+	nv := nx * ny
+	w := h * h * stiff
+	eolOf := make([]int, nv)
+	var eols []int
+	for v := range eolOf {
+		eolOf[v] = -1
+		if i, j := v/ny, v%ny; i > 0 && j > 0 && i < nx-1 && j < ny-1 && rng.Float64() < 0.02 {
+			eolOf[v] = len(eols)
+			eols = append(eols, v)
+		}
+	}
+	n := 3*nv + 2*len(eols)
+	// T columns of each vertex: (variable, 3-vector).
+	type tcol struct {
+		v int
+		t [3]float64
+	}
+	cols := make([][]tcol, nv)
+	fmat := make([][6]float64, len(eols)) // 3x2 row major
+	for v := 0; v < nv; v++ {
+		for k := 0; k < 3; k++ {
+			var t [3]float64
+			t[k] = 1
+			cols[v] = append(cols[v], tcol{3*v + k, t})
+		}
+		if e := eolOf[v]; e >= 0 {
+			f := [6]float64{1, 0, 0, 1, 0, 0}
+			for a := range f {
+				f[a] += 0.3 * rng.NormFloat64()
+			}
+			fmat[e] = f
+			for l := 0; l < 2; l++ {
+				cols[v] = append(cols[v], tcol{3*nv + 2*e + l, [3]float64{-f[l], -f[2+l], -f[4+l]}})
+			}
+		}
+	}
+	hm := &sym{n: n}
+	block := func(u, v int, a *[3][3]float64) { // H += T_u^T a T_v
+		for _, p := range cols[u] {
+			for _, q := range cols[v] {
+				d := 0.0
+				for r := 0; r < 3; r++ {
+					for c := 0; c < 3; c++ {
+						d += p.t[r] * a[r][c] * q.t[c]
+					}
+				}
+				if d != 0 {
+					hm.add(p.v, q.v, d)
+				}
+			}
+		}
+	}
+	diag := make([][3][3]float64, nv)
+	idx := func(i, j int) int { return i*ny + j }
+	// An edge's stiffness block K_e = w (0.2 I + d d^T), d its (slightly
+	// wrinkled) direction: a full 3x3 block pattern.
+	edge := func(a, b int) {
+		ia, ja, ib, jb := a/ny, a%ny, b/ny, b%ny
+		d := [3]float64{float64(ib - ia), float64(jb - ja), 0.1 * rng.NormFloat64()}
+		l := math.Sqrt(d[0]*d[0] + d[1]*d[1] + d[2]*d[2])
+		var k, nk [3][3]float64
+		for r := 0; r < 3; r++ {
+			for c := 0; c < 3; c++ {
+				k[r][c] = w * d[r] * d[c] / (l * l)
+				if r == c {
+					k[r][c] += 0.2 * w
+				}
+				nk[r][c] = -k[r][c]
+				diag[a][r][c] += k[r][c]
+				diag[b][r][c] += k[r][c]
+			}
+		}
+		block(a, b, &nk)
+		block(b, a, &nk)
+	}
+	for i := 0; i < nx; i++ {
+		for j := 0; j < ny; j++ {
+			if i+1 < nx {
+				edge(idx(i, j), idx(i+1, j))
+			}
+			if j+1 < ny {
+				edge(idx(i, j), idx(i, j+1))
+			}
+			if i+1 < nx && j+1 < ny {
+				edge(idx(i, j), idx(i+1, j+1))
+			}
+		}
+	}
+	for v := 0; v < nv; v++ {
+		for k := 0; k < 3; k++ {
+			diag[v][k][k] += mass
+		}
+		block(v, v, &diag[v])
+	}
+
+	p := &Problem{F: make([]float64, n), Groups: make([]Group, nv)}
+	for v := 0; v < nv; v++ {
+		fw := [3]float64{mass * 0.1 * rng.NormFloat64(), mass * 0.1 * rng.NormFloat64(), mass * (-1 + 0.1*rng.NormFloat64())}
+		fw[2] -= h * mass * 9.81
+		for _, c := range cols[v] {
+			p.F[c.v] += c.t[0]*fw[0] + c.t[1]*fw[1] + c.t[2]*fw[2]
+			p.Groups[v].Vars = append(p.Groups[v].Vars, int32(c.v))
+		}
+	}
+	normal := func() [3]float64 {
+		nz := 0.5 + 0.5*rng.Float64()
+		nx, ny := 0.3*rng.NormFloat64(), 0.3*rng.NormFloat64()
+		l := math.Sqrt(nx*nx + ny*ny + nz*nz)
+		return [3]float64{nx / l, ny / l, nz / l}
+	}
+	for e, v := range eols {
+		th := rng.Float64() * 2 * math.Pi
+		dir := [2]float64{math.Cos(th), math.Sin(th)}
+		perp := [2]float64{-dir[1], dir[0]}
+		m := 3*nv + 2*e
+		for a := 0; a < 2; a++ {
+			for b := 0; b < 2; b++ {
+				hm.add(m+a, m+b, 0.1*mass*perp[a]*perp[b])
+			}
+		}
+		p.Rows = append(p.Rows, Row{Group: int32(v), Coef: []float64{0, 0, 0, dir[0], dir[1]}, Eq: true})
+		for k := 0; k < 1+rng.Intn(2); k++ {
+			nn := normal()
+			p.Rows = append(p.Rows, Row{Group: int32(v), Coef: []float64{nn[0], nn[1], nn[2], 0, 0}, Target: -0.01 * rng.Float64() / h})
+		}
+	}
+	for v := 0; v < nv; v++ {
+		if eolOf[v] >= 0 || v < ny || rng.Float64() >= 0.1 {
+			continue
+		}
+		nn := normal()
+		p.Rows = append(p.Rows, Row{Group: int32(v), Coef: nn[:], Target: -0.01 * rng.Float64() / h})
+	}
+	for _, v := range []int{idx(0, 0), idx(0, ny-1)} {
+		for k := 0; k < 3; k++ {
+			c := make([]float64, 3)
+			c[k] = 1
+			p.Rows = append(p.Rows, Row{Group: int32(v), Coef: c, Eq: true, Target: 0.1 * rng.NormFloat64()})
+		}
+	}
+	p.H = hm.csr(tb)
+	return p
+}
+
+func countRows(p *Problem) (eq, in int) {
+	for _, r := range p.Rows {
+		if r.Eq {
+			eq++
+		} else {
+			in++
+		}
+	}
+	return
+}
+
+// TestClothAgainstQP solves the 30x30 EOL-cloth-like problem cold and warm
+// (from a perturbed problem's answer), compares X and the multipliers with
+// solver/qp and checks the KKT conditions directly.
+func TestClothAgainstQP(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	p := clothProblem(t, rng, 30, 30)
+	eq, in := countRows(p)
+	xr, yr := reference(t, p)
+	s := NewSolver()
+	res, err := s.Solve(nil, p, nil, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged {
+		t.Fatalf("not converged: %s", res.Message)
+	}
+	act := 0
+	for i, a := range res.Active {
+		if a && !p.Rows[i].Eq {
+			act++
+		}
+	}
+	t.Logf("n %d, nnz %d, %d eq, %d ineq (%d active): %d rounds, %d CG iterations, residual %.1e, %d regularized",
+		len(p.F), p.H.RowPtr[len(p.F)], eq, in, act, res.Rounds, res.CGIterations, res.Residual, res.RegularizedGroups)
+	compare(t, res.X, res.Y, xr, yr, 1e-6)
+	checkKKT(t, p, res.X, res.Y, 1e-8)
+
+	// Warm start: perturb F, solve from the previous answer.
+	x0 := append([]float64(nil), res.X...)
+	p2 := *p
+	p2.F = append([]float64(nil), p.F...)
+	for i := range p2.F {
+		p2.F[i] *= 1 + 1e-2*rng.NormFloat64()
+	}
+	xr2, yr2 := reference(t, &p2)
+	res2, err := s.Solve(nil, &p2, x0, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res2.Converged {
+		t.Fatalf("warm: not converged: %s", res2.Message)
+	}
+	t.Logf("warm: %d rounds, %d CG iterations", res2.Rounds, res2.CGIterations)
+	compare(t, res2.X, res2.Y, xr2, yr2, 1e-6)
+	checkKKT(t, &p2, res2.X, res2.Y, 1e-8)
+}
