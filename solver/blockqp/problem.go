@@ -70,17 +70,23 @@ func DefaultSettings() Settings {
 
 func (s Settings) withDefaults() (Settings, error) {
 	d := DefaultSettings()
-	for _, f := range []struct {
-		name string
-		v    *float64
-		d    float64
-	}{{"Tol", &s.Tol, d.Tol}, {"FeasTol", &s.FeasTol, d.FeasTol}, {"DualTol", &s.DualTol, d.DualTol}} {
-		if *f.v == 0 {
-			*f.v = f.d
-		}
-		if !(*f.v > 0) || math.IsInf(*f.v, 0) {
-			return s, fmt.Errorf("blockqp: Settings.%s = %v, want a positive finite number", f.name, *f.v)
-		}
+	if s.Tol == 0 {
+		s.Tol = d.Tol
+	}
+	if s.FeasTol == 0 {
+		s.FeasTol = d.FeasTol
+	}
+	if s.DualTol == 0 {
+		s.DualTol = d.DualTol
+	}
+	if err := positive("Tol", s.Tol); err != nil {
+		return s, err
+	}
+	if err := positive("FeasTol", s.FeasTol); err != nil {
+		return s, err
+	}
+	if err := positive("DualTol", s.DualTol); err != nil {
+		return s, err
 	}
 	if s.MaxCG == 0 {
 		s.MaxCG = d.MaxCG
@@ -92,6 +98,13 @@ func (s Settings) withDefaults() (Settings, error) {
 		return s, fmt.Errorf("blockqp: Settings.MaxCG = %d, MaxRounds = %d: want positive counts", s.MaxCG, s.MaxRounds)
 	}
 	return s, nil
+}
+
+func positive(name string, v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("blockqp: Settings.%s = %v, want a positive finite number", name, v)
+	}
+	return nil
 }
 
 // Result is the outcome of Solver.Solve. Its slices belong to the Solver and

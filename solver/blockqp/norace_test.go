@@ -1,0 +1,5 @@
+//go:build !race
+
+package blockqp
+
+const raceEnabled = false
