@@ -102,7 +102,7 @@ func TestNotConverged(t *testing.T) {
 	p := clothProblem(t, rand.New(rand.NewSource(7)), 12, 12)
 	s := NewSolver()
 	res, err := s.Solve(nil, p, nil, Settings{MaxCG: 3})
-	if err != nil || res.Converged || !strings.Contains(res.Message, "PCG did not reach relative residual 1.0e-10 in 3 iterations") {
+	if err != nil || res.Converged || !strings.Contains(res.Message, "PCG did not reach relative residual") || !strings.Contains(res.Message, "in 3 iterations") {
 		t.Errorf("MaxCG 3: err %v, converged %v, message %q", err, res.Converged, res.Message)
 	}
 	if res.CGIterations != 3 || res.Rounds != 1 {

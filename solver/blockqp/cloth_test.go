@@ -193,23 +193,27 @@ func TestClothAgainstQP(t *testing.T) {
 	eq, in := countRows(p)
 	xr, yr := reference(t, p)
 	s := NewSolver()
-	res, err := s.Solve(nil, p, nil, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Converged {
-		t.Fatalf("not converged: %s", res.Message)
-	}
-	act := 0
-	for i, a := range res.Active {
-		if a && !p.Rows[i].Eq {
-			act++
+	// Without screening (every round solved to Tol), then with the default.
+	for _, set := range []Settings{{ScreenTol: 1e-10}, {}} {
+		res, err := s.Solve(nil, p, nil, set)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if !res.Converged {
+			t.Fatalf("%+v: not converged: %s", set, res.Message)
+		}
+		act := 0
+		for i, a := range res.Active {
+			if a && !p.Rows[i].Eq {
+				act++
+			}
+		}
+		t.Logf("ScreenTol %g: n %d, nnz %d, %d eq, %d ineq (%d active): %d rounds, %d CG iterations, residual %.1e, %d regularized",
+			set.ScreenTol, len(p.F), p.H.RowPtr[len(p.F)], eq, in, act, res.Rounds, res.CGIterations, res.Residual, res.RegularizedGroups)
+		compare(t, res.X, res.Y, xr, yr, 1e-6)
+		checkKKT(t, p, res.X, res.Y, 1e-8)
 	}
-	t.Logf("n %d, nnz %d, %d eq, %d ineq (%d active): %d rounds, %d CG iterations, residual %.1e, %d regularized",
-		len(p.F), p.H.RowPtr[len(p.F)], eq, in, act, res.Rounds, res.CGIterations, res.Residual, res.RegularizedGroups)
-	compare(t, res.X, res.Y, xr, yr, 1e-6)
-	checkKKT(t, p, res.X, res.Y, 1e-8)
+	res, _ := s.Solve(nil, p, nil, Settings{})
 
 	// Warm start: perturb F, solve from the previous answer.
 	x0 := append([]float64(nil), res.X...)

@@ -243,13 +243,13 @@ func (s *Solver) maxPart(j int) float64 {
 }
 
 // pcg solves S (H x - F) = 0 with (I - S) x = z from the current x by the
-// modified PCG of Baraff and Witkin 1998 (sec. 5.3), at most maxIter
-// iterations. The recurrence residual is checked against a recomputed one
+// modified PCG of Baraff and Witkin 1998 (sec. 5.3) to relative residual
+// tol, at most maxIter iterations. The recurrence residual is checked against a recomputed one
 // before convergence is reported (restarting if they disagree). It returns
 // the iterations used, whether Tol was met, the relative residual and, on
 // failure, why.
-func (s *Solver) pcg(maxIter int) (int, bool, float64, string) {
-	tol2 := s.set.Tol * s.set.Tol
+func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
+	tol2 := tol * tol
 	iters := 0
 	for {
 		s.parallel(s.fnInit)
@@ -266,7 +266,7 @@ func (s *Solver) pcg(maxIter int) (int, bool, float64, string) {
 			return iters, true, math.Sqrt(rr / bb), ""
 		}
 		if iters >= maxIter {
-			return iters, false, math.Sqrt(rr / bb), fmt.Sprintf("PCG did not reach relative residual %.1e in %d iterations (residual %.2e)", s.set.Tol, maxIter, math.Sqrt(rr/bb))
+			return iters, false, math.Sqrt(rr / bb), fmt.Sprintf("PCG did not reach relative residual %.1e in %d iterations (residual %.2e)", tol, maxIter, math.Sqrt(rr/bb))
 		}
 		for iters < maxIter {
 			s.parallel(s.fnMatvec)

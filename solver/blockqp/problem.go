@@ -49,6 +49,10 @@ type Settings struct {
 	// Tol is the PCG stopping rule: ||S (F - H v)||_2 <= Tol ||S (F - H z)||_2,
 	// the filtered residual relative to that of the prescribed point z.
 	Tol float64
+	// ScreenTol is the PCG tolerance of the screening rounds: the active set
+	// is searched with solves to ScreenTol, and only a stable one is solved
+	// to Tol (and checked again). ScreenTol <= Tol disables screening.
+	ScreenTol float64
 	// MaxCG bounds the PCG iterations of one active-set round.
 	MaxCG int
 	// MaxRounds bounds the active-set rounds (one PCG solve each).
@@ -62,10 +66,10 @@ type Settings struct {
 	DualTol float64
 }
 
-// DefaultSettings returns Tol 1e-10, MaxCG 2000, MaxRounds 50, FeasTol 1e-9,
-// DualTol 1e-8.
+// DefaultSettings returns Tol 1e-10, ScreenTol 1e-2, MaxCG 2000, MaxRounds
+// 50, FeasTol 1e-9, DualTol 1e-8.
 func DefaultSettings() Settings {
-	return Settings{Tol: 1e-10, MaxCG: 2000, MaxRounds: 50, FeasTol: 1e-9, DualTol: 1e-8}
+	return Settings{Tol: 1e-10, ScreenTol: 1e-2, MaxCG: 2000, MaxRounds: 50, FeasTol: 1e-9, DualTol: 1e-8}
 }
 
 func (s Settings) withDefaults() (Settings, error) {
@@ -79,6 +83,9 @@ func (s Settings) withDefaults() (Settings, error) {
 	if s.DualTol == 0 {
 		s.DualTol = d.DualTol
 	}
+	if s.ScreenTol == 0 {
+		s.ScreenTol = d.ScreenTol
+	}
 	if err := positive("Tol", s.Tol); err != nil {
 		return s, err
 	}
@@ -86,6 +93,9 @@ func (s Settings) withDefaults() (Settings, error) {
 		return s, err
 	}
 	if err := positive("DualTol", s.DualTol); err != nil {
+		return s, err
+	}
+	if err := positive("ScreenTol", s.ScreenTol); err != nil {
 		return s, err
 	}
 	if s.MaxCG == 0 {

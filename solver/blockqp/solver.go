@@ -161,9 +161,11 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 
 	var res Result
 	single := false
+	screen := math.Max(set.Tol, set.ScreenTol)
+	tol := screen
 	for round := 1; ; round++ {
 		s.parallel(s.fnProject)
-		it, ok, rel, msg := s.pcg(set.MaxCG)
+		it, ok, rel, msg := s.pcg(tol, set.MaxCG)
 		res.CGIterations += it
 		res.Rounds = round
 		res.Residual = rel
@@ -209,14 +211,24 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 			res.Message = msg
 			break
 		}
-		if nRel == 0 && nAdd == 0 {
+		if nRel == 0 && nAdd == 0 && tol <= set.Tol {
 			res.Converged = true
 			break
 		}
 		if round >= set.MaxRounds {
+			if nRel == 0 && nAdd == 0 {
+				res.Message = fmt.Sprintf("MaxRounds = %d reached before the final solve to Tol (the last was a screening solve to %.1e)", round, tol)
+				break
+			}
 			res.Message = fmt.Sprintf("active set not settled after %d rounds: %d working inequalities with negative multipliers, %d violated inequalities", round, nRel, nAdd)
 			break
 		}
+		if nRel == 0 && nAdd == 0 {
+			// The screening solve found a stable active set: solve it to Tol.
+			tol = set.Tol
+			continue
+		}
+		tol = screen
 		if !single {
 			s.applyBulk(ptol, dtol)
 			if h := s.activeHash(); s.wasSeen(h) {
