@@ -12,7 +12,9 @@ import (
 
 // benchProblems returns the cloth-like problem of the given size and a copy
 // with F perturbed by 1% (the next time step, for warm starts).
-func benchProblems(b *testing.B, nx int) (*Problem, *Problem) {
+func benchProblems(b *testing.B, nx int) (*Problem, *Problem) { return benchProblemsT(b, nx) }
+
+func benchProblemsT(b testing.TB, nx int) (*Problem, *Problem) {
 	rng := rand.New(rand.NewSource(11))
 	p := clothProblem(b, rng, nx, nx)
 	p2 := *p

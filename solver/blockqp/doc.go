@@ -39,10 +39,13 @@
 //     negative multiplier and add violated inequalities, all at once (a
 //     primal-dual active-set step); when an active set repeats, switch to one
 //     change per round (the most negative multiplier first, else the most
-//     violated row). Stop when nothing changes. Only groups whose working set
-//     changed rebuild their filter ("Hessenberg-free": no factorisation is
-//     updated, the per-group bases are just recomputed), and the next solve
-//     starts from the previous solution.
+//     violated row). The first round solves only to a loose tolerance
+//     (Settings.ScreenTol), tightened 100-fold after each round that changes
+//     nothing, so most rounds are cheap; stop when a solve to Tol changes
+//     nothing. Only groups whose working set changed rebuild their filter
+//     ("Hessenberg-free": no factorisation is updated, the per-group bases
+//     are just recomputed), and the next solve starts from the previous
+//     solution.
 //
 // Parallel loops run on a caller's Runner (an *ecs.Pool fits). Work is split
 // into fixed blocks of groups; reductions sum each block sequentially and the

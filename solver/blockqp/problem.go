@@ -49,9 +49,11 @@ type Settings struct {
 	// Tol is the PCG stopping rule: ||S (F - H v)||_2 <= Tol ||S (F - H z)||_2,
 	// the filtered residual relative to that of the prescribed point z.
 	Tol float64
-	// ScreenTol is the PCG tolerance of the screening rounds: the active set
-	// is searched with solves to ScreenTol, and only a stable one is solved
-	// to Tol (and checked again). ScreenTol <= Tol disables screening.
+	// ScreenTol is the PCG tolerance of the first (screening) round: the
+	// active set is searched with inexact solves, and the tolerance tightens
+	// 100-fold after each round that leaves the set unchanged, down to Tol;
+	// only an unchanged set at Tol is converged. ScreenTol <= Tol solves every
+	// round to Tol.
 	ScreenTol float64
 	// MaxCG bounds the PCG iterations of one active-set round.
 	MaxCG int

@@ -13,6 +13,10 @@ type Runner interface {
 	For(n int, body func(lo, hi int))
 }
 
+// screenStep is the factor by which the PCG tolerance tightens after a
+// round that leaves the active set unchanged.
+const screenStep = 1e-2
+
 // Solver solves Problems, keeping its buffers between calls. It is not safe
 // for concurrent use.
 type Solver struct {
@@ -224,11 +228,11 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 			break
 		}
 		if nRel == 0 && nAdd == 0 {
-			// The screening solve found a stable active set: solve it to Tol.
-			tol = set.Tol
+			// Stable at this accuracy: tighten. After a change the tolerance
+			// stays, so late corrections do not repeat the loose solves.
+			tol = math.Max(set.Tol, tol*screenStep)
 			continue
 		}
-		tol = screen
 		if !single {
 			s.applyBulk(ptol, dtol)
 			if h := s.activeHash(); s.wasSeen(h) {
