@@ -75,6 +75,7 @@ type EOLCloth struct {
 	// Stats of the last step.
 	LastQP     QPStats
 	Lifted     int // EOL vertices that lifted off in the last step
+	Clamped    int // Eulerian steps shortened to keep faces from turning over, since the last Measure
 	BendAngles []float64
 }
 

@@ -384,8 +384,9 @@ func nodeF(m *remesh.Mesh, fs []int32, i int32) (dense.Mat32, bool) {
 
 // detect finds the cloth's new contacts with sharp features: mesh edges that
 // cross an edge feature (on different sides of a box edge's two faces, or of
-// a wire, and within the reach of it or inside the obstacle there), and faces
-// that a point feature touches from their inside. feature gives each node's
+// a wire, and within the reach of it or inside the obstacle there; away from
+// the edge's ends, which are corners), and faces that a point feature (a nail
+// tip or a box corner) touches from their inside. feature gives each node's
 // current feature (-1: none).
 func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32) []conformal.Hit {
 	reach := c.set.Reach
@@ -415,7 +416,7 @@ func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32) []conformal.Hit {
 	}
 	for fi := range c.features {
 		f := &c.features[fi]
-		if f.kind != components.FeaturePoint {
+		if f.kind == components.FeatureEdge {
 			continue
 		}
 		for face, t := range m.F {

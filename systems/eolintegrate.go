@@ -107,6 +107,15 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 		ev := &c.verts[k]
 		d := ev.xdotNew
 		mat := c.matMap.Get(ev.ent)
+		// The material point may not pass over a neighbour within one step
+		// (the conformal preprocessing cleans up between steps): shorten
+		// the step so that no incident face loses more than 90% of its
+		// material area or turns over.
+		if a := c.materialStepLimit(ev, dense.Vec2(*mat), dense.Vec2{h * d[0], h * d[1]}); a < 1 {
+			d = dense.Vec2{a * d[0], a * d[1]}
+			ev.xdotNew = d
+			c.Clamped++
+		}
 		mat[0] += h * d[0]
 		mat[1] += h * d[1]
 		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
@@ -159,4 +168,48 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 		*c.massMap.Get(s.Verts[v]) = components.Mass(m)
 	}
 	return nil
+}
+
+// materialStepLimit returns the largest a in [0, 1] (by bisection) for which
+// moving EOL vertex ev's material coordinate from u by a*du keeps each of its
+// faces counter-clockwise with at least a tenth of its current material area.
+func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
+	s := c.state
+	ok := func(a float64) bool {
+		p := dense.Vec2{u[0] + a*du[0], u[1] + a*du[1]}
+		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
+			U := c.faceMap.Get(s.FaceEnts[f]).U
+			var moved [3]dense.Vec2
+			for j := range 3 {
+				moved[j] = U[j]
+				if s.Faces[3*int(f)+j] == ev.v {
+					moved[j] = p
+				}
+			}
+			if signedArea2(moved) < 0.1*signedArea2(U) {
+				return false
+			}
+		}
+		return true
+	}
+	if ok(1) {
+		return 1
+	}
+	lo, hi := 0.0, 1.0
+	for range 20 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// signedArea2 is twice the signed area of a material triangle
+// (counter-clockwise positive).
+func signedArea2(u [3]dense.Vec2) float64 {
+	a, b := u[1].Sub(u[0]), u[2].Sub(u[0])
+	return a[0]*b[1] - a[1]*b[0]
 }

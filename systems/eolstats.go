@@ -12,8 +12,8 @@ import (
 
 // bendAngleAtFeature measures how sharply the cloth bends across the box edge
 // or wire it lies over (Weidner 2018 sec. 7: EOL cloth bends exactly at the
-// feature): over the faces whose centroids lie within reach of an edge
-// feature's line, it splits them by side (a box edge's two faces; a wire's
+// feature): over the faces with a vertex within reach of an edge feature's
+// line, it splits them by the side their centroid is on (a box edge's two faces; a wire's
 // two sides across its vertical plane), and returns the angle in degrees
 // between the two sides' area-weighted mean normals, for the feature with the
 // most such faces on both sides. ok is false when no feature has faces on
@@ -41,10 +41,15 @@ func bendAngleAtFeature(w *ecs.World, st *ClothState, thickness, reach float64) 
 			if t < reach || t > f.length-reach {
 				continue
 			}
-			r := c.Sub(f.at(t))
-			if r.Norm() > reach+f.radius {
+			near := false
+			for _, x := range [3]dense.Vec3{x0, x1, x2} {
+				r := x.Sub(f.at(x.Sub(f.p0).Dot(f.dir)))
+				near = near || r.Norm() <= reach+f.radius
+			}
+			if !near {
 				continue
 			}
+			r := c.Sub(f.at(t))
 			k := 0
 			if f.wire {
 				if r.Dot(f.dir.Cross(dense.Vec3{0, 0, 1})) > 0 {

@@ -128,15 +128,16 @@ func (w *work) canRemove(i, j int32, amin float64) bool {
 			}
 		}
 	}
-	// Moved faces stay counter-clockwise with positive area, and none gets
-	// three nodes on one edge feature (flat in world space).
+	// Moved faces stay counter-clockwise with positive area, and none
+	// becomes flat in world space (as with three nodes on one straight
+	// feature).
 	for _, f := range w.vf[i] {
 		t := w.f[f]
 		if posIn(t, j) >= 0 {
 			continue
 		}
 		t[posIn(t, i)] = j
-		if fj := w.feat[j]; fj >= 0 && !w.point[j] && w.feat[t[0]] == fj && w.feat[t[1]] == fj && w.feat[t[2]] == fj {
+		if w.flatInWorld(t[0], t[1], t[2]) {
 			return false
 		}
 		if !wellFormed(w.u[t[0]], w.u[t[1]], w.u[t[2]]) || (amin >= 0 && !(minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]]) > amin)) {
@@ -145,6 +146,11 @@ func (w *work) canRemove(i, j int32, amin float64) bool {
 	}
 	return true
 }
+
+// minWorldArea is the smallest ratio of world-space to material-space area
+// a collapse may leave a face with (nodes on one straight feature are
+// collinear in world space while their verts are not in material space).
+const minWorldArea = 0.01
 
 // fixIll treats an ill-conditioned face g (an angle below MinAngle) and
 // reports whether it changed the mesh. The paper splits one edge at its

@@ -35,7 +35,8 @@ func (w *work) chain() []int32 {
 // connect is step 2 of sec. 6.1: consecutive nodes of each edge feature
 // must share an edge. When they do not but are the opposite corners of two
 // adjacent faces, the edge between those faces is flipped, unless it is
-// itself conformal or a new face would not be counter-clockwise. The pairs
+// itself conformal or a new face would not be counter-clockwise or would be
+// flat in world space. The pairs
 // left apart are returned.
 func (w *work) connect() [][2]int32 {
 	var gaps [][2]int32
@@ -52,6 +53,14 @@ func (w *work) connect() [][2]int32 {
 	return gaps
 }
 
+// flatInWorld reports whether face (a, b, c) would be flat in world space
+// (its area below minWorldArea times its material area), as a face with
+// three nodes on one straight feature is.
+func (w *work) flatInWorld(a, b, c int32) bool {
+	x0, x1, x2 := w.x[a], w.x[b], w.x[c]
+	return x1.Sub(x0).Cross(x2.Sub(x0)).Norm() < minWorldArea*area2(w.u[a], w.u[b], w.u[c])
+}
+
 // flipToward makes the edge a-b by flipping the edge c-d of a face (a, c, d)
 // whose neighbour across c-d is (d, c, b).
 func (w *work) flipToward(a, b int32) bool {
@@ -63,7 +72,7 @@ func (w *work) flipToward(a, b int32) bool {
 		if h < 0 || third(w.f[h], c, d) != b || w.conformalEdge(c, d) {
 			continue
 		}
-		if !wellFormed(w.u[a], w.u[c], w.u[b]) || !wellFormed(w.u[a], w.u[b], w.u[d]) {
+		if !wellFormed(w.u[a], w.u[c], w.u[b]) || !wellFormed(w.u[a], w.u[b], w.u[d]) || w.flatInWorld(a, c, b) || w.flatInWorld(a, b, d) {
 			continue
 		}
 		w.killFace(g)

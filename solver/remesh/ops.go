@@ -353,8 +353,9 @@ func (r *Remesher) flipTest(a, b int32) (fl, fr, k, l int32, ok bool) {
 	if !(t1+t2 < -1e-9*(math.Abs(t1)+math.Abs(t2))) {
 		return
 	}
-	// New faces (k, b, l) and (l, a, k) must be well formed.
-	if !shapeOK(uk, uj, ul, 0) || !shapeOK(ul, ui, uk, 0) {
+	// New faces (k, b, l) and (l, a, k) must be well formed, and not flat
+	// in world space.
+	if !shapeOK(uk, uj, ul, 0) || !shapeOK(ul, ui, uk, 0) || r.flatInWorld(k, b, l) || r.flatInWorld(l, a, k) {
 		return
 	}
 	if r.adjacent(k, l) {
@@ -571,7 +572,9 @@ func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
 			}
 		}
 	}
-	// Changed faces: not inverted, aspect ratio at least AspectMin.
+	// Changed faces: not inverted, aspect ratio at least AspectMin, and not
+	// flat in world space (where the nodes, unlike the verts, may be
+	// collinear: cloth lying on a sharp feature).
 	for _, f := range r.vf[i] {
 		t := r.f[f]
 		if posIn(t, j) >= 0 {
@@ -581,8 +584,22 @@ func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
 		if !shapeOK(r.u[t[0]], r.u[t[1]], r.u[t[2]], r.p.AspectMin) {
 			return false
 		}
+		if r.flatInWorld(t[0], t[1], t[2]) {
+			return false
+		}
 	}
 	return true
+}
+
+// minWorldArea is the smallest ratio of world-space to material-space area
+// a collapse or flip may leave a face with.
+const minWorldArea = 0.01
+
+// flatInWorld reports whether the face of verts (a, b, c) is flat in world
+// space: its world area below minWorldArea times its material area.
+func (r *Remesher) flatInWorld(a, b, c int32) bool {
+	x0, x1, x2 := r.x[r.vnode[a]], r.x[r.vnode[b]], r.x[r.vnode[c]]
+	return x1.Sub(x0).Cross(x2.Sub(x0)).Norm() < minWorldArea*math.Abs(cross2(r.u[b].Sub(r.u[a]), r.u[c].Sub(r.u[a])))
 }
 
 // nodeLinkOK is the link condition at the node level (world space): the
