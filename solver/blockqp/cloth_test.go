@@ -216,14 +216,13 @@ func TestClothAgainstQP(t *testing.T) {
 	res, _ := s.Solve(nil, p, nil, Settings{})
 
 	// Warm start: perturb F, solve from the previous answer.
-	x0 := append([]float64(nil), res.X...)
 	p2 := *p
 	p2.F = append([]float64(nil), p.F...)
 	for i := range p2.F {
 		p2.F[i] *= 1 + 1e-2*rng.NormFloat64()
 	}
 	xr2, yr2 := reference(t, &p2)
-	res2, err := s.Solve(nil, &p2, x0, Settings{})
+	res2, err := s.Solve(nil, &p2, res.X, Settings{}) // res.X aliases the Solver's buffer
 	if err != nil {
 		t.Fatal(err)
 	}

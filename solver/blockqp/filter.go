@@ -10,8 +10,9 @@ import "math"
 
 const sq = MaxGroupSize * MaxGroupSize
 
-// extractBlocks copies the diagonal blocks H_gg of groups [g0, g1) and
-// checks the entries of their rows; it returns the index of the first bad
+// extractBlocks copies the diagonal blocks H_gg of groups [g0, g1), checks
+// the entries of their rows and copies their column indices to s.col32 (the
+// matrix-vector products read 4 bytes less per entry); it returns the index of the first bad
 // entry in H.Col/H.Val, or -1.
 func (s *Solver) extractBlocks(g0, g1 int) int {
 	h := s.p.H
@@ -25,6 +26,7 @@ func (s *Solver) extractBlocks(g0, g1 int) int {
 				if j < 0 || j >= s.n || !finite(x) {
 					return k
 				}
+				s.col32[k] = int32(j)
 				if s.gof[j] == int32(g) {
 					hg[a*MaxGroupSize+int(s.gloc[j])] += x
 				}
@@ -200,6 +202,9 @@ func (s *Solver) buildPrecond(g, k, m int) bool {
 	}
 	pv := s.pinv[g*sq : g*sq+sq]
 	clear(pv)
+	if m == k {
+		return reg
+	}
 	for a := 0; a < k; a++ {
 		for c := 0; c < k; c++ {
 			x := 0.0
@@ -215,6 +220,11 @@ func (s *Solver) buildPrecond(g, k, m int) bool {
 // filter sets t[:k] = S_g t[:k].
 func (s *Solver) filter(g, k int, t []float64) {
 	m := int(s.nact[g])
+	if m == k {
+		// Fully constrained: S_g = 0 exactly, not up to rounding.
+		clear(t[:k])
+		return
+	}
 	q := s.qb[g*sq : g*sq+sq]
 	for j := 0; j < m; j++ {
 		qj := q[j*MaxGroupSize : j*MaxGroupSize+k]

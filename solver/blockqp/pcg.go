@@ -10,7 +10,10 @@ import (
 // s.part[b*nPart:], so no two workers share a write and the reductions do
 // not depend on the split.
 
-const nPart = 3
+const nPart = 4
+
+// noise is the relative size of rounding noise in a filtered residual.
+const noise = 1e-14
 
 func (s *Solver) groups(b int) (int, int) {
 	return b * blockGroups, min((b+1)*blockGroups, s.ng)
@@ -46,15 +49,15 @@ func (s *Solver) passProject(lo, hi int) {
 	}
 }
 
-// passInit sets r = S (F - H x), ps = c = P r and the partials r.ps, r.r and
-// |S (F - H z)|^2.
+// passInit sets r = S (F - H x), ps = c = P r and the partials r.ps, r.r,
+// |S (F - H z)|^2 and |F - H x|^2.
 func (s *Solver) passInit(lo, hi int) {
 	h := s.p.H
-	rp, col, val := h.RowPtr, h.Col, h.Val
+	rp, col, val := h.RowPtr, s.col32, h.Val
 	x, z, f := s.x, s.z, s.p.F
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
-		rs, rr, bb := 0.0, 0.0, 0.0
+		rs, rr, bb, ww := 0.0, 0.0, 0.0, 0.0
 		for g := g0; g < g1; g++ {
 			vars := s.gvar[s.gptr[g]:s.gptr[g+1]]
 			k := len(vars)
@@ -68,6 +71,7 @@ func (s *Solver) passInit(lo, hi int) {
 				}
 				t[a] = f[i] - hx
 				u[a] = f[i] - hz
+				ww += t[a] * t[a]
 			}
 			s.filter(g, k, t[:])
 			s.filter(g, k, u[:])
@@ -83,14 +87,14 @@ func (s *Solver) passInit(lo, hi int) {
 			}
 		}
 		p := s.part[b*nPart : b*nPart+nPart]
-		p[0], p[1], p[2] = rs, rr, bb
+		p[0], p[1], p[2], p[3] = rs, rr, bb, ww
 	}
 }
 
 // passMatvec sets q = S H c and the partial c.q.
 func (s *Solver) passMatvec(lo, hi int) {
 	h := s.p.H
-	rp, col, val := h.RowPtr, h.Col, h.Val
+	rp, col, val := h.RowPtr, s.col32, h.Val
 	c := s.c
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
@@ -159,7 +163,7 @@ func (s *Solver) passDir(lo, hi int) {
 // maxima of |x|, |H x| and |y|.
 func (s *Solver) passMult(lo, hi int) {
 	h := s.p.H
-	rp, col, val := h.RowPtr, h.Col, h.Val
+	rp, col, val := h.RowPtr, s.col32, h.Val
 	x, f := s.x, s.p.F
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
@@ -254,6 +258,10 @@ func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 	for {
 		s.parallel(s.fnInit)
 		delta, rr, bb := s.sum(0), s.sum(1), s.sum(2)
+		// Filtering F - H x rounds at about eps |F - H x|: a residual below
+		// that is noise, whatever Tol asks (fully constrained groups, or
+		// forces balanced by the constraints, leave nothing else).
+		floor := noise * noise * s.sum(3)
 		if !finite(delta) || !finite(rr) || !finite(bb) {
 			return iters, false, math.NaN(), "PCG: residual is not finite"
 		}
@@ -262,7 +270,7 @@ func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 			copy(s.x, s.z)
 			return iters, true, 0, ""
 		}
-		if rr <= tol2*bb {
+		if rr <= tol2*bb || rr <= floor {
 			return iters, true, math.Sqrt(rr / bb), ""
 		}
 		if iters >= maxIter {
@@ -282,7 +290,7 @@ func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 			if !finite(rr) || !finite(rs) {
 				return iters, false, math.NaN(), "PCG: residual is not finite"
 			}
-			if rr <= tol2*bb {
+			if rr <= tol2*bb || rr <= floor {
 				break
 			}
 			s.beta = rs / delta

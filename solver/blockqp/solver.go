@@ -38,6 +38,7 @@ type Solver struct {
 	nact                  []int8
 	changed, reg          []bool
 	berr                  []int
+	col32                 []int32 // H.Col as int32
 
 	active      []bool    // per row: in the working set
 	y, slack    []float64 // per row
@@ -93,6 +94,7 @@ func (s *Solver) alloc() {
 	s.ps = resizeF(s.ps, s.n)
 	s.z = resizeF(s.z, s.n)
 	s.part = resizeF(s.part, s.nb*nPart)
+	s.col32 = resizeI32(s.col32, s.p.H.RowPtr[s.n])
 }
 
 // Solve solves p. run supplies the parallel loops (nil: serial). warm, if not
