@@ -191,6 +191,7 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 				}
 				rm.AddBody(bodyEnts[bi], &sim.Bodies[bi], faceEntsOf[bi], set, b.Material)
 			}
+			st.Tolerance, st.MaxIterations, st.Linear, st.ContactSolver = sc.Solver.Tolerance, sc.Solver.MaxIterations, sc.Solver.Linear, sc.Solver.ContactSolver
 			ec := NewEOLCloth(w, st, contact, *sc.Solver.EOL, sc.GravityVector(), sc.Solver.Thickness, sc.Solver.Friction, density)
 			sim.EOL = ec
 			sim.Conformal = ec.Conformal(rm, false)

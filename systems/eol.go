@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/blockqp"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
 	"github.com/loomsim/loom/solver/qp"
@@ -65,6 +67,11 @@ type EOLCloth struct {
 	exclude     []bool
 	rows        []eolRow
 	qpSolver    *qp.Solver
+	block       blockqp.Solver
+	groups      []blockqp.Group
+	vars        []int32
+	brows       []blockqp.Row
+	coefs       []float64
 	warm        qp.Result
 	trip        triplets
 	eqM, inM    qp.CSR
@@ -76,6 +83,9 @@ type EOLCloth struct {
 	LastQP     QPStats
 	Lifted     int // EOL vertices that lifted off in the last step
 	Clamped    int // Eulerian steps shortened to keep faces from turning over, since the last Measure
+	// FillTime is the eol-solve time spent assembling the generalized
+	// system (eq. 8-10), QPTime the time solving it (eq. 12).
+	FillTime, QPTime time.Duration
 	BendAngles []float64
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
@@ -27,6 +28,9 @@ type ConformalRemesh struct {
 	lag    bool // conformal Lagrangian cloth: no EOL DOFs (Weidner 2018 sec. 7 "LAG conformal")
 
 	Inserted, Collapses, Splits int // since the last Measure
+	// DetectTime is the time spent finding contacts with sharp features
+	// (collision detection), part of the system's time.
+	DetectTime time.Duration
 }
 
 // Conformal returns the system; rm holds the body (one) whose mesh it edits.
@@ -89,7 +93,9 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		old.V[i] = eol.LiftOffVelocity(old.V[i], ev.comp.XDot, F)
 		old.Extra[2*i], old.Extra[2*i+1] = ev.comp.XDot[0], ev.comp.XDot[1]
 	}
+	t0 := time.Now()
 	hits := c.detect(old, feature)
+	e.DetectTime += time.Since(t0)
 	if len(hits) == 0 && !anyEOL {
 		return nil
 	}

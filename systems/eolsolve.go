@@ -3,9 +3,12 @@ package systems
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/blockqp"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
 	"github.com/loomsim/loom/solver/qp"
@@ -40,6 +43,8 @@ func (t *triplets) add(r, c int, v float64) {
 // The right-hand side is M q' + h f, with the world force f at a vertex
 // mapped to -F^T f for its Eulerian row (eq. 9).
 func (c *EOLCloth) solve(w *ecs.World) error {
+	t0 := time.Now()
+	defer func() { c.QPTime += time.Since(t0) }()
 	s := c.state
 	n := s.NumVerts()
 	m := len(c.verts)
@@ -86,6 +91,12 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	if err != nil {
 		return fmt.Errorf("EOL system matrix: %w", err)
 	}
+	fill := time.Since(t0)
+	c.FillTime += fill
+	t0 = t0.Add(fill)
+	if s.ContactSolver == scenes.ContactFilter {
+		return c.solveFiltered(w, H, n, m)
+	}
 	c.constraints(n, N)
 
 	c.warm.X = append(c.warm.X[:0], s.V...)
@@ -122,6 +133,73 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 			c.rows[r].Y = res.Yin[ii]
 			ii++
 		}
+	}
+	return nil
+}
+
+// solveFiltered solves the step's QP by the active-set filtered PCG of
+// solver/blockqp: every constraint row lies in one vertex's variables (its
+// world velocity, and for an EOL vertex its material velocity too).
+func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
+	s := c.state
+	c.groups = c.groups[:0]
+	c.vars = c.vars[:0]
+	for i := 0; i < n; i++ {
+		c.vars = append(c.vars, int32(3*i), int32(3*i+1), int32(3*i+2))
+		if k := c.eolOf[i]; k >= 0 {
+			c.vars = append(c.vars, int32(3*n+2*int(k)), int32(3*n+2*int(k)+1))
+		}
+	}
+	for i, off := 0, 0; i < n; i++ {
+		l := 3
+		if c.eolOf[i] >= 0 {
+			l = 5
+		}
+		c.groups = append(c.groups, blockqp.Group{Vars: c.vars[off : off+l : off+l]})
+		off += l
+	}
+	c.brows = c.brows[:0]
+	c.coefs = c.coefs[:0]
+	add := func(v int32, coef []float64, eq bool, target float64) {
+		c.brows = append(c.brows, blockqp.Row{Group: v, Coef: coef, Eq: eq, Target: target})
+	}
+	for _, p := range s.Pins {
+		for d := 0; d < 3; d++ {
+			var e [3]float64
+			e[d] = 1
+			add(p.Vertex, append([]float64(nil), e[:]...), true, s.PinZ[3*int(p.Vertex)+d])
+		}
+	}
+	for _, r := range s.Contacts {
+		add(r.Vertex, []float64{r.Normal[0], r.Normal[1], r.Normal[2]}, false, r.Target)
+	}
+	for _, r := range c.rows {
+		add(r.V, []float64{r.L[0], r.L[1], r.L[2], r.E[0], r.E[1]}, r.Eq, r.Target)
+	}
+	c.warm.X = append(c.warm.X[:0], s.V...)
+	for k := range c.verts {
+		c.warm.X = append(c.warm.X, c.verts[k].xdot[0], c.verts[k].xdot[1])
+	}
+	set := blockqp.DefaultSettings()
+	set.Tol = s.Tolerance
+	set.MaxCG = s.MaxIterations
+	res, err := c.block.Solve(w.Pool, &blockqp.Problem{H: H, F: c.rhs, Groups: c.groups, Rows: c.brows}, c.warm.X, set)
+	if err != nil {
+		return fmt.Errorf("EOL filtered QP: %w", err)
+	}
+	c.LastQP = QPStats{Rows: len(c.brows), Iterations: res.CGIterations, Residual: res.Residual}
+	s.LastQP = c.LastQP
+	if !res.Converged {
+		return fmt.Errorf("EOL filtered QP with %d EOL vertices and %d rows: %s", m, len(c.brows), res.Message)
+	}
+	copy(s.VNew, res.X[:3*n])
+	for k := range c.verts {
+		c.verts[k].xdotNew = dense.Vec2{res.X[3*n+2*k], res.X[3*n+2*k+1]}
+	}
+	nc := len(s.Contacts)
+	s.Impulse = append(s.Impulse[:0], res.Y[3*len(s.Pins):3*len(s.Pins)+nc]...)
+	for r := range c.rows {
+		c.rows[r].Y = res.Y[3*len(s.Pins)+nc+r]
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	steps := fs.Int("steps", 20, "timed steps per scene")
 	warmup := fs.Int("warmup", 5, "untimed steps before timing")
 	workers := fs.Int("workers", 0, "worker goroutines (default: LOOM_WORKERS or GOMAXPROCS)")
+	eolRows := fs.Bool("eol", true, "also run the EOL cloth scenes (Weidner 2018 Table 1: edge, wire, nails, jaws, push, throw, lo-res, friction, and edge/lo-res as Lagrangian cloth) from the start")
 	adaptive := fs.Bool("adaptive", true, "also run the remeshing scenes from the start (sphere anisotropic/isotropic/fixed, flag) and print mean faces and seconds per frame")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -34,8 +35,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps); err != nil {
 		return err
 	}
-	if !*adaptive {
+	if *adaptive {
+		if err := bench.RunFrames(stdout, bench.FrameCases, *workers); err != nil {
+			return err
+		}
+	}
+	if !*eolRows {
 		return nil
 	}
-	return bench.RunFrames(stdout, bench.FrameCases, *workers)
+	return bench.RunEOL(stdout, bench.EOLCases, *workers)
 }

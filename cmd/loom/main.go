@@ -47,7 +47,7 @@ const usage = `usage:
   loom run SCENE [--steps N | --duration S] [--out DIR] [--workers K] [--set path=value ...]
                             SCENE is a built-in name (see loom scenes) or a JSON file
   loom scenes               list the built-in scenes
-  loom bench [--steps N] [--workers K] [--adaptive=false]
+  loom bench [--steps N] [--workers K] [--adaptive=false] [--eol=false]
                             run the benchmark scenes and print tables
 `
 

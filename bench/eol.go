@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+)
+
+// EOLCase is a whole-run benchmark of an Eulerian-on-Lagrangian cloth scene
+// (Weidner 2018 Table 1): it runs Steps steps from the start and reports the
+// largest face count, the largest share of EOL vertices, the shares of
+// collision detection, remeshing, matrix fill and velocity integration (the
+// QP), and the mean time per step.
+type EOLCase struct {
+	Case
+	Steps int
+}
+
+// EOLCases are the EOL rows of `loom bench`: every EOL scene, and EDGE and
+// LO-RES also as the Lagrangian variants the paper compares against.
+var EOLCases = []EOLCase{
+	{Case{Name: "edge-eol", Scene: "edge"}, 300},
+	{Case{Name: "edge-reg", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-regular"}}}, 300},
+	{Case{Name: "edge-nonconf", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-nonconformal"}}}, 300},
+	{Case{Name: "wire-eol", Scene: "wire"}, 300},
+	{Case{Name: "nails-eol", Scene: "nails"}, 300},
+	{Case{Name: "jaws-eol", Scene: "jaws"}, 300},
+	{Case{Name: "push-eol", Scene: "push"}, 300},
+	{Case{Name: "throw-eol", Scene: "throw"}, 300},
+	{Case{Name: "lo-res-reg", Scene: "lo-res", Sets: [][2]string{{"solver.mode", "lag-regular"}}}, 300},
+	{Case{Name: "lo-res-eol", Scene: "lo-res"}, 300},
+	{Case{Name: "friction-eol", Scene: "friction"}, 300},
+}
+
+// EOLResult is one row of the EOL table; shares are fractions of the step
+// time.
+type EOLResult struct {
+	Case                                string
+	Steps, MaxFaces                     int
+	MaxEOLPct                           float64
+	Collision, Remesh, Fill, QP, MsStep float64
+}
+
+// MeasureEOL runs c from the start for c.Steps steps.
+func MeasureEOL(c EOLCase, workers int) (EOLResult, error) {
+	sim, err := c.Load(workers)
+	if err != nil {
+		return EOLResult{}, err
+	}
+	defer sim.Close()
+	r := EOLResult{Case: c.Name, Steps: c.Steps}
+	eolF := generic.NewFilter1[components.EOL]()
+	sim.Scheduler.ResetTimings()
+	t0 := time.Now()
+	for s := 0; s < c.Steps; s++ {
+		if err := sim.Step(); err != nil {
+			return EOLResult{}, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		r.MaxFaces = max(r.MaxFaces, len(sim.State.FaceRest))
+		if sim.EOL != nil {
+			q := eolF.Query(sim.World.ECS)
+			r.MaxEOLPct = max(r.MaxEOLPct, 100*float64(q.Count())/float64(sim.State.NumVerts()))
+			q.Close()
+		}
+	}
+	wall := time.Since(t0)
+	r.MsStep = float64(wall.Milliseconds()) / float64(c.Steps)
+	ms := map[string]time.Duration{}
+	var total time.Duration
+	for _, t := range sim.Scheduler.Timings() {
+		ms[t.System] = t.Elapsed
+		total += t.Elapsed
+	}
+	var detect, fill, qp time.Duration
+	if sim.EOL != nil {
+		detect, fill, qp = sim.Conformal.DetectTime, sim.EOL.FillTime, sim.EOL.QPTime
+	} else {
+		qp = ms["implicit-solve"] + ms["contact-response"]
+	}
+	frac := func(d time.Duration) float64 { return float64(d) / float64(total) }
+	r.Collision = frac(ms["collision"] + detect)
+	r.Remesh = frac(ms["conformal-remesh"] - detect + ms["remesh"])
+	r.Fill = frac(ms["force-fill"] + fill)
+	r.QP = frac(qp)
+	return r, nil
+}
+
+// RunEOL measures every EOL case and prints the table (the columns of
+// Weidner 2018 Table 1).
+func RunEOL(w io.Writer, cases []EOLCase, workers int) error {
+	fmt.Fprintf(w, "\n%-13s %6s %6s %6s %6s %6s %6s %6s %9s\n", "EOL", "steps", "#F", "%E", "%CD", "%RM", "%MF", "%VI", "ms/step")
+	for _, c := range cases {
+		r, err := MeasureEOL(c, workers)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%-13s %6d %6d %6.1f %6.1f %6.1f %6.1f %6.1f %9.1f\n", r.Case, r.Steps, r.MaxFaces, r.MaxEOLPct,
+			100*r.Collision, 100*r.Remesh, 100*r.Fill, 100*r.QP, r.MsStep)
+	}
+	return nil
+}
