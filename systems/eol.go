@@ -80,13 +80,13 @@ type EOLCloth struct {
 	m8          [225]float64
 
 	// Stats of the last step.
-	LastQP     QPStats
-	Lifted     int // EOL vertices that lifted off in the last step
-	Clamped    int // Eulerian steps shortened to keep faces from turning over, since the last Measure
+	LastQP  QPStats
+	Lifted  int // EOL vertices that lifted off in the last step
+	Clamped int // Eulerian steps shortened to keep faces from turning over, since the last Measure
 	// FillTime is the eol-solve time spent assembling the generalized
 	// system (eq. 8-10), QPTime the time solving it (eq. 12).
 	FillTime, QPTime time.Duration
-	BendAngles []float64
+	BendAngles       []float64
 }
 
 // eolVertex is an EOL vertex gathered for the step.
