@@ -54,8 +54,9 @@ type Solver struct {
 	// "eol" (Eulerian-on-Lagrangian cloth, Weidner 2018, with EOL settings),
 	// or one of the Lagrangian variants Weidner 2018 sec. 7 compares against:
 	// "lag-regular" (static regular mesh: the bodies' remesh settings are
-	// ignored) and "lag-nonconformal" (adaptive remeshing, ARCSim: the
-	// bodies' remesh settings). Lagrangian cloth meets sharp features with
+	// ignored), "lag-irregular" (the same mesh with its interior vertices
+	// moved by up to 30% of the grid spacing) and "lag-nonconformal"
+	// (adaptive remeshing, ARCSim: the bodies' remesh settings). Lagrangian cloth meets sharp features with
 	// the averaged normals of sec. 5.1.
 	Mode string `json:"mode"`
 	// EOL holds the EOL cloth settings; required in mode "eol". The
@@ -639,14 +640,14 @@ func (s *Scene) normalize() {
 // validateMode checks solver.mode and the EOL settings it needs.
 func validateMode(v *validator, s *Solver) {
 	switch s.Mode {
-	case ModeLagrangian, ModeRegular, ModeNonConformal:
+	case ModeLagrangian, ModeRegular, ModeIrregular, ModeNonConformal:
 	case ModeEOL:
 		if s.EOL == nil {
 			v.fail("solver.eol", "required in mode %q", s.Mode)
 			return
 		}
 	default:
-		v.fail("solver.mode", "must be one of \"\", %q, %q, %q, got %q", ModeEOL, ModeRegular, ModeNonConformal, s.Mode)
+		v.fail("solver.mode", "must be one of \"\", %q, %q, %q, %q, got %q", ModeEOL, ModeRegular, ModeIrregular, ModeNonConformal, s.Mode)
 		return
 	}
 	e := s.EOL

@@ -3,6 +3,7 @@ package scenes
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 )
 
 // Sheet is the triangle mesh of a Body, with ARCSim's two levels of points
@@ -295,4 +296,45 @@ func HingesWithFaces(faces [][3]int32, nverts int) ([][4]int32, [][2]int32) {
 		}
 	}
 	return hinges, hf
+}
+
+// Jitter makes a flat sheet's mesh irregular (the "static irregular
+// discretization" of Weidner 2018 sec. 7): every interior vertex moves, in
+// material space and with it in world space, by a pseudo-random offset of up
+// to amount times the grid spacing along each axis (amount < 0.5 keeps every
+// face counter-clockwise). The offsets depend only on seed. Border vertices
+// stay, so the sheet's outline and its pins do not change.
+func (sh *Sheet) Jitter(b *Body, amount float64, seed uint64) error {
+	if b.Tube {
+		return fmt.Errorf("body %q: an irregular mesh is not supported on a tube", b.Name)
+	}
+	if !(amount >= 0 && amount < 0.5) {
+		return fmt.Errorf("body %q: jitter amount must be in [0, 0.5), got %v", b.Name, amount)
+	}
+	dx := b.Size[0] / float64(sh.NX-1)
+	dy := b.Size[1] / float64(sh.NY-1)
+	R := b.Rotation()
+	rng := rand.New(rand.NewPCG(seed, 0x10e9))
+	moved := make([][2]float64, len(sh.Rest))
+	for v := range sh.Rest {
+		d := [2]float64{amount * dx * (2*rng.Float64() - 1), amount * dy * (2*rng.Float64() - 1)}
+		if v < sh.NX*sh.NY {
+			if i, j := v%sh.NX, v/sh.NX; i == 0 || j == 0 || i == sh.NX-1 || j == sh.NY-1 {
+				continue
+			}
+		}
+		moved[v] = d
+		sh.Rest[v][0] += d[0]
+		sh.Rest[v][1] += d[1]
+		for k := range 3 {
+			sh.Pos[v][k] += R[k][0]*d[0] + R[k][1]*d[1]
+		}
+	}
+	for f, t := range sh.Faces {
+		for k, v := range t {
+			sh.FaceU[f][k][0] += moved[v][0]
+			sh.FaceU[f][k][1] += moved[v][1]
+		}
+	}
+	return nil
 }

@@ -83,6 +83,11 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bodies[%d]: %w", bi, err)
 		}
+		if sc.Solver.Mode == scenes.ModeIrregular {
+			if err := sheet.Jitter(b, 0.3, uint64(bi)); err != nil {
+				return nil, fmt.Errorf("bodies[%d]: %w", bi, err)
+			}
+		}
 		mat := b.Material
 		be := bodyMap.NewWith(&components.Body{Name: b.Name, NX: sheet.NX, NY: sheet.NY})
 		damping[be] = BodyDamping{Alpha: mat.MassDamping, Beta: mat.StiffnessDamping}
@@ -124,7 +129,7 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		for fi, f := range sheet.Faces {
 			faceEnts[fi] = faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, U: faceU[fi], Rest: rests[fi], Lame: lame})
 		}
-		if b.Remesh != nil && sc.Solver.Mode != scenes.ModeRegular {
+		if b.Remesh != nil && sc.Solver.Mode != scenes.ModeRegular && sc.Solver.Mode != scenes.ModeIrregular {
 			toRemesh = append(toRemesh, remeshed{body: bi, entity: be, faceEnts: faceEnts})
 		}
 		bodyEnts = append(bodyEnts, be)
