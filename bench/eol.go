@@ -25,7 +25,9 @@ type EOLCase struct {
 var EOLCases = []EOLCase{
 	{Case{Name: "edge-eol", Scene: "edge"}, 300},
 	{Case{Name: "edge-reg", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-regular"}}}, 300},
+	{Case{Name: "edge-irreg", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-irregular"}}}, 300},
 	{Case{Name: "edge-nonconf", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-nonconformal"}}}, 300},
+	{Case{Name: "edge-conf", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-conformal"}}}, 300},
 	{Case{Name: "wire-eol", Scene: "wire"}, 300},
 	{Case{Name: "nails-eol", Scene: "nails"}, 300},
 	{Case{Name: "jaws-eol", Scene: "jaws"}, 300},
@@ -76,8 +78,11 @@ func MeasureEOL(c EOLCase, workers int) (EOLResult, error) {
 		total += t.Elapsed
 	}
 	var detect, fill, qp time.Duration
+	if sim.Conformal != nil {
+		detect = sim.Conformal.DetectTime
+	}
 	if sim.EOL != nil {
-		detect, fill, qp = sim.Conformal.DetectTime, sim.EOL.FillTime, sim.EOL.QPTime
+		fill, qp = sim.EOL.FillTime, sim.EOL.QPTime
 	} else {
 		qp = ms["implicit-solve"] + ms["contact-response"]
 	}

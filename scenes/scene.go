@@ -55,12 +55,16 @@ type Solver struct {
 	// or one of the Lagrangian variants Weidner 2018 sec. 7 compares against:
 	// "lag-regular" (static regular mesh: the bodies' remesh settings are
 	// ignored), "lag-irregular" (the same mesh with its interior vertices
-	// moved by up to 30% of the grid spacing) and "lag-nonconformal"
-	// (adaptive remeshing, ARCSim: the bodies' remesh settings). Lagrangian cloth meets sharp features with
+	// moved by up to 30% of the grid spacing), "lag-nonconformal"
+	// (adaptive remeshing, ARCSim: the bodies' remesh settings) and
+	// "lag-conformal" (the conformal preprocessing of sec. 6.1 and then the
+	// adaptive remesher, with Lagrangian vertices on the features; needs
+	// solver.eol). Lagrangian cloth meets sharp features with
 	// the averaged normals of sec. 5.1.
 	Mode string `json:"mode"`
-	// EOL holds the EOL cloth settings; required in mode "eol". The
-	// Lagrangian modes use only its reach, for bend_angle_at_feature.
+	// EOL holds the EOL cloth settings; required in modes "eol" and
+	// "lag-conformal". The other Lagrangian modes use only its min_edge, for
+	// bend_angle_at_feature.
 	EOL *EOL `json:"eol"`
 }
 
@@ -641,13 +645,13 @@ func (s *Scene) normalize() {
 func validateMode(v *validator, s *Solver) {
 	switch s.Mode {
 	case ModeLagrangian, ModeRegular, ModeIrregular, ModeNonConformal:
-	case ModeEOL:
+	case ModeEOL, ModeConformal:
 		if s.EOL == nil {
 			v.fail("solver.eol", "required in mode %q", s.Mode)
 			return
 		}
 	default:
-		v.fail("solver.mode", "must be one of \"\", %q, %q, %q, %q, got %q", ModeEOL, ModeRegular, ModeIrregular, ModeNonConformal, s.Mode)
+		v.fail("solver.mode", "must be one of \"\", %q, %q, %q, %q, %q, got %q", ModeEOL, ModeRegular, ModeIrregular, ModeNonConformal, ModeConformal, s.Mode)
 		return
 	}
 	e := s.EOL

@@ -182,7 +182,7 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 			return nil, err
 		}
 		pipeline = append(pipeline, NewPinRelease(w))
-		if sc.Solver.Mode == scenes.ModeEOL {
+		if sc.Solver.Mode == scenes.ModeEOL || sc.Solver.Mode == scenes.ModeConformal {
 			// Conformal preprocessing every step, adaptive remeshing (with
 			// the conformal edges preserved) every remesh.every steps.
 			density := map[ecs.Entity]float64{}
@@ -198,13 +198,22 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 			}
 			st.Tolerance, st.MaxIterations, st.Linear, st.ContactSolver = sc.Solver.Tolerance, sc.Solver.MaxIterations, sc.Solver.Linear, sc.Solver.ContactSolver
 			ec := NewEOLCloth(w, st, contact, *sc.Solver.EOL, sc.GravityVector(), sc.Solver.Thickness, sc.Solver.Friction, density)
-			sim.EOL = ec
-			sim.Conformal = ec.Conformal(rm, false)
-			pipeline = append(pipeline, sim.Conformal, derived, NewScriptedMotion(st, scripts), ec.Mark(), contact.Detect(), NewForceFill(st))
+			lag := sc.Solver.Mode == scenes.ModeConformal
+			sim.Conformal = ec.Conformal(rm, lag)
+			pipeline = append(pipeline, sim.Conformal, derived, NewScriptedMotion(st, scripts))
+			if !lag {
+				sim.EOL = ec
+				pipeline = append(pipeline, ec.Mark())
+			}
+			pipeline = append(pipeline, contact.Detect(), NewForceFill(st))
 			if sc.Wind != nil {
 				pipeline = append(pipeline, NewWind(st, *sc.Wind))
 			}
-			pipeline = append(pipeline, ec.Solve(), ec.Integrate(w))
+			if lag {
+				pipeline = append(pipeline, NewImplicitSolve(st, sc.GravityVector(), sc.Solver), contact.Respond(), NewIntegrate(w, st))
+			} else {
+				pipeline = append(pipeline, ec.Solve(), ec.Integrate(w))
+			}
 		} else {
 			if len(toRemesh) > 0 {
 				rm := NewRemesh(w, sc.Solver.Thickness)

@@ -33,9 +33,12 @@ type ConformalRemesh struct {
 	DetectTime time.Duration
 }
 
-// Conformal returns the system; rm holds the body (one) whose mesh it edits.
+// Conformal returns the system; rm holds the bodies whose meshes it edits.
 // With lagrangian set it builds the conformal mesh but keeps every vertex
-// Lagrangian (the comparison of Weidner 2018 sec. 7).
+// Lagrangian (the "LAG conformal" comparison of Weidner 2018 sec. 7): its
+// conformal vertices keep an EOL component only to mark their feature, with
+// no Eulerian velocity, and lose it when they move further than reach from
+// the feature.
 func (c *EOLCloth) Conformal(rm *Remesh, lagrangian bool) *ConformalRemesh {
 	e := c.set
 	return &ConformalRemesh{c: c, rm: rm, lag: lagrangian, params: conformal.Params{
@@ -48,6 +51,11 @@ func (e *ConformalRemesh) Step(w *ecs.World) error {
 	c := e.c
 	if err := c.gather(w); err != nil {
 		return err
+	}
+	if e.lag {
+		// Conformal Lagrangian vertices meet the obstacle through the
+		// ordinary contacts (averaged normals, sec. 5.1).
+		c.state.Exclude = nil
 	}
 	for bi := range e.rm.bodies {
 		if err := e.body(w, &e.rm.bodies[bi]); err != nil {
@@ -84,6 +92,9 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		}
 		anyEOL = true
 		ev := &c.verts[k]
+		if f := &c.features[ev.feature]; e.lag && old.X[i].Sub(f.project(old.X[i])).Norm() > c.set.Reach {
+			continue // a conformal Lagrangian vertex that left its feature
+		}
 		feature[i], t[i] = ev.feature, ev.comp.T
 		F, _, err := c.vertexF(v)
 		if err != nil {
@@ -247,7 +258,7 @@ func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.
 	for i, ent := range b.mesh.Verts {
 		fi := res.Feature[i]
 		has := c.eolMap.Has(ent)
-		if fi < 0 || e.lag {
+		if fi < 0 {
 			if has {
 				c.eolGet.Remove(ent)
 			}
@@ -261,7 +272,11 @@ func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.
 		vw := nm.V[i]
 		xdot := dense.Vec2{nm.Extra[2*i], nm.Extra[2*i+1]}
 		xd := vw.Add(F.MulVec(xdot))
-		if fresh[int32(i)] {
+		if e.lag {
+			// A conformal Lagrangian vertex: on the feature, but with
+			// Lagrangian DOFs only.
+			xd, xdot = vw, dense.Vec2{}
+		} else if fresh[int32(i)] {
 			var eq []dense.Vec2
 			switch {
 			case bn[i] != (dense.Vec2{}):

@@ -61,31 +61,75 @@ func eolRun(t *testing.T, sc *scenes.Scene) *Sim {
 }
 
 // TestEOLScenes runs short, coarse forms of the Weidner 2018 sec. 7 scenes
-// (the full ones take minutes): each must run without error, create EOL
-// vertices and keep the cloth out of the obstacles.
+// (the full ones take minutes at about 2000 faces): each must run without
+// error, create EOL vertices and keep the cloth out of the obstacles.
 func TestEOLScenes(t *testing.T) {
 	cases := []struct {
-		name     string
-		duration float64 // s, -short; twice that otherwise
-		sizeMin  float64 // m, remesh size_min at least
-		sizeMax  float64 // m, remesh size_max at least
+		name    string
+		full    float64 // s simulated
+		short   float64 // s simulated with -short
+		sizeMin float64 // m, remesh size_min at least
+		sizeMax float64 // m, remesh size_max at least
 	}{
-		{"edge", 0.3, 0.06, 0.12},
-		{"wire", 0.3, 0.06, 0.12},
-		{"nails", 0.3, 0.06, 0.12},
-		{"jaws", 0.3, 0.06, 0.12},
-		{"push", 0.5, 0.08, 0.15},
-		{"throw", 0.6, 0.08, 0.15},
-		{"lo-res", 0.6, 0, 0},
-		{"friction", 0.3, 0.04, 0.1},
+		// Pulls start at 0.35 s (edge) and 0.5 s (wire, nails, jaws).
+		{"edge", 0.5, 0.25, 0.06, 0.12},
+		{"wire", 0.6, 0.25, 0.06, 0.12},
+		{"nails", 0.6, 0.25, 0.06, 0.12},
+		{"jaws", 0.6, 0.25, 0.06, 0.12},
+		// The box meets the cloth at about 0.28 s.
+		{"push", 0.8, 0.4, 0.08, 0.15},
+		// The cloth lands on the box at about 0.55 s.
+		{"throw", 0.9, 0.7, 0.08, 0.15},
+		{"lo-res", 1.5, 0.6, 0, 0},
+		{"friction", 0.5, 0.25, 0.04, 0.1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := c.duration
-			if !testing.Short() {
-				d *= 2
+			d := c.full
+			if testing.Short() {
+				d = c.short
 			}
 			eolRun(t, eolShort(t, c.name, d, c.sizeMin, c.sizeMax))
 		})
+	}
+}
+
+// TestEOLSceneFriction drops the FRICTION cloth onto the four boxes with
+// solver.friction 0 and 0.5. Without friction nothing balances the tension
+// that pulls the cloth on the box tops towards the gaps (the tops are
+// horizontal, the EOL vertices slide freely over the edges and corners):
+// there is no equilibrium, so the cloth keeps sliding into the gaps. With
+// friction the tops hold it (Weidner 2018 sec. 7: "the cloth stops rather
+// than falling"): it comes to rest. So 0.4 s after landing (at about 0.1 s)
+// the cloth's rms speed sqrt(2 KE / M) must be below 1 mm/s with friction
+// (at rest) and above 1 cm/s without (sliding), and its centre of mass
+// lower without friction.
+func TestEOLSceneFriction(t *testing.T) {
+	type result struct{ speed, zc float64 }
+	run := func(mu float64) result {
+		sc := eolShort(t, "friction", 0.5, 0.05, 0.1)
+		sc.Solver.Friction = mu
+		sim := eolRun(t, sc)
+		st := sim.State
+		var m, mz, ke float64
+		for k, mk := range st.Mass {
+			m += mk
+			mz += mk * st.X[3*k+2]
+			v := st.V[3*k : 3*k+3]
+			ke += 0.5 * mk * (v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
+		}
+		r := result{speed: math.Sqrt(2 * ke / m), zc: mz / m}
+		t.Logf("friction %v: rms speed %.3g m/s, centre of mass at z = %.4f m", mu, r.speed, r.zc)
+		return r
+	}
+	slide, stick := run(0), run(0.5)
+	if !(stick.speed < 1e-3) {
+		t.Errorf("with friction 0.5 the cloth still moves at %.3g m/s rms, want < 1 mm/s (at rest)", stick.speed)
+	}
+	if !(slide.speed > 1e-2) {
+		t.Errorf("without friction the cloth moves at %.3g m/s rms, want > 1 cm/s (sliding into the gaps)", slide.speed)
+	}
+	if !(slide.zc < stick.zc) {
+		t.Errorf("centre of mass without friction at z = %.4f m, not below the one with friction (%.4f m)", slide.zc, stick.zc)
 	}
 }

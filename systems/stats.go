@@ -46,8 +46,9 @@ type Stats struct {
 	StrainIterations *int     `json:"strain_limit_iterations,omitempty"`
 	StrainViolation  *float64 `json:"strain_limit_violation,omitempty"`
 
-	// EOL cloth (solver.mode "eol"): EOL vertices now, conformal vertices
-	// inserted since the previous record, and the cloth's bend across the
+	// EOL cloth (solver.mode "eol"): EOL vertices now; with conformal
+	// remeshing ("eol", "lag-conformal") the conformal vertices inserted
+	// since the previous record; and the cloth's bend across the
 	// sharp edge it is draped over (degrees between the mean normals of the
 	// faces within reach on either side; 0 when flat, omitted when no edge
 	// feature has cloth across it).
@@ -123,8 +124,10 @@ func (s *Sim) Measure() Stats {
 		q := generic.NewFilter1[components.EOL]().Query(s.World.ECS)
 		out.EOLVertices = ptr(q.Count())
 		q.Close()
-		out.Conformal = ptr(s.Conformal.Inserted)
-		s.Conformal.Inserted, s.Conformal.Collapses, s.Conformal.Splits = 0, 0, 0
+	}
+	if c := s.Conformal; c != nil {
+		out.Conformal = ptr(c.Inserted)
+		c.Inserted, c.Collapses, c.Splits = 0, 0, 0
 	}
 	if e := s.Scene.Solver.EOL; e != nil {
 		if a, ok := bendAngleAtFeature(s.World, st, s.Scene.Solver.Thickness, 3*e.MinEdge); ok {
