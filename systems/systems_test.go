@@ -61,6 +61,9 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		// Remeshing, contact and (flag) wind and strain limiting.
 		{"sphere", [][2]string{{"bodies.0.remesh.size_min", "0.04"}}, 90},
 		{"flag", [][2]string{{"bodies.0.remesh.size_min", "0.1"}}, 20},
+		// EOL cloth: conformal insertion, remeshing, the generalized QP.
+		{"edge", [][2]string{{"bodies.0.resolution", "12"}, {"bodies.0.remesh.size_min", "0.03"}, {"bodies.0.remesh.size_max", "0.1"},
+			{"bodies.0.pins.0.motion.start", "0.1"}, {"bodies.0.pins.1.motion.start", "0.1"}}, 50},
 	}
 	for _, c := range cases {
 		if testing.Short() {
