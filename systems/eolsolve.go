@@ -421,10 +421,17 @@ const liftTolerance = 1e-4
 
 // lifts reports whether EOL vertex ev leaves its feature this step: it has
 // inequality rows, none pushes (multiplier zero), and the solved velocity
-// separates from the feature along one of them.
+// separates from the feature along one of them; or it would move past an end
+// of its edge.
 func (c *EOLCloth) lifts(ev *eolVertex) bool {
 	s := c.state
 	v := vec(s.VNew, ev.v)
+	if f := &c.features[ev.feature]; f.kind == components.FeatureEdge {
+		// Off the end of its edge after this step: it leaves the feature.
+		if t := vec(s.X, ev.v).Add(v.Scale(s.H)).Sub(f.p0).Dot(f.dir); t < 0 || t > f.length {
+			return true
+		}
+	}
 	sep, ineq := false, false
 	for _, r := range c.rows[ev.rowLo:ev.rowHi] {
 		if r.Eq || r.L == (dense.Vec3{}) {
