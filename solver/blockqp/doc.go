@@ -37,15 +37,31 @@
 //   - Active set. Start from the inequality rows that are tight or violated at
 //     the warm start. After each solve, release working inequalities with a
 //     negative multiplier and add violated inequalities, all at once (a
-//     primal-dual active-set step); when an active set repeats, switch to one
-//     change per round (the most negative multiplier first, else the most
-//     violated row). The first round solves only to a loose tolerance
-//     (Settings.ScreenTol), tightened 100-fold after each round that changes
-//     nothing, so most rounds are cheap; stop when a solve to Tol changes
-//     nothing. Only groups whose working set changed rebuild their filter
-//     ("Hessenberg-free": no factorisation is updated, the per-group bases
-//     are just recomputed), and the next solve starts from the previous
-//     solution.
+//     primal-dual active-set step). The first round solves only to a loose
+//     tolerance (Settings.ScreenTol), tightened 100-fold after each round
+//     that changes nothing, so most rounds are cheap; stop when a solve to
+//     Tol changes nothing. A loose solve does not resolve H's soft
+//     directions (an EOL vertex's nearly free material motion, a light
+//     sheet's rigid motion against its stiff stretching), so its multipliers'
+//     signs and slacks can be noise: whenever the number of candidates fails
+//     to fall, the same set is re-solved 100-fold tighter instead, down to
+//     1e-12, below Tol if need be (Tol is the accuracy of the answer, not of
+//     the decisions). Only groups whose working set changed rebuild their
+//     filter ("Hessenberg-free": no factorisation is updated, the per-group
+//     bases are just recomputed), and the next solve starts from the
+//     previous solution.
+//   - Fallback. When a bulk step repeats an active set, or the candidates
+//     stop falling at 1e-12, the search goes on as a primal feasible
+//     active-set method (Nocedal and Wright, Numerical Optimization, Alg.
+//     16.3): violated rows are added until x is feasible, then each round
+//     steps from x towards the new solve's answer up to the first row it
+//     would violate (which joins the working set), or, if none, releases one
+//     row with a negative multiplier. The objective never rises (every PCG
+//     iterate lowers it), so only zero steps at degenerate rows (tight with
+//     y = 0, such as resting contacts that carry no force) could cycle; after
+//     a zero step the released row is the first by index (Bland's rule), and
+//     a row that blocks at once after its release, which in exact arithmetic
+//     a row with y < 0 cannot, had a noise-level multiplier and is kept.
 //
 // Parallel loops run on a caller's Runner (an *ecs.Pool fits). Work is split
 // into fixed blocks of groups; reductions sum each block sequentially and the

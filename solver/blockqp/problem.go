@@ -51,13 +51,15 @@ type Settings struct {
 	Tol float64
 	// ScreenTol is the PCG tolerance of the first (screening) round: the
 	// active set is searched with inexact solves, and the tolerance tightens
-	// 100-fold after each round that leaves the set unchanged, down to Tol;
-	// only an unchanged set at Tol is converged. ScreenTol <= Tol solves every
-	// round to Tol.
+	// 100-fold after each round that leaves the set unchanged, down to Tol,
+	// and after each round whose changes are not fewer than before, down to
+	// 1e-12 (see the package doc); only an unchanged set at Tol or tighter is
+	// converged. ScreenTol <= Tol starts at Tol.
 	ScreenTol float64
 	// MaxCG bounds the PCG iterations of one active-set round.
 	MaxCG int
-	// MaxRounds bounds the active-set rounds (one PCG solve each).
+	// MaxRounds bounds the active-set rounds (one PCG solve each; the primal
+	// fallback changes one row a round).
 	MaxRounds int
 	// FeasTol: an inequality is violated when a.v < b - FeasTol * ps, with
 	// ps = max_i ||a_i||_1 ||v||_inf or max_i |b_i|, whichever is larger.

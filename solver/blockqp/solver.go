@@ -17,6 +17,14 @@ type Runner interface {
 // round that leaves the active set unchanged.
 const screenStep = 1e-2
 
+// minTol is the tightest PCG tolerance the active-set search asks for when
+// its candidates stop falling (about where rounding takes over).
+const minTol = 1e-12
+
+// stallRounds is the number of bulk rounds at minTol without fewer
+// candidates after which the search switches to the primal method.
+const stallRounds = 4
+
 // Solver solves Problems, keeping its buffers between calls. It is not safe
 // for concurrent use.
 type Solver struct {
@@ -48,6 +56,15 @@ type Solver struct {
 	alpha, beta float64
 	seen        []uint64
 	toggled     []int32
+	x0          []float64 // primal method: the point the solve started from
+	locked      []bool    // primal method: rows not to be released again
+	relEpoch    []int32   // primal method: when each row was last released
+
+	// forcePrimal starts in the primal method; primalRounds, degenerate and
+	// lockedRows count, in the last Solve, its rounds, its zero steps and
+	// the rows it kept on a noise-level multiplier (for tests).
+	forcePrimal                          bool
+	primalRounds, degenerate, lockedRows int
 
 	// The passes bound once, so handing them to the Runner does not allocate.
 	fnExtract, fnProject, fnInit, fnMatvec, fnUpdate, fnDir, fnMult func(lo, hi int)
@@ -93,6 +110,9 @@ func (s *Solver) alloc() {
 	s.q = resizeF(s.q, s.n)
 	s.ps = resizeF(s.ps, s.n)
 	s.z = resizeF(s.z, s.n)
+	s.x0 = resizeF(s.x0, s.n)
+	s.locked = resizeB(s.locked, s.nr)
+	s.relEpoch = resizeI32(s.relEpoch, s.nr)
 	s.part = resizeF(s.part, s.nb*nPart)
 	s.col32 = resizeI32(s.col32, s.p.H.RowPtr[s.n])
 }
@@ -165,12 +185,32 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 	}
 	s.seen = append(s.seen[:0], s.activeHash())
 
+	if s.forcePrimal {
+		s.restoreFeasibility(ptol)
+	}
 	var res Result
-	single := false
+	// primal: the bulk (primal-dual) steps have stalled or cycled, and the
+	// search goes on as a primal feasible active-set method (see ratioTest).
+	primal, bland := s.forcePrimal, false
+	// epoch counts the primal method's moves (steps of nonzero length); a
+	// row released since the last move has relEpoch == epoch.
+	epoch := int32(1)
+	clear(s.locked)
+	clear(s.relEpoch)
+	s.primalRounds, s.degenerate, s.lockedRows = 0, 0, 0
 	screen := math.Max(set.Tol, set.ScreenTol)
 	tol := screen
+	if primal {
+		tol = set.Tol
+	}
+	// fewest is the fewest candidates seen at this tolerance; stalled counts
+	// the rounds since it last fell.
+	fewest, stalled := math.MaxInt, 0
 	for round := 1; ; round++ {
 		s.parallel(s.fnProject)
+		if primal {
+			copy(s.x0, s.x)
+		}
 		it, ok, rel, msg := s.pcg(tol, set.MaxCG)
 		res.CGIterations += it
 		res.Rounds = round
@@ -184,10 +224,11 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 		ptol, dtol := set.FeasTol*ps, set.DualTol*ys
 
 		// Candidates: working inequalities with negative multipliers and
-		// violated inactive inequalities.
+		// violated inactive inequalities. Of the former, iRel is the most
+		// negative and bRel the first by index (Bland's rule).
 		nRel, nAdd := 0, 0
-		worstY, worstS := 0.0, 0.0
-		iRel, iAdd := -1, -1
+		worstY := 0.0
+		iRel, bRel := -1, -1
 		res.Violation, res.NegMultiplier = 0, 0
 		for i := range p.Rows {
 			if p.Rows[i].Eq {
@@ -200,17 +241,17 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 				res.Violation = math.Max(res.Violation, -sl/ps)
 			}
 			if s.active[i] {
-				if s.y[i] < -dtol {
+				if s.y[i] < -dtol && !s.locked[i] {
 					nRel++
+					if bRel < 0 {
+						bRel = i
+					}
 					if s.y[i] < worstY {
 						worstY, iRel = s.y[i], i
 					}
 				}
 			} else if s.slack[i] < -ptol {
 				nAdd++
-				if s.slack[i] < worstS {
-					worstS, iAdd = s.slack[i], i
-				}
 			}
 		}
 		if !ok {
@@ -229,33 +270,88 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 			res.Message = fmt.Sprintf("active set not settled after %d rounds: %d working inequalities with negative multipliers, %d violated inequalities", round, nRel, nAdd)
 			break
 		}
+		if primal {
+			s.primalRounds++
+			if nAdd > 0 {
+				// Step from x0 towards the new solution up to the first
+				// inactive row it would violate, and add that row.
+				i, alpha := s.ratioTest(ptol)
+				if alpha == 0 && s.relEpoch[i] == epoch {
+					// Released on a negative multiplier and blocking
+					// before x has moved: in exact arithmetic a row
+					// released with y < 0 is left at a positive rate, so
+					// its y was solve noise about zero (a degenerate row).
+					// Keep it: this bounds the re-adding, and with it the
+					// cycling that noisy signs would cause.
+					s.locked[i] = true
+					s.lockedRows++
+				}
+				// Zero steps switch the release rule to Bland's (first by
+				// index), under which degenerate steps cannot cycle.
+				bland = alpha == 0
+				if bland {
+					s.degenerate++
+				} else {
+					epoch++
+				}
+				s.active[i] = true
+				s.changed[p.Rows[i].Group] = true
+				continue
+			}
+			if nRel > 0 {
+				i := iRel
+				if bland {
+					i = bRel
+				}
+				s.active[i] = false
+				s.changed[p.Rows[i].Group] = true
+				// The full step to this solution moved x (unless it
+				// started there).
+				if it > 0 {
+					epoch++
+				}
+				s.relEpoch[i] = epoch
+			}
+			continue
+		}
 		if nRel == 0 && nAdd == 0 {
 			// Stable at this accuracy: tighten. After a change the tolerance
 			// stays, so late corrections do not repeat the loose solves.
 			tol = math.Max(set.Tol, tol*screenStep)
+			fewest, stalled = math.MaxInt, 0
 			continue
 		}
-		if !single {
+		if nRel+nAdd < fewest {
+			fewest, stalled = nRel+nAdd, 0
+		} else {
+			stalled++
+		}
+		if stalled > 0 && tol > minTol {
+			// The candidates did not fall: at this accuracy the multipliers'
+			// signs and the slacks are noise (a loose solve does not resolve
+			// H's soft directions, such as an EOL vertex's material motion).
+			// Re-solve the same set tighter, below Tol if need be: Tol only
+			// says how accurate the answer must be, not the decisions.
+			tol = math.Max(minTol, tol*screenStep)
+			fewest, stalled = math.MaxInt, 0
+			continue
+		}
+		if stalled < stallRounds {
 			s.applyBulk(ptol, dtol)
-			if h := s.activeHash(); s.wasSeen(h) {
-				// The bulk step cycles: undo it and go one change at a time.
-				for _, i := range s.toggled {
-					s.active[i] = !s.active[i]
-				}
-				single = true
-			} else {
+			h := s.activeHash()
+			if !s.wasSeen(h) {
 				s.seen = append(s.seen, h)
+				continue
+			}
+			// The bulk step cycles: undo it.
+			for _, i := range s.toggled {
+				s.active[i] = !s.active[i]
 			}
 		}
-		if single {
-			i := iRel
-			if i < 0 {
-				i = iAdd
-			}
-			s.active[i] = !s.active[i]
-			s.changed[p.Rows[i].Group] = true
-			s.seen = append(s.seen, s.activeHash())
-		}
+		// Cycling or stalled: go on as a primal feasible method from a
+		// feasible point, solving to Tol or tighter.
+		primal, tol = true, math.Min(tol, set.Tol)
+		s.restoreFeasibility(ptol)
 	}
 	for g := 0; g < s.ng; g++ {
 		if s.reg[g] {
@@ -264,6 +360,67 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 	}
 	res.X, res.Y, res.Active = s.x, s.y, s.active
 	return res, nil
+}
+
+// rowDot returns a_i . v.
+func (s *Solver) rowDot(i int, v []float64) float64 {
+	r := &s.p.Rows[i]
+	vars := s.gvar[s.gptr[r.Group]:s.gptr[r.Group+1]]
+	d := 0.0
+	for a, c := range r.Coef {
+		d += c * v[vars[a]]
+	}
+	return d
+}
+
+// ratioTest is the primal method's step: the solve went from x0 (feasible)
+// to x, which violates some inactive rows by more than ptol. It finds the
+// largest alpha in [0, 1] for which x0 + alpha (x - x0) violates none, moves
+// x there and returns the blocking row (the first by index among ties,
+// Bland's rule) and alpha. Along the segment the objective falls, as every
+// PCG iterate from x0 lowers it.
+func (s *Solver) ratioTest(ptol float64) (int, float64) {
+	best, alpha := -1, 1.0
+	for i := range s.p.Rows {
+		if s.p.Rows[i].Eq || s.active[i] || !(s.slack[i] < -ptol) {
+			continue
+		}
+		s0 := s.rowDot(i, s.x0) - s.p.Rows[i].Target
+		t := 0.0
+		if s0 > ptol { // else tight at x0: a degenerate (zero) step
+			t = s0 / (s0 - s.slack[i])
+		}
+		if best < 0 || t < alpha {
+			best, alpha = i, t
+		}
+	}
+	for j, v := range s.x0 {
+		s.x[j] = v + alpha*(s.x[j]-v)
+	}
+	return best, alpha
+}
+
+// restoreFeasibility makes x feasible for the primal method: it adds every
+// inactive inequality violated by more than ptol to the working set and
+// projects x onto the working rows, until none is violated. A group's rows
+// are independent, so this ends with at most all of a group's rows working.
+func (s *Solver) restoreFeasibility(ptol float64) {
+	for pass := 0; pass <= MaxGroupSize; pass++ {
+		s.parallel(s.fnProject)
+		added := false
+		for i := range s.p.Rows {
+			r := &s.p.Rows[i]
+			if r.Eq || s.active[i] || !(s.rowDot(i, s.x)-r.Target < -ptol) {
+				continue
+			}
+			s.active[i] = true
+			s.changed[r.Group] = true
+			added = true
+		}
+		if !added {
+			return
+		}
+	}
 }
 
 // applyBulk toggles every working inequality with y < -dtol and every
