@@ -423,9 +423,11 @@ func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32) []conformal.Hit {
 				continue
 			}
 			seen[[2]int32{a, b}] = true
+			lo, hi := boundsOf(m.X[a], m.X[b])
+			margin := reach + m.X[b].Sub(m.X[a]).Norm() // edgeHit's largest accepted distance
 			for fi := range c.features {
 				f := &c.features[fi]
-				if f.kind != components.FeatureEdge || feature[a] == int32(fi) || feature[b] == int32(fi) {
+				if f.kind != components.FeatureEdge || feature[a] == int32(fi) || feature[b] == int32(fi) || !f.near(lo, hi, margin) {
 					continue
 				}
 				if h, ok := f.edgeHit(m.X[a], m.X[b], reach); ok {
@@ -451,6 +453,28 @@ func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32) []conformal.Hit {
 		}
 	}
 	return hits
+}
+
+// boundsOf returns the bounding box of segment a-b.
+func boundsOf(a, b dense.Vec3) (lo, hi dense.Vec3) {
+	for k := range 3 {
+		lo[k], hi[k] = math.Min(a[k], b[k]), math.Max(a[k], b[k])
+	}
+	return lo, hi
+}
+
+// near reports whether the bounding box [lo, hi] comes within margin (plus a
+// wire's radius) of edge feature f's bounding box: a cheap test before the
+// segment distance of edgeHit.
+func (f *sharpFeature) near(lo, hi dense.Vec3, margin float64) bool {
+	q := f.at(f.length)
+	m := margin + f.radius
+	for k := range 3 {
+		if lo[k] > math.Max(f.p0[k], q[k])+m || hi[k] < math.Min(f.p0[k], q[k])-m {
+			return false
+		}
+	}
+	return true
 }
 
 // edgeHit tests cloth edge a-b against edge feature f.
