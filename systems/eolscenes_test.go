@@ -104,7 +104,10 @@ func TestEOLScenes(t *testing.T) {
 // than falling"): it comes to rest. So 0.5 s after landing (at about 0.1 s)
 // the cloth's rms speed sqrt(2 KE / M) must be below 1 mm/s with friction
 // (at rest) and above 1 cm/s without (sliding), and its centre of mass
-// lower without friction.
+// lower without friction. The speed is that of the vertices' Lagrangian
+// velocities (as stats' kinetic_energy): an EOL vertex's world velocity
+// subtracts F Xdot from it (eq. 2), so at rest this can only overstate the
+// motion, and the 1 mm/s bound is conservative.
 func TestEOLSceneFriction(t *testing.T) {
 	type result struct{ speed, zc float64 }
 	run := func(mu float64) result {
