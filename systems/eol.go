@@ -99,7 +99,8 @@ type eolVertex struct {
 	xdot    dense.Vec2  // Eulerian velocity at the start of the step
 	xdotNew dense.Vec2
 	flat    bool
-	rowLo   int // its rows in EOLCloth.rows
+	lifted  bool // it left its feature at the end of the step
+	rowLo   int  // its rows in EOLCloth.rows
 	rowHi   int
 }
 

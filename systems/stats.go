@@ -8,6 +8,7 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/eol"
 	"github.com/loomsim/loom/solver/rod"
 )
 
@@ -120,7 +121,19 @@ func (s *Sim) Measure() Stats {
 		}
 		out.StrainIterations, out.StrainViolation = ptr(it), ptr(viol)
 	}
-	if s.EOL != nil {
+	if e := s.EOL; e != nil {
+		// An EOL vertex's material moves with its world velocity (eq. 2),
+		// not with its Lagrangian one.
+		for k := range e.verts {
+			ev := &e.verts[k]
+			if ev.lifted {
+				continue // its velocity is already the world velocity
+			}
+			m := st.Mass[ev.v]
+			xd := vec(st.V, ev.v)
+			vw := eol.LiftOffVelocity(xd, ev.xdotNew, ev.F)
+			out.KineticEnergy += 0.5 * m * (vw.Dot(vw) - xd.Dot(xd))
+		}
 		q := generic.NewFilter1[components.EOL]().Query(s.World.ECS)
 		out.EOLVertices = ptr(q.Count())
 		q.Close()
