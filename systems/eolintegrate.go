@@ -172,14 +172,11 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 
 // materialStepLimit returns the largest a in [0, 1] (by bisection) for which
 // moving EOL vertex ev's material coordinate from u by a*du keeps each of its
-// faces counter-clockwise with at least half its current material area, and
-// with no angle below half the conformal preprocessing's MinAngle (or its
-// current smallest angle, when that is already smaller): the material may
-// not run over a neighbour, nor squeeze a face into a sliver, faster than
-// the preprocessing between steps can collapse or split.
+// faces counter-clockwise with at least a tenth of its current material
+// area: the material may not run over a neighbour faster than the conformal
+// preprocessing between steps can collapse it.
 func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 	s := c.state
-	amin := c.set.MinAngle * math.Pi / 360
 	ok := func(a float64) bool {
 		p := dense.Vec2{u[0] + a*du[0], u[1] + a*du[1]}
 		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
@@ -191,7 +188,7 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 					moved[j] = p
 				}
 			}
-			if signedArea2(moved) < 0.5*signedArea2(U) || smallestAngle(moved) < math.Min(amin, smallestAngle(U)) {
+			if signedArea2(moved) < 0.1*signedArea2(U) {
 				return false
 			}
 		}
@@ -217,15 +214,4 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 func signedArea2(u [3]dense.Vec2) float64 {
 	a, b := u[1].Sub(u[0]), u[2].Sub(u[0])
 	return a[0]*b[1] - a[1]*b[0]
-}
-
-// smallestAngle is the smallest interior angle (radians) of a material
-// triangle.
-func smallestAngle(u [3]dense.Vec2) float64 {
-	a := math.Pi
-	for k := range 3 {
-		e1, e2 := u[(k+1)%3].Sub(u[k]), u[(k+2)%3].Sub(u[k])
-		a = math.Min(a, math.Atan2(math.Abs(e1[0]*e2[1]-e1[1]*e2[0]), e1[0]*e2[0]+e1[1]*e2[1]))
-	}
-	return a
 }
