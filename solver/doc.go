@@ -7,4 +7,14 @@
 //   - elastic: per-element energies with exact gradients and Hessians (corotated
 //     linear membrane, discrete hinge bending).
 //   - sparse: 3x3 block-sparse matrices, deterministic parallel assembly, PCG.
+//   - ldlt: supernodal sparse LDL^T with AMD ordering.
+//   - qp: convex QP by ADMM with active-set polishing (Weidner 2018 eq. 12).
+//   - blockqp: the same QP when every row lies in one vertex's variables, by an
+//     active-set filtered PCG (the EOL cloth step).
+//   - remesh, sizing: adaptive anisotropic remeshing and its sizing field
+//     (Narain et al. 2012).
+//   - strainlimit: strain limiting by augmented Lagrangian or Jacobi.
+//   - eol, conformal: Eulerian-on-Lagrangian cloth kernels and conformal
+//     preprocessing (Weidner et al. 2018 and errata).
+//   - rod, rodstep: Eulerian-on-Lagrangian rods (Sanchez-Banderas et al. 2020).
 package solver
