@@ -1,7 +1,7 @@
 // Package elastic holds per-element cloth energies with exact gradients and exact
 // (unprojected) Hessians, for use by an implicit / Newton-type integrator.
 //
-// Membrane: a corotated linear finite element on each triangle (Weidner, Piddington,
+// Membrane: a corotated linear finite element on each triangle (Weidner,
 // Piddington, Levin and Sueda 2018, "Eulerian-on-Lagrangian Cloth Simulation", sec. 4.2;
 // the corotated density of Sifakis and Barbic 2012): with the deformation gradient
 // F = Ds Dm^-1 (3x2) and its polar decomposition F = R S,
