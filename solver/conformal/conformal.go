@@ -87,7 +87,8 @@ const (
 	// earlier hit) lies within MinEdge; nothing was done.
 	HitDuplicate
 	// HitBlocked: the nearest node within MinEdge is locked or conformal on
-	// another feature, so the hit is not inserted.
+	// another feature (or a node of another feature lies exactly at the
+	// hit's S on its edge), so the hit is not inserted.
 	HitBlocked
 	// HitBorderAngle: the hit's conformal edge would meet the cloth border at
 	// an angle below Params.BorderAngle (sec. 6.1, last paragraph).

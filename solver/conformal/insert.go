@@ -287,7 +287,11 @@ func (w *work) insertHit(k int, h Hit, s hitSite, out *hitOut) error {
 			}
 		}
 		if ex < 0 {
-			return fmt.Errorf("conformal: hit %d: internal error: no piece of edge (%d, %d) holds S", k, h.A, h.B)
+			// A node of another feature already sits exactly at S (two
+			// features crossing the cloth edge at one point, as near a box
+			// corner): the hit is blocked by it.
+			out.outcome[k] = HitBlocked
+			return nil
 		}
 		near = append(near, ex, ey)
 		if g := w.faceWith(ex, ey); g >= 0 {
