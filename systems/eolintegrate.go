@@ -173,10 +173,13 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 // materialStepLimit returns the largest a in [0, 1] (by bisection) for which
 // moving EOL vertex ev's material coordinate from u by a*du keeps each of its
 // faces counter-clockwise with at least a tenth of its current material
-// area: the material may not run over a neighbour faster than the conformal
-// preprocessing between steps can collapse it.
+// area, and never shrinks a face already below 1e-4 min_edge^2: the material
+// may not run over a neighbour faster than the conformal preprocessing
+// between steps can collapse it, nor squeeze a face to nothing over many
+// steps.
 func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 	s := c.state
+	floor := 1e-4 * c.set.MinEdge * c.set.MinEdge // twice the smallest area a step may shrink a face to
 	ok := func(a float64) bool {
 		p := dense.Vec2{u[0] + a*du[0], u[1] + a*du[1]}
 		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
@@ -188,7 +191,8 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 					moved[j] = p
 				}
 			}
-			if signedArea2(moved) < 0.1*signedArea2(U) {
+			a, a0 := signedArea2(moved), signedArea2(U)
+			if a < 0.1*a0 || (a < floor && a < a0) {
 				return false
 			}
 		}
