@@ -150,8 +150,53 @@ func (c *EOLCloth) Mark() ecs.System { return eolMark{c} }
 
 type eolMark struct{ c *EOLCloth }
 
-func (m eolMark) Name() string            { return "eol-assign" }
-func (m eolMark) Step(w *ecs.World) error { return m.c.gather(w) }
+func (m eolMark) Name() string { return "eol-assign" }
+func (m eolMark) Step(w *ecs.World) error {
+	if err := m.c.gather(w); err != nil {
+		return err
+	}
+	if m.c.releaseCrowded(w) {
+		return m.c.gather(w)
+	}
+	return nil
+}
+
+// releaseCrowded makes Lagrangian every EOL vertex that also touches another
+// obstacle (within the contact layer and a half): EOL handles the contact of
+// cloth with one rigid feature, and like the paper's implementation (sec.
+// 8.1) loom defaults to Lagrangian handling for anything else. The vertex
+// keeps the world velocity of its material (eq. 2). It reports whether any
+// vertex was released.
+func (c *EOLCloth) releaseCrowded(w *ecs.World) bool {
+	s := c.state
+	var out []int
+	for k := range c.verts {
+		ev := &c.verts[k]
+		own := c.features[ev.feature].obstacle
+		x := vec(s.X, ev.v)
+		for j := range c.obstacles {
+			if int32(j) == own {
+				continue
+			}
+			if d, _ := signedDistance(&c.obstacles[j], x); d < 1.5*c.thickness {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	for _, k := range out {
+		ev := &c.verts[k]
+		F, _, err := c.vertexF(ev.v)
+		if err != nil {
+			continue // no usable faces: leave it to the solve to report
+		}
+		v := eol.LiftOffVelocity(vec(s.V, ev.v), ev.xdot, F)
+		copy(s.V[3*ev.v:3*ev.v+3], v[:])
+		*c.velMap.Get(ev.ent) = components.Velocity(v)
+		c.eolGet.Remove(ev.ent)
+	}
+	return len(out) > 0
+}
 
 type eolSolve struct{ c *EOLCloth }
 
