@@ -144,17 +144,7 @@ const maxRefinements = 3
 
 func (c *ObstacleContact) respondStep(w *ecs.World) error {
 	s := c.state
-	for round := 0; round < maxRefinements; round++ {
-		added := 0
-		for i := range c.gap {
-			if c.obstacle[i] < 0 && !s.pinned(i) && c.penetrating(i) {
-				c.addRow(i)
-				added++
-			}
-		}
-		if added == 0 {
-			break
-		}
+	for round := 0; round < maxRefinements && c.refine(s); round++ {
 		if err := s.solve(w); err != nil {
 			return fmt.Errorf("contact refinement: %w", err)
 		}
@@ -190,6 +180,20 @@ func (c *ObstacleContact) applyFriction() {
 		v = v.Sub(vt.Scale(cut))
 		copy(s.VNew[3*i:3*i+3], v[:])
 	}
+}
+
+// refine adds a row for every free vertex without one (and not excluded)
+// that the solved velocity would carry into an obstacle, and reports whether
+// it added any.
+func (c *ObstacleContact) refine(s *ClothState) bool {
+	added := false
+	for i := range c.gap {
+		if c.obstacle[i] < 0 && !s.pinned(i) && (s.Exclude == nil || !s.Exclude[i]) && c.penetrating(i) {
+			c.addRow(i)
+			added = true
+		}
+	}
+	return added
 }
 
 // penetrating reports whether the solved velocity would carry vertex i deeper

@@ -94,9 +94,25 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	fill := time.Since(t0)
 	c.FillTime += fill
 	t0 = t0.Add(fill)
-	if s.ContactSolver == scenes.ContactFilter {
-		return c.solveFiltered(w, H, n, m)
+	// Like contact-response in the Lagrangian pipeline: vertices that the
+	// solved velocities would carry into an obstacle without a row get one,
+	// and the step is solved again.
+	for round := 0; ; round++ {
+		var err error
+		if s.ContactSolver == scenes.ContactFilter {
+			err = c.solveFiltered(w, H, n, m)
+		} else {
+			err = c.solveQP(H, n, N, m)
+		}
+		if err != nil || round == maxRefinements || !c.contact.refine(s) {
+			return err
+		}
 	}
+}
+
+// solveQP solves the step's QP with the general solver (solver/qp).
+func (c *EOLCloth) solveQP(H *qp.CSR, n, N, m int) error {
+	s := c.state
 	c.constraints(n, N)
 
 	c.warm.X = append(c.warm.X[:0], s.V...)
