@@ -361,9 +361,8 @@ func (c *EOLCloth) vertexF(v int32) (dense.Mat32, bool, error) {
 				corner = j
 			}
 		}
-		a, b := u[(corner+1)%3].Sub(u[corner]), u[(corner+2)%3].Sub(u[corner])
 		Fs[k] = F
-		ws[k] = math.Atan2(math.Abs(a[0]*b[1]-a[1]*b[0]), a[0]*b[0]+a[1]*b[1])
+		ws[k] = cornerAngle(u, corner)
 		nrm := x[1].Sub(x[0]).Cross(x[2].Sub(x[0]))
 		ns[k] = nrm.Scale(1 / nrm.Norm())
 		k++
@@ -402,14 +401,13 @@ func (c *EOLCloth) materialTangent(ev *eolVertex, u []dense.Vec2) dense.Vec2 {
 			return t
 		}
 	}
-	F := ev.F
-	d := c.features[ev.feature].dir
-	G := F.TMul(F)
-	Gi, ok := G.Inverse()
-	if !ok {
-		return dense.Vec2{1, 0}
-	}
-	t := Gi.MulVec(dense.Vec2{F.Col(0).Dot(d), F.Col(1).Dot(d)})
-	l := math.Hypot(t[0], t[1])
-	return dense.Vec2{t[0] / l, t[1] / l}
+	return featureTangent(ev.F, c.features[ev.feature].dir)
+}
+
+// cornerAngle is the interior angle (radians) of material triangle u at its
+// corner k: the weight of the face in a vertex deformation gradient (errata
+// eq. 6-7).
+func cornerAngle(u [3]dense.Vec2, k int) float64 {
+	a, b := u[(k+1)%3].Sub(u[k]), u[(k+2)%3].Sub(u[k])
+	return math.Atan2(math.Abs(a[0]*b[1]-a[1]*b[0]), a[0]*b[0]+a[1]*b[1])
 }

@@ -396,9 +396,8 @@ func nodeF(m *remesh.Mesh, fs []int32, i int32) (dense.Mat32, bool) {
 		if !ok {
 			continue
 		}
-		a, b := u[(corner+1)%3].Sub(u[corner]), u[(corner+2)%3].Sub(u[corner])
 		Fs = append(Fs, F)
-		ws = append(ws, math.Atan2(math.Abs(a[0]*b[1]-a[1]*b[0]), a[0]*b[0]+a[1]*b[1]))
+		ws = append(ws, cornerAngle(u, corner))
 	}
 	return eol.VertexF(Fs, ws)
 }
