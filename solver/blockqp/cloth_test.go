@@ -41,88 +41,20 @@ func clothProblem(tb testing.TB, rng *rand.Rand, nx, ny int) *Problem {
 		}
 	}
 	n := 3*nv + 2*len(eols)
-	// T columns of each vertex: (variable, 3-vector).
-	type tcol struct {
-		v int
-		t [3]float64
-	}
-	cols := make([][]tcol, nv)
-	fmat := make([][6]float64, len(eols)) // 3x2 row major
-	for v := 0; v < nv; v++ {
-		for k := 0; k < 3; k++ {
-			var t [3]float64
-			t[k] = 1
-			cols[v] = append(cols[v], tcol{3*v + k, t})
-		}
-		if e := eolOf[v]; e >= 0 {
-			f := [6]float64{1, 0, 0, 1, 0, 0}
-			for a := range f {
-				f[a] += 0.3 * rng.NormFloat64()
-			}
-			fmat[e] = f
-			for l := 0; l < 2; l++ {
-				cols[v] = append(cols[v], tcol{3*nv + 2*e + l, [3]float64{-f[l], -f[2+l], -f[4+l]}})
-			}
-		}
-	}
-	hm := &sym{n: n}
-	block := func(u, v int, a *[3][3]float64) { // H += T_u^T a T_v
-		for _, p := range cols[u] {
-			for _, q := range cols[v] {
-				d := 0.0
-				for r := 0; r < 3; r++ {
-					for c := 0; c < 3; c++ {
-						d += p.t[r] * a[r][c] * q.t[c]
-					}
-				}
-				if d != 0 {
-					hm.add(p.v, q.v, d)
-				}
-			}
-		}
-	}
-	diag := make([][3][3]float64, nv)
-	idx := func(i, j int) int { return i*ny + j }
-	// An edge's stiffness block K_e = w (0.2 I + d d^T), d its (slightly
-	// wrinkled) direction: a full 3x3 block pattern.
-	edge := func(a, b int) {
-		ia, ja, ib, jb := a/ny, a%ny, b/ny, b%ny
-		d := [3]float64{float64(ib - ia), float64(jb - ja), 0.1 * rng.NormFloat64()}
+	cols, hm := gridEOLHessian(rng, nx, ny, eolOf, len(eols), mass, 0.1, func(d [3]float64) (k [3][3]float64) {
+		// An edge's stiffness block K_e = w (0.2 I + d d^T), d its
+		// (slightly wrinkled) direction: a full 3x3 block pattern.
 		l := math.Sqrt(d[0]*d[0] + d[1]*d[1] + d[2]*d[2])
-		var k, nk [3][3]float64
 		for r := 0; r < 3; r++ {
 			for c := 0; c < 3; c++ {
 				k[r][c] = w * d[r] * d[c] / (l * l)
 				if r == c {
 					k[r][c] += 0.2 * w
 				}
-				nk[r][c] = -k[r][c]
-				diag[a][r][c] += k[r][c]
-				diag[b][r][c] += k[r][c]
 			}
 		}
-		block(a, b, &nk)
-		block(b, a, &nk)
-	}
-	for i := 0; i < nx; i++ {
-		for j := 0; j < ny; j++ {
-			if i+1 < nx {
-				edge(idx(i, j), idx(i+1, j))
-			}
-			if j+1 < ny {
-				edge(idx(i, j), idx(i, j+1))
-			}
-			if i+1 < nx && j+1 < ny {
-				edge(idx(i, j), idx(i+1, j+1))
-			}
-		}
-	}
-	for v := 0; v < nv; v++ {
-		for k := 0; k < 3; k++ {
-			diag[v][k][k] += mass
-		}
-		block(v, v, &diag[v])
-	}
+		return k
+	})
 
 	p := &Problem{F: make([]float64, n), Groups: make([]Group, nv)}
 	for v := 0; v < nv; v++ {
@@ -162,7 +94,7 @@ func clothProblem(tb testing.TB, rng *rand.Rand, nx, ny int) *Problem {
 		nn := normal()
 		p.Rows = append(p.Rows, Row{Group: int32(v), Coef: nn[:], Target: -0.01 * rng.Float64() / h})
 	}
-	for _, v := range []int{idx(0, 0), idx(0, ny-1)} {
+	for _, v := range []int{0, ny - 1} { // the corners (0, 0) and (0, ny-1)
 		for k := 0; k < 3; k++ {
 			c := make([]float64, 3)
 			c[k] = 1

@@ -341,3 +341,93 @@ func randomProblem(tb testing.TB, rng *rand.Rand, ng int) *Problem {
 	}
 	return p
 }
+
+// tcol is one column of a vertex's block of T, the map from the problem's
+// variables to world velocities: variable v contributes t to the vertex's
+// world velocity.
+type tcol struct {
+	v int
+	t [3]float64
+}
+
+// gridEOLHessian builds H = T^T A T for an nx x ny grid triangulated along
+// one diagonal: A is the lumped mass on every vertex plus, for every grid
+// edge, the 3x3 block edgeK(d) (d the edge's direction with a random z part
+// of size noise) on its two vertices' diagonal and minus it off the diagonal;
+// T is the identity on world velocities and, for EOL vertex eolOf[v] = e >=
+// 0, maps its material velocities (variables 3 nv + 2e, +1) through -F, F a
+// random perturbation of (I; 0). It returns T's columns per vertex and H.
+// The random numbers are drawn in a fixed order: the F's by vertex, then one
+// per edge.
+func gridEOLHessian(rng *rand.Rand, nx, ny int, eolOf []int, ne int, mass, noise float64, edgeK func(d [3]float64) [3][3]float64) ([][]tcol, *sym) {
+	nv := nx * ny
+	cols := make([][]tcol, nv)
+	for v := 0; v < nv; v++ {
+		for k := 0; k < 3; k++ {
+			var t [3]float64
+			t[k] = 1
+			cols[v] = append(cols[v], tcol{3*v + k, t})
+		}
+		if e := eolOf[v]; e >= 0 {
+			f := [6]float64{1, 0, 0, 1, 0, 0}
+			for a := range f {
+				f[a] += 0.3 * rng.NormFloat64()
+			}
+			for l := 0; l < 2; l++ {
+				cols[v] = append(cols[v], tcol{3*nv + 2*e + l, [3]float64{-f[l], -f[2+l], -f[4+l]}})
+			}
+		}
+	}
+	hm := &sym{n: 3*nv + 2*ne}
+	block := func(u, v int, a *[3][3]float64) { // H += T_u^T a T_v
+		for _, p := range cols[u] {
+			for _, q := range cols[v] {
+				d := 0.0
+				for r := 0; r < 3; r++ {
+					for c := 0; c < 3; c++ {
+						d += p.t[r] * a[r][c] * q.t[c]
+					}
+				}
+				if d != 0 {
+					hm.add(p.v, q.v, d)
+				}
+			}
+		}
+	}
+	diag := make([][3][3]float64, nv)
+	idx := func(i, j int) int { return i*ny + j }
+	edge := func(a, b int) {
+		ia, ja, ib, jb := a/ny, a%ny, b/ny, b%ny
+		k := edgeK([3]float64{float64(ib - ia), float64(jb - ja), noise * rng.NormFloat64()})
+		var nk [3][3]float64
+		for r := 0; r < 3; r++ {
+			for c := 0; c < 3; c++ {
+				nk[r][c] = -k[r][c]
+				diag[a][r][c] += k[r][c]
+				diag[b][r][c] += k[r][c]
+			}
+		}
+		block(a, b, &nk)
+		block(b, a, &nk)
+	}
+	for i := 0; i < nx; i++ {
+		for j := 0; j < ny; j++ {
+			if i+1 < nx {
+				edge(idx(i, j), idx(i+1, j))
+			}
+			if j+1 < ny {
+				edge(idx(i, j), idx(i, j+1))
+			}
+			if i+1 < nx && j+1 < ny {
+				edge(idx(i, j), idx(i+1, j+1))
+			}
+		}
+	}
+	for v := 0; v < nv; v++ {
+		for k := 0; k < 3; k++ {
+			diag[v][k][k] += mass
+		}
+		block(v, v, &diag[v])
+	}
+	return cols, hm
+}

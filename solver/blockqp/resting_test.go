@@ -41,82 +41,18 @@ func restingCloth(tb testing.TB, rng *rand.Rand, nx, ny int, stiff, wamp float64
 		}
 	}
 	n := 3*nv + 2*ne
-	type tcol struct {
-		v int
-		t [3]float64
-	}
-	cols := make([][]tcol, nv)
-	for v := 0; v < nv; v++ {
-		for k := 0; k < 3; k++ {
-			var t [3]float64
-			t[k] = 1
-			cols[v] = append(cols[v], tcol{3*v + k, t})
-		}
-		if e := eolOf[v]; e >= 0 {
-			f := [6]float64{1, 0, 0, 1, 0, 0}
-			for a := range f {
-				f[a] += 0.3 * rng.NormFloat64()
-			}
-			for l := 0; l < 2; l++ {
-				cols[v] = append(cols[v], tcol{3*nv + 2*e + l, [3]float64{-f[l], -f[2+l], -f[4+l]}})
-			}
-		}
-	}
-	hm := &sym{n: n}
-	block := func(u, v int, a *[3][3]float64) { // H += T_u^T a T_v
-		for _, p := range cols[u] {
-			for _, q := range cols[v] {
-				d := 0.0
-				for r := 0; r < 3; r++ {
-					for c := 0; c < 3; c++ {
-						d += p.t[r] * a[r][c] * q.t[c]
-					}
-				}
-				if d != 0 {
-					hm.add(p.v, q.v, d)
-				}
-			}
-		}
-	}
-	diag := make([][3][3]float64, nv)
-	edge := func(a, b int) {
-		ia, ja, ib, jb := a/ny, a%ny, b/ny, b%ny
-		d := [3]float64{float64(ib - ia), float64(jb - ja), 0.05 * rng.NormFloat64()}
+	cols, hm := gridEOLHessian(rng, nx, ny, eolOf, ne, mass, 0.05, func(d [3]float64) (k [3][3]float64) {
 		l2 := d[0]*d[0] + d[1]*d[1] + d[2]*d[2]
-		var nk [3][3]float64
 		for r := 0; r < 3; r++ {
 			for c := 0; c < 3; c++ {
-				k := h * h * stiff * d[r] * d[c] / l2
+				k[r][c] = h * h * stiff * d[r] * d[c] / l2
 				if r == c {
-					k += 1e-3 * h * h * stiff
+					k[r][c] += 1e-3 * h * h * stiff
 				}
-				diag[a][r][c] += k
-				diag[b][r][c] += k
-				nk[r][c] = -k
 			}
 		}
-		block(a, b, &nk)
-		block(b, a, &nk)
-	}
-	for i := 0; i < nx; i++ {
-		for j := 0; j < ny; j++ {
-			if i+1 < nx {
-				edge(idx(i, j), idx(i+1, j))
-			}
-			if j+1 < ny {
-				edge(idx(i, j), idx(i, j+1))
-			}
-			if i+1 < nx && j+1 < ny {
-				edge(idx(i, j), idx(i+1, j+1))
-			}
-		}
-	}
-	for v := 0; v < nv; v++ {
-		for r := 0; r < 3; r++ {
-			diag[v][r][r] += mass
-		}
-		block(v, v, &diag[v])
-	}
+		return k
+	})
 
 	vs = make([]float64, n)
 	for i := range vs {
