@@ -71,7 +71,8 @@ type EOLCloth struct {
 	groups      []blockqp.Group
 	vars        []int32
 	brows       []blockqp.Row
-	coefs       []float64
+	coefs       []float64 // the blockqp rows' coefficients, back to back
+	coefAt      []int     // where each row's coefficients start in coefs
 	warm        qp.Result
 	trip        triplets
 	eqM, inM    qp.CSR
@@ -80,13 +81,10 @@ type EOLCloth struct {
 	m8          [225]float64
 
 	// Stats of the last step.
-	LastQP  QPStats
-	Lifted  int // EOL vertices that lifted off in the last step
-	Clamped int // Eulerian steps shortened to keep faces from turning over, since the last Measure
+	LastQP QPStats
 	// FillTime is the eol-solve time spent assembling the generalized
 	// system (eq. 8-10), QPTime the time solving it (eq. 12).
 	FillTime, QPTime time.Duration
-	BendAngles       []float64
 }
 
 // eolVertex is an EOL vertex gathered for the step.

@@ -52,7 +52,6 @@ func (e *eolIntegrate) Step(w *ecs.World) error {
 	if err := c.advanceMaterial(w, lifted); err != nil {
 		return err
 	}
-	c.Lifted = len(lifted)
 	for _, k := range lifted {
 		c.eolGet.Remove(c.verts[k].ent)
 	}
@@ -114,7 +113,6 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 		if a := c.materialStepLimit(ev, dense.Vec2(*mat), dense.Vec2{h * d[0], h * d[1]}); a < 1 {
 			d = dense.Vec2{a * d[0], a * d[1]}
 			ev.xdotNew = d
-			c.Clamped++
 		}
 		mat[0] += h * d[0]
 		mat[1] += h * d[1]

@@ -174,23 +174,32 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 		c.groups = append(c.groups, blockqp.Group{Vars: c.vars[off : off+l : off+l]})
 		off += l
 	}
-	c.brows = c.brows[:0]
-	c.coefs = c.coefs[:0]
-	add := func(v int32, coef []float64, eq bool, target float64) {
-		c.brows = append(c.brows, blockqp.Row{Group: v, Coef: coef, Eq: eq, Target: target})
+	// Row coefficients go into one reused buffer, sliced once it is full.
+	c.brows, c.coefs, c.coefAt = c.brows[:0], c.coefs[:0], c.coefAt[:0]
+	add := func(v int32, eq bool, target float64, coef ...float64) {
+		c.coefAt = append(c.coefAt, len(c.coefs))
+		c.coefs = append(c.coefs, coef...)
+		c.brows = append(c.brows, blockqp.Row{Group: v, Eq: eq, Target: target})
 	}
 	for _, p := range s.Pins {
 		for d := 0; d < 3; d++ {
 			var e [3]float64
 			e[d] = 1
-			add(p.Vertex, append([]float64(nil), e[:]...), true, s.PinZ[3*int(p.Vertex)+d])
+			add(p.Vertex, true, s.PinZ[3*int(p.Vertex)+d], e[:]...)
 		}
 	}
 	for _, r := range s.Contacts {
-		add(r.Vertex, []float64{r.Normal[0], r.Normal[1], r.Normal[2]}, false, r.Target)
+		add(r.Vertex, false, r.Target, r.Normal[0], r.Normal[1], r.Normal[2])
 	}
 	for _, r := range c.rows {
-		add(r.V, []float64{r.L[0], r.L[1], r.L[2], r.E[0], r.E[1]}, r.Eq, r.Target)
+		add(r.V, r.Eq, r.Target, r.L[0], r.L[1], r.L[2], r.E[0], r.E[1])
+	}
+	for k := range c.brows {
+		end := len(c.coefs)
+		if k+1 < len(c.coefAt) {
+			end = c.coefAt[k+1]
+		}
+		c.brows[k].Coef = c.coefs[c.coefAt[k]:end:end]
 	}
 	c.warm.X = append(c.warm.X[:0], s.V...)
 	for k := range c.verts {
