@@ -18,18 +18,22 @@ func (w *work) chain() []int32 {
 			out = append(out, v)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b int32) int {
-		switch {
-		case w.feat[a] != w.feat[b]:
-			return int(w.feat[a]) - int(w.feat[b])
-		case w.tp[a] < w.tp[b]:
-			return -1
-		case w.tp[a] > w.tp[b]:
-			return 1
-		}
-		return int(a) - int(b)
-	})
+	slices.SortStableFunc(out, w.byFeatureT)
 	return out
+}
+
+// byFeatureT orders verts by feature, then by parameter T along it, then by
+// index: the order of a feature's chain.
+func (w *work) byFeatureT(a, b int32) int {
+	switch {
+	case w.feat[a] != w.feat[b]:
+		return int(w.feat[a]) - int(w.feat[b])
+	case w.tp[a] < w.tp[b]:
+		return -1
+	case w.tp[a] > w.tp[b]:
+		return 1
+	}
+	return int(a) - int(b)
 }
 
 // connect is step 2 of sec. 6.1: consecutive nodes of each edge feature

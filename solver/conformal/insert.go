@@ -55,17 +55,7 @@ func (w *work) insertHits(hits []Hit, hs []hitSite, out *hitOut) error {
 		return i - j
 	})
 	ex := append([]int32(nil), w.conf...)
-	slices.SortStableFunc(ex, func(a, b int32) int {
-		switch {
-		case w.feat[a] != w.feat[b]:
-			return int(w.feat[a]) - int(w.feat[b])
-		case w.tp[a] < w.tp[b]:
-			return -1
-		case w.tp[a] > w.tp[b]:
-			return 1
-		}
-		return int(a) - int(b)
-	})
+	slices.SortStableFunc(ex, w.byFeatureT)
 	dupOf := make([]int, len(hits))
 	for k := range dupOf {
 		dupOf[k] = -1
