@@ -237,6 +237,11 @@ func (c *EOLCloth) refreshTopology(w *ecs.World) {
 	}
 }
 
+// material returns vertex v's material coordinate.
+func (c *EOLCloth) material(v int32) dense.Vec2 {
+	return dense.Vec2(*c.matMap.Get(c.state.Verts[v]))
+}
+
 // materialOf returns every vertex's material coordinate.
 func (c *EOLCloth) materialOf(w *ecs.World) []dense.Vec2 {
 	s := c.state
@@ -376,7 +381,7 @@ func (c *EOLCloth) vertexF(v int32) (dense.Mat32, bool, error) {
 // materialTangent is t-bar of Alg. 2: the average material direction of the
 // vertex's conformal edges (to neighbours on the same feature); with fewer
 // than two, the material direction that F maps onto the feature's line.
-func (c *EOLCloth) materialTangent(ev *eolVertex, u []dense.Vec2) dense.Vec2 {
+func (c *EOLCloth) materialTangent(ev *eolVertex) dense.Vec2 {
 	s := c.state
 	var nb []int32
 	for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
@@ -395,7 +400,8 @@ func (c *EOLCloth) materialTangent(ev *eolVertex, u []dense.Vec2) dense.Vec2 {
 		}
 	}
 	if len(nb) == 2 {
-		if t, ok := eol.MaterialTangent(u[nb[0]].Sub(u[ev.v]), u[nb[1]].Sub(u[ev.v])); ok {
+		u := c.material(ev.v)
+		if t, ok := eol.MaterialTangent(c.material(nb[0]).Sub(u), c.material(nb[1]).Sub(u)); ok {
 			return t
 		}
 	}

@@ -50,7 +50,6 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	m := len(c.verts)
 	N := 3*n + 2*m
 	h := s.H
-	u := c.materialOf(w)
 
 	c.rows = c.rows[:0]
 	for k := range c.verts {
@@ -60,7 +59,7 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 			return err
 		}
 		ev.rowLo = len(c.rows)
-		c.appendRows(ev, int32(k), u)
+		c.appendRows(ev, int32(k))
 		ev.rowHi = len(c.rows)
 	}
 
@@ -349,7 +348,7 @@ func (c *EOLCloth) velocityOf(j, n int) float64 {
 // appendRows appends EOL vertex ev's constraint rows (Alg. 2, errata Alg. 1
 // and sec. 3). Lagrangian rows are relative to the obstacle's velocity and
 // close the vertex's drift off its feature within the step.
-func (c *EOLCloth) appendRows(ev *eolVertex, k int32, u []dense.Vec2) {
+func (c *EOLCloth) appendRows(ev *eolVertex, k int32) {
 	s := c.state
 	f := &c.features[ev.feature]
 	x := vec(s.X, ev.v)
@@ -360,9 +359,9 @@ func (c *EOLCloth) appendRows(ev *eolVertex, k int32, u []dense.Vec2) {
 	case f.kind == components.FeatureEdge && f.wire:
 		nw := f.wireNormal(x)
 		rs = append(rs, eol.Row{L: nw, Eq: ev.flat}, eol.Row{L: f.dir.Cross(nw), Eq: true})
-		rs = append(rs, eol.Row{E: c.eulerianDir(ev, u, border), Eq: true})
+		rs = append(rs, eol.Row{E: c.eulerianDir(ev, border), Eq: true})
 	case f.kind == components.FeatureEdge:
-		rs = eol.AppendEdgeRows(rs, f.n[0], f.n[1], ev.flat, c.eulerianDir(ev, u, border))
+		rs = eol.AppendEdgeRows(rs, f.n[0], f.n[1], ev.flat, c.eulerianDir(ev, border))
 	case f.kind == components.FeatureCorner:
 		rs = eol.AppendCornerRows(rs, f.n[0], f.n[1], f.n[2])
 		if border {
@@ -388,11 +387,11 @@ func (c *EOLCloth) appendRows(ev *eolVertex, k int32, u []dense.Vec2) {
 // must not have: the border normal b-bar for a border vertex (the material
 // stays on the border), the averaged material tangent t-bar otherwise (motion
 // along the edge is Lagrangian).
-func (c *EOLCloth) eulerianDir(ev *eolVertex, u []dense.Vec2, border bool) dense.Vec2 {
+func (c *EOLCloth) eulerianDir(ev *eolVertex, border bool) dense.Vec2 {
 	if border {
 		return c.borderNormal[ev.v]
 	}
-	return c.materialTangent(ev, u)
+	return c.materialTangent(ev)
 }
 
 // constraints builds the equality rows (pins, EOL equalities) and inequality
