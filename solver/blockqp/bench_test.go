@@ -95,3 +95,40 @@ func BenchmarkCloth(b *testing.B) {
 		}
 	}
 }
+
+// edgeDumpPaths are QPs the engine's edge scene (cloth over a box edge,
+// 2927 faces, 4452 variables, 163k nonzeros, about 730 rows) passed to
+// Solve at steps 100, 200 and 290, in eolDumpPath's layout. They are not in
+// the repository; BenchmarkEdgeDump skips the absent ones.
+var edgeDumpPaths = []string{"/tmp/edgeqp_100.json", "/tmp/edgeqp_200.json", "/tmp/edgeqp_290.json"}
+
+// BenchmarkEdgeDump solves the engine's dumped QPs from their warm starts
+// with the engine's settings (Tol 1e-6), serially and on a pool.
+func BenchmarkEdgeDump(b *testing.B) {
+	workers := runtime.GOMAXPROCS(0)
+	pool := ecs.NewPool(workers)
+	defer pool.Close()
+	for _, path := range edgeDumpPaths {
+		p, warm := loadDump(b, path)
+		for _, r := range []struct {
+			name string
+			run  Runner
+		}{{"serial", nil}, {fmt.Sprintf("pool%d", workers), pool}} {
+			b.Run(fmt.Sprintf("%s/%s", path[len("/tmp/"):len(path)-len(".json")], r.name), func(b *testing.B) {
+				s := NewSolver()
+				set := Settings{Tol: 1e-6, MaxCG: 2000}
+				var res Result
+				var err error
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					res, err = s.Solve(r.run, p, warm, set)
+					if err != nil || !res.Converged {
+						b.Fatal(err, res.Message)
+					}
+				}
+				b.ReportMetric(float64(res.CGIterations), "cg/op")
+				b.ReportMetric(float64(res.Rounds), "rounds/op")
+			})
+		}
+	}
+}

@@ -22,14 +22,28 @@
 //     z_g = Q_g L_g^-1 b_g is the minimum-norm point that meets the working
 //     rows. Because rows never couple groups, S is block diagonal and the
 //     working constraints are exactly (I - S) v = z.
-//   - Solve. PCG on S (H v - F) = 0 with (I - S) v = z, started at
-//     v = z + S v_prev: every iterate, residual and search direction is
-//     filtered, so the iteration runs on the free subspace, where H is SPD
-//     although H itself may be singular along directions the equalities
-//     remove (EOL's cancelling Lagrangian-Eulerian motion). The preconditioner
-//     of group g is S_g B_g^-1 S_g with B_g = S_g H_gg S_g + d_g (I - S_g), d_g
-//     the largest diagonal entry of H_gg: SPD, and equal on the free subspace
-//     to the inverse of the filtered diagonal block.
+//   - Solve. Conjugate gradients on S (H v - F) = 0 with (I - S) v = z,
+//     started at v = z + S v_prev (Solver.pcg): on the free subspace the
+//     system is K d = S (F - H v) with K = S H S + d (I - S) (d_g on group
+//     g, see below), which is SPD where H itself may be singular along
+//     directions the equalities remove (EOL's cancelling Lagrangian-Eulerian
+//     motion). The
+//     preconditioner is symmetric block Gauss-Seidel on K, M = (D + L)
+//     D^-1 (D + L^T), D the block diagonal with blocks B_g = S_g H_gg S_g +
+//     d_g (I - S_g) (d_g the largest diagonal entry of H_gg; B_g equals the
+//     filtered diagonal block on the free subspace), L the strict lower
+//     block triangle S_g H_gh S_h. It is applied in the split form A =
+//     E^-1 K E^-T, E = (D + L) C^-T with B_g = C_g C_g^T (Eisenstat's
+//     trick, Solver.sweepBack and Solver.sweepFwd): one backward and one
+//     forward sweep over H's off-diagonal blocks give the product with A,
+//     so an iteration costs about one product with H. Where B_g is singular
+//     on the free subspace its Cholesky pivots are patched
+//     (Result.RegularizedGroups) and the forward sweep corrects for the
+//     difference, so the iteration still solves with K. K and M^-1 keep the
+//     free subspace, so every step meets the working rows. The recurrence
+//     residual is r^T M^-1 r; the true filtered residual |S (F - H v)| is
+//     recomputed whenever the recurrence, scaled by the last measured ratio
+//     of the two, says Tol is met, and only it ends the solve.
 //   - Multipliers. Per group, the least-squares solution of R_g^T y_g =
 //     (H v - F)_g over the working rows, y_g = L_g^-T Q_g^T (H v - F)_g
 //     (exact when the filtered residual is zero). Sign convention as in
@@ -63,10 +77,14 @@
 //     a row that blocks at once after its release, which in exact arithmetic
 //     a row with y < 0 cannot, had a noise-level multiplier and is kept.
 //
-// Parallel loops run on a caller's Runner (an *ecs.Pool fits). Work is split
-// into fixed blocks of groups; reductions sum each block sequentially and the
-// block sums in order, so results are bitwise identical for any worker count.
-// The solve loop allocates nothing; buffers are kept in the Solver.
+// Internally the variables are numbered group by group and H is held as
+// dense group-pair blocks (blocks.go), so no vector is indexed through a
+// map. The Gauss-Seidel sweeps are sequential (and so deterministic); the
+// per-round passes (filters, residuals, multipliers) run on a caller's
+// Runner (an *ecs.Pool fits), split into fixed blocks of groups whose
+// reductions sum each block sequentially and the block sums in order, so
+// results are bitwise identical for any worker count. The solve loop
+// allocates nothing; buffers are kept in the Solver.
 //
 // The code is hand-written: no maintained Go library has a filtered PCG or a
 // group-local active-set QP.

@@ -29,7 +29,7 @@ type eolDump struct {
 	Warm []float64
 }
 
-func loadDump(t *testing.T, path string) (*Problem, []float64) {
+func loadDump(t testing.TB, path string) (*Problem, []float64) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {

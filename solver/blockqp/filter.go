@@ -3,38 +3,13 @@ package blockqp
 import "math"
 
 // The per-group kernels. Group g's dense data live at stride 25 (5x5, row
-// major with row stride MaxGroupSize) in s.hgg (H_gg), s.qb (the orthonormal
-// basis Q_g, one working row per row), s.lt (L_g, R_g = L_g Q_g^T) and s.pinv
-// (the filtered preconditioner S_g B_g^-1 S_g), and at stride 5 in s.cz
-// (L_g^-1 b_g) and s.arow (the working rows, in row order).
+// major with row stride MaxGroupSize) in s.hgg (H_gg, filled by
+// buildBlocks), s.qb (the orthonormal basis Q_g, one working row per row),
+// s.lt (L_g, R_g = L_g Q_g^T), s.pinv (S_g B_g^-1 S_g), s.chol (C_g, B_g =
+// C_g C_g^T) and s.dcor (see buildPrecond), and at stride 5 in s.cz (L_g^-1
+// b_g) and s.arow (the working rows, in row order).
 
 const sq = MaxGroupSize * MaxGroupSize
-
-// extractBlocks copies the diagonal blocks H_gg of groups [g0, g1), checks
-// the entries of their rows and copies their column indices to s.col32 (the
-// matrix-vector products read 4 bytes less per entry); it returns the index of the first bad
-// entry in H.Col/H.Val, or -1.
-func (s *Solver) extractBlocks(g0, g1 int) int {
-	h := s.p.H
-	rp, col, val := h.RowPtr, h.Col, h.Val
-	for g := g0; g < g1; g++ {
-		hg := s.hgg[g*sq : g*sq+sq]
-		clear(hg)
-		for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
-			for k := rp[i]; k < rp[i+1]; k++ {
-				j, x := col[k], val[k]
-				if j < 0 || j >= s.n || !finite(x) {
-					return k
-				}
-				s.col32[k] = int32(j)
-				if s.gof[j] == int32(g) {
-					hg[a*MaxGroupSize+int(s.gloc[j])] += x
-				}
-			}
-		}
-	}
-	return -1
-}
 
 // buildFilter orthonormalises the working rows of group g (its equalities and
 // active inequalities, in row order), computes the prescribed point z_g and
@@ -42,7 +17,6 @@ func (s *Solver) extractBlocks(g0, g1 int) int {
 // had to be regularised.
 func (s *Solver) buildFilter(g int) bool {
 	k := int(s.gptr[g+1] - s.gptr[g])
-	vars := s.gvar[s.gptr[g]:s.gptr[g+1]]
 	q := s.qb[g*sq : g*sq+sq]
 	l := s.lt[g*sq : g*sq+sq]
 	cz := s.cz[g*MaxGroupSize : g*MaxGroupSize+MaxGroupSize]
@@ -82,14 +56,14 @@ func (s *Solver) buildFilter(g int) bool {
 			z[a] += cz[j] * q[j*MaxGroupSize+a]
 		}
 	}
-	for a, i := range vars {
-		s.z[i] = z[a]
-	}
+	copy(s.z[s.gptr[g]:s.gptr[g+1]], z[:k])
 	return s.buildPrecond(g, k, m)
 }
 
 // buildPrecond sets s.pinv of group g (k variables, m working rows) to
-// S B^-1 S with B = S H_gg S + d (I - S).
+// S B^-1 S with B = S H_gg S + d (I - S), and s.chol to the lower Cholesky
+// factor C of B. Where B is singular on the free subspace its pivots are
+// patched, C C^T != B, and s.dcor holds C C^T - B.
 func (s *Solver) buildPrecond(g, k, m int) bool {
 	q := s.qb[g*sq : g*sq+sq]
 	hg := s.hgg[g*sq : g*sq+sq]
@@ -144,6 +118,7 @@ func (s *Solver) buildPrecond(g, k, m int) bool {
 			b[a*MaxGroupSize+c], b[c*MaxGroupSize+a] = x, x
 		}
 	}
+	bo := b
 	reg := false
 	for c := 0; c < k; c++ {
 		p := b[c*MaxGroupSize+c]
@@ -165,6 +140,24 @@ func (s *Solver) buildPrecond(g, k, m int) bool {
 				x -= b[a*MaxGroupSize+e] * b[c*MaxGroupSize+e]
 			}
 			b[a*MaxGroupSize+c] = x / p
+		}
+	}
+	// C, and for a patched B the difference C C^T - B.
+	ch := s.chol[g*sq : g*sq+sq]
+	clear(ch)
+	for a := 0; a < k; a++ {
+		copy(ch[a*MaxGroupSize:a*MaxGroupSize+a+1], b[a*MaxGroupSize:a*MaxGroupSize+a+1])
+	}
+	if reg {
+		dc := s.dcor[g*sq : g*sq+sq]
+		for a := 0; a < k; a++ {
+			for c := 0; c < k; c++ {
+				x := -bo[a*MaxGroupSize+c]
+				for e := 0; e <= min(a, c); e++ {
+					x += b[a*MaxGroupSize+e] * b[c*MaxGroupSize+e]
+				}
+				dc[a*MaxGroupSize+c] = x
+			}
 		}
 	}
 	// Binv: solve B X = I column by column (into t).

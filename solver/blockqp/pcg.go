@@ -19,11 +19,10 @@ func (s *Solver) groups(b int) (int, int) {
 	return b * blockGroups, min((b+1)*blockGroups, s.ng)
 }
 
-func (s *Solver) passExtract(lo, hi int) {
-	for b := lo; b < hi; b++ {
-		g0, g1 := s.groups(b)
-		s.berr[b] = s.extractBlocks(g0, g1)
-	}
+// span returns the offset and size of group g's variables.
+func (s *Solver) span(g int) (int, int) {
+	o := int(s.gptr[g])
+	return o, int(s.gptr[g+1]) - o
 }
 
 // passProject rebuilds the filters of changed groups and sets
@@ -36,152 +35,197 @@ func (s *Solver) passProject(lo, hi int) {
 				s.reg[g] = s.buildFilter(g)
 				s.changed[g] = false
 			}
-			vars := s.gvar[s.gptr[g]:s.gptr[g+1]]
-			var t [MaxGroupSize]float64
-			for a, i := range vars {
-				t[a] = s.x[i]
+			if s.nact[g] == 0 {
+				continue // S_g = I, z_g = 0
 			}
-			s.filter(g, len(vars), t[:])
-			for a, i := range vars {
-				s.x[i] = s.z[i] + t[a]
+			o, k := s.span(g)
+			var t [MaxGroupSize]float64
+			copy(t[:k], s.x[o:o+k])
+			s.filter(g, k, t[:])
+			for a := 0; a < k; a++ {
+				s.x[o+a] = s.z[o+a] + t[a]
 			}
 		}
 	}
 }
 
-// passInit sets r = S (F - H x), ps = c = P r and the partials r.ps, r.r,
-// |S (F - H z)|^2 and |F - H x|^2.
+// passInit sets q = S (F - H x) and the partials |q|^2 and |F - H x|^2,
+// and, if s.wantBB, |S (F - H z)|^2.
 func (s *Solver) passInit(lo, hi int) {
-	h := s.p.H
-	rp, col, val := h.RowPtr, s.col32, h.Val
-	x, z, f := s.x, s.z, s.p.F
+	x, z, f := s.x, s.z, s.f
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
-		rs, rr, bb, ww := 0.0, 0.0, 0.0, 0.0
+		rr, bb, ww := 0.0, 0.0, 0.0
 		for g := g0; g < g1; g++ {
-			vars := s.gvar[s.gptr[g]:s.gptr[g+1]]
-			k := len(vars)
+			o, k := s.span(g)
 			var t, u [MaxGroupSize]float64
-			for a, i := range vars {
-				cs, vs := col[rp[i]:rp[i+1]], val[rp[i]:rp[i+1]]
-				hx, hz := 0.0, 0.0
-				for e, j := range cs {
-					hx += vs[e] * x[j]
-					hz += vs[e] * z[j]
-				}
-				t[a] = f[i] - hx
-				u[a] = f[i] - hz
+			s.mulRow(g, x, &t)
+			for a := 0; a < k; a++ {
+				t[a] = f[o+a] - t[a]
 				ww += t[a] * t[a]
 			}
 			s.filter(g, k, t[:])
-			s.filter(g, k, u[:])
-			var pr [MaxGroupSize]float64
-			s.precond(g, k, t[:], pr[:])
-			for a, i := range vars {
-				s.r[i] = t[a]
-				s.ps[i] = pr[a]
-				s.c[i] = pr[a]
-				rs += t[a] * pr[a]
+			for a := 0; a < k; a++ {
+				s.q[o+a] = t[a]
 				rr += t[a] * t[a]
-				bb += u[a] * u[a]
 			}
-		}
-		p := s.part[b*nPart : b*nPart+nPart]
-		p[0], p[1], p[2], p[3] = rs, rr, bb, ww
-	}
-}
-
-// passMatvec sets q = S H c and the partial c.q.
-func (s *Solver) passMatvec(lo, hi int) {
-	h := s.p.H
-	rp, col, val := h.RowPtr, s.col32, h.Val
-	c := s.c
-	for b := lo; b < hi; b++ {
-		g0, g1 := s.groups(b)
-		cq := 0.0
-		for g := g0; g < g1; g++ {
-			vars := s.gvar[s.gptr[g]:s.gptr[g+1]]
-			var t [MaxGroupSize]float64
-			for a, i := range vars {
-				cs, vs := col[rp[i]:rp[i+1]], val[rp[i]:rp[i+1]]
-				acc := 0.0
-				for e, j := range cs {
-					acc += vs[e] * c[j]
+			if s.wantBB {
+				s.mulRow(g, z, &u)
+				for a := 0; a < k; a++ {
+					u[a] = f[o+a] - u[a]
 				}
-				t[a] = acc
-			}
-			s.filter(g, len(vars), t[:])
-			for a, i := range vars {
-				s.q[i] = t[a]
-				cq += c[i] * t[a]
-			}
-		}
-		s.part[b*nPart] = cq
-	}
-}
-
-// passUpdate does x += alpha c, r -= alpha q, ps = P r and the partials r.ps
-// and r.r.
-func (s *Solver) passUpdate(lo, hi int) {
-	alpha := s.alpha
-	for b := lo; b < hi; b++ {
-		g0, g1 := s.groups(b)
-		rs, rr := 0.0, 0.0
-		for g := g0; g < g1; g++ {
-			vars := s.gvar[s.gptr[g]:s.gptr[g+1]]
-			var t, pr [MaxGroupSize]float64
-			for a, i := range vars {
-				s.x[i] += alpha * s.c[i]
-				ri := s.r[i] - alpha*s.q[i]
-				s.r[i] = ri
-				t[a] = ri
-			}
-			s.precond(g, len(vars), t[:], pr[:])
-			for a, i := range vars {
-				s.ps[i] = pr[a]
-				rs += t[a] * pr[a]
-				rr += t[a] * t[a]
+				s.filter(g, k, u[:])
+				for a := 0; a < k; a++ {
+					bb += u[a] * u[a]
+				}
 			}
 		}
 		p := s.part[b*nPart : b*nPart+nPart]
-		p[0], p[1] = rs, rr
+		p[1], p[2], p[3] = rr, bb, ww
 	}
 }
 
-// passDir sets c = ps + beta c.
-func (s *Solver) passDir(lo, hi int) {
-	beta := s.beta
-	for b := lo; b < hi; b++ {
-		g0, g1 := s.groups(b)
-		for _, i := range s.gvar[s.gptr[g0]:s.gptr[g1]] {
-			s.c[i] = s.ps[i] + beta*s.c[i]
+// The PCG sweeps, run serially (see pcg): K = S H S + D_B (I - S) is split
+// into its block diagonal D, with blocks B_g = C_g C_g^T, and its strictly
+// lower and upper block triangles L and L^T, blocks S_g H_gh S_h. Every
+// vector the sweeps pass to H lies in the free subspace (the output of a
+// P_g = S_g B_g^-1 S_g), so H_gh stands for K_gh there, and P_g's own
+// filter stands for S_g.
+
+// sweepStart sets r = C^T (D + L)^-1 q, c = r and returns r.r.
+func (s *Solver) sweepStart() float64 {
+	rho := 0.0
+	for g := 0; g < s.ng; g++ {
+		o, k := s.span(g)
+		var w, v, rh [MaxGroupSize]float64
+		s.mulBlocks(k, int(s.bptr[g]), int(s.bdiag[g]), s.v, &w)
+		for a := 0; a < k; a++ {
+			w[a] = s.q[o+a] - w[a]
+		}
+		s.precond(g, k, &w, &v)
+		copy(s.v[o:o+k], v[:k])
+		s.mulCT(g, k, &v, &rh)
+		for a := 0; a < k; a++ {
+			s.r[o+a] = rh[a]
+			s.c[o+a] = rh[a]
+			rho += rh[a] * rh[a]
 		}
 	}
+	return rho
+}
+
+// sweepBack sets c = r + beta c, t = (D + L^T)^-1 C c and v to the upper
+// sums L^T t.
+func (s *Solver) sweepBack(beta float64) {
+	for g := s.ng - 1; g >= 0; g-- {
+		o, k := s.span(g)
+		var w [MaxGroupSize]float64
+		s.mulBlocks(k, int(s.bdiag[g])+1, int(s.bptr[g+1]), s.t, &w)
+		if k == 3 {
+			r, c, v, t := s.r[o:o+3:o+3], s.c[o:o+3:o+3], s.v[o:o+3:o+3], s.t[o:o+3:o+3]
+			p0, p1, p2 := r[0]+beta*c[0], r[1]+beta*c[1], r[2]+beta*c[2]
+			c[0], c[1], c[2] = p0, p1, p2
+			v[0], v[1], v[2] = w[0], w[1], w[2]
+			ch := s.chol[g*sq : g*sq+13 : g*sq+13]
+			u0 := ch[0]*p0 - w[0]
+			u1 := ch[5]*p0 + ch[6]*p1 - w[1]
+			u2 := ch[10]*p0 + ch[11]*p1 + ch[12]*p2 - w[2]
+			t[0], t[1], t[2] = s.precond3(g, u0, u1, u2)
+			continue
+		}
+		var p, u, t [MaxGroupSize]float64
+		for a := 0; a < k; a++ {
+			p[a] = s.r[o+a] + beta*s.c[o+a]
+			s.c[o+a] = p[a]
+		}
+		s.mulC(g, k, &p, &u)
+		for a := 0; a < k; a++ {
+			s.v[o+a] = w[a]
+			u[a] -= w[a]
+		}
+		s.precond(g, k, &u, &t)
+		copy(s.t[o:o+k], t[:k])
+	}
+}
+
+// sweepFwd sets v = (D + L)^-1 (L^T t - (C C^T - B) t) and q = C^T (t + v)
+// (so q = A c, A = C^T (D + L)^-1 K (D + L^T)^-1 C, by Eisenstat's trick)
+// and returns c.q.
+func (s *Solver) sweepFwd() float64 {
+	cq := 0.0
+	for g := 0; g < s.ng; g++ {
+		o, k := s.span(g)
+		var w, v, q [MaxGroupSize]float64
+		s.mulBlocks(k, int(s.bptr[g]), int(s.bdiag[g]), s.v, &w)
+		if k == 3 && !s.reg[g] {
+			vg, t, c, qg := s.v[o:o+3:o+3], s.t[o:o+3:o+3], s.c[o:o+3:o+3], s.q[o:o+3:o+3]
+			v0, v1, v2 := s.precond3(g, vg[0]-w[0], vg[1]-w[1], vg[2]-w[2])
+			vg[0], vg[1], vg[2] = v0, v1, v2
+			v0 += t[0]
+			v1 += t[1]
+			v2 += t[2]
+			ch := s.chol[g*sq : g*sq+13 : g*sq+13]
+			q0 := ch[0]*v0 + ch[5]*v1 + ch[10]*v2
+			q1 := ch[6]*v1 + ch[11]*v2
+			q2 := ch[12] * v2
+			qg[0], qg[1], qg[2] = q0, q1, q2
+			cq += c[0]*q0 + c[1]*q1 + c[2]*q2
+			continue
+		}
+		for a := 0; a < k; a++ {
+			w[a] = s.v[o+a] - w[a]
+		}
+		if s.reg[g] {
+			dc := s.dcor[g*sq : g*sq+sq]
+			for a := 0; a < k; a++ {
+				for e := 0; e < k; e++ {
+					w[a] -= dc[a*MaxGroupSize+e] * s.t[o+e]
+				}
+			}
+		}
+		s.precond(g, k, &w, &v)
+		copy(s.v[o:o+k], v[:k])
+		for a := 0; a < k; a++ {
+			v[a] += s.t[o+a]
+		}
+		s.mulCT(g, k, &v, &q)
+		for a := 0; a < k; a++ {
+			s.q[o+a] = q[a]
+			cq += s.c[o+a] * q[a]
+		}
+	}
+	return cq
+}
+
+// update does x += alpha t, r -= alpha q and returns r.r.
+func (s *Solver) update(alpha float64) float64 {
+	x, t, r, q := s.x, s.t[:len(s.x)], s.r[:len(s.x)], s.q[:len(s.x)]
+	rho := 0.0
+	for i := range x {
+		x[i] += alpha * t[i]
+		ri := r[i] - alpha*q[i]
+		r[i] = ri
+		rho += ri * ri
+	}
+	return rho
 }
 
 // passMult computes the multipliers and slacks of every row and the partial
 // maxima of |x|, |H x| and |y|.
 func (s *Solver) passMult(lo, hi int) {
-	h := s.p.H
-	rp, col, val := h.RowPtr, s.col32, h.Val
-	x, f := s.x, s.p.F
+	x, f := s.x, s.f
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
 		xm, hm, ym := 0.0, 0.0, 0.0
 		for g := g0; g < g1; g++ {
-			vars := s.gvar[s.gptr[g]:s.gptr[g+1]]
-			k := len(vars)
-			var grad, xg, y [MaxGroupSize]float64
-			for a, i := range vars {
-				cs, vs := col[rp[i]:rp[i+1]], val[rp[i]:rp[i+1]]
-				acc := 0.0
-				for e, j := range cs {
-					acc += vs[e] * x[j]
-				}
-				grad[a] = acc - f[i]
-				xg[a] = x[i]
-				xm = math.Max(xm, math.Abs(x[i]))
-				hm = math.Max(hm, math.Abs(acc))
+			o, k := s.span(g)
+			var grad, y [MaxGroupSize]float64
+			s.mulRow(g, x, &grad)
+			xg := x[o : o+k]
+			for a := 0; a < k; a++ {
+				xm = math.Max(xm, math.Abs(xg[a]))
+				hm = math.Max(hm, math.Abs(grad[a]))
+				grad[a] -= f[o+a]
 			}
 			rows := s.ridx[s.rptr[g]:s.rptr[g+1]]
 			if len(rows) == 0 {
@@ -209,13 +253,45 @@ func (s *Solver) passMult(lo, hi int) {
 }
 
 // precond sets out[:k] = P_g t[:k].
-func (s *Solver) precond(g, k int, t, out []float64) {
+func (s *Solver) precond(g, k int, t, out *[MaxGroupSize]float64) {
 	pv := s.pinv[g*sq : g*sq+sq]
 	for a := 0; a < k; a++ {
 		row := pv[a*MaxGroupSize : a*MaxGroupSize+k]
 		x := 0.0
 		for c, p := range row {
 			x += p * t[c]
+		}
+		out[a] = x
+	}
+}
+
+// precond3 returns P_g (x0, x1, x2) for a group of 3 variables.
+func (s *Solver) precond3(g int, x0, x1, x2 float64) (float64, float64, float64) {
+	pv := s.pinv[g*sq : g*sq+13 : g*sq+13]
+	return pv[0]*x0 + pv[1]*x1 + pv[2]*x2,
+		pv[5]*x0 + pv[6]*x1 + pv[7]*x2,
+		pv[10]*x0 + pv[11]*x1 + pv[12]*x2
+}
+
+// mulC sets out[:k] = C_g t[:k].
+func (s *Solver) mulC(g, k int, t, out *[MaxGroupSize]float64) {
+	ch := s.chol[g*sq : g*sq+sq]
+	for a := 0; a < k; a++ {
+		x := 0.0
+		for c, l := range ch[a*MaxGroupSize : a*MaxGroupSize+a+1] {
+			x += l * t[c]
+		}
+		out[a] = x
+	}
+}
+
+// mulCT sets out[:k] = C_g^T t[:k].
+func (s *Solver) mulCT(g, k int, t, out *[MaxGroupSize]float64) {
+	ch := s.chol[g*sq : g*sq+sq]
+	for a := 0; a < k; a++ {
+		x := 0.0
+		for c := a; c < k; c++ {
+			x += ch[c*MaxGroupSize+a] * t[c]
 		}
 		out[a] = x
 	}
@@ -246,23 +322,39 @@ func (s *Solver) maxPart(j int) float64 {
 	return t
 }
 
-// pcg solves S (H x - F) = 0 with (I - S) x = z from the current x by the
-// modified PCG of Baraff and Witkin 1998 (sec. 5.3) to relative residual
-// tol, at most maxIter iterations. The recurrence residual is checked against a recomputed one
-// before convergence is reported (restarting if they disagree). It returns
-// the iterations used, whether Tol was met, the relative residual and, on
+// pcg solves S (H x - F) = 0 with (I - S) x = z from the current x to
+// relative residual tol, at most maxIter iterations, and returns the
+// iterations used, whether Tol was met, the relative residual and, on
 // failure, why.
+//
+// The iteration is conjugate gradients on K d = S (F - H x) with the
+// symmetric block Gauss-Seidel preconditioner M = (D + L) D^-1 (D + L^T), in
+// the split form A = E^-1 K E^-T, E = (D + L) C^-T (Eisenstat's trick: a
+// product with A costs one sweep over H's blocks and the block diagonal
+// kernels, as a product with K would). K maps the free subspace to itself
+// and so does M^-1, so every step d_k = E^-T c_k = t is free and the
+// iterate x + sum alpha_k t_k meets the working rows. The recurrence gives
+// |r|^2 in the transformed space, r^T M^-1 r for the true residual r; the
+// true |S (F - H x)| is recomputed when the transformed residual, scaled by
+// the last ratio of the two, says Tol is met, and the iteration stops only
+// if it is (restarting if it has not fallen since the last check).
 func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 	tol2 := tol * tol
 	iters := 0
+	s.wantBB = true
 	for {
 		s.parallel(s.fnInit)
-		delta, rr, bb := s.sum(0), s.sum(1), s.sum(2)
+		rr := s.sum(1)
+		if s.wantBB {
+			s.bb = s.sum(2)
+			s.wantBB = false
+		}
+		bb := s.bb
 		// Filtering F - H x rounds at about eps |F - H x|: a residual below
 		// that is noise, whatever Tol asks (fully constrained groups, or
 		// forces balanced by the constraints, leave nothing else).
 		floor := noise * noise * s.sum(3)
-		if !finite(delta) || !finite(rr) || !finite(bb) {
+		if !finite(rr) || !finite(bb) {
 			return iters, false, math.NaN(), "PCG: residual is not finite"
 		}
 		if bb == 0 {
@@ -270,32 +362,41 @@ func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 			copy(s.x, s.z)
 			return iters, true, 0, ""
 		}
-		if rr <= tol2*bb || rr <= floor {
+		target := math.Max(tol2*bb, floor)
+		if rr <= target {
 			return iters, true, math.Sqrt(rr / bb), ""
 		}
 		if iters >= maxIter {
 			return iters, false, math.Sqrt(rr / bb), fmt.Sprintf("PCG did not reach relative residual %.1e in %d iterations (residual %.2e)", tol, maxIter, math.Sqrt(rr/bb))
 		}
+		rho := s.sweepStart()
+		// ratio estimates |S (F - H x)|^2 / |r|^2.
+		ratio, last := rr/rho, rr
+		beta := 0.0
 		for iters < maxIter {
-			s.parallel(s.fnMatvec)
-			cq := s.sum(0)
+			s.sweepBack(beta)
+			cq := s.sweepFwd()
 			if !(cq > 0) || math.IsInf(cq, 0) {
-				return iters, false, math.Sqrt(rr / bb), fmt.Sprintf("PCG breakdown after %d iterations: c^T S H S c = %g, so H is not positive definite on the free subspace", iters, cq)
+				return iters, false, math.Sqrt(rr / bb), fmt.Sprintf("PCG breakdown after %d iterations: c^T A c = %g, so H is not positive definite on the free subspace", iters, cq)
 			}
-			s.alpha = delta / cq
-			s.parallel(s.fnUpdate)
+			rho1 := s.update(rho / cq)
 			iters++
-			rs := s.sum(0)
-			rr = s.sum(1)
-			if !finite(rr) || !finite(rs) {
+			if !finite(rho1) {
 				return iters, false, math.NaN(), "PCG: residual is not finite"
 			}
-			if rr <= tol2*bb || rr <= floor {
-				break
+			if !(ratio*rho1 > target) {
+				s.parallel(s.fnInit)
+				rr = s.sum(1)
+				if !finite(rr) {
+					return iters, false, math.NaN(), "PCG: residual is not finite"
+				}
+				if rr <= target || rr >= last {
+					break
+				}
+				ratio, last = rr/rho1, rr
 			}
-			s.beta = rs / delta
-			delta = rs
-			s.parallel(s.fnDir)
+			beta = rho1 / rho
+			rho = rho1
 		}
 	}
 }

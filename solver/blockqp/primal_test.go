@@ -54,27 +54,37 @@ func TestPrimalAgainstQP(t *testing.T) {
 // 12x12 resting sheet its degenerate contacts (tight, y = 0) give zero steps,
 // after which releases follow Bland's rule, and rows released on a
 // noise-level negative multiplier that block at once are kept rather than
-// cycled. The answer must still meet the KKT conditions and the constructed
-// answer's objective.
+// cycled. The answer must still meet the KKT conditions and come within
+// 5e-10 (relative) of the constructed answer's objective: a row kept on a
+// noise-level multiplier costs the objective about that much (1.2e-10 and
+// 1.9e-10 on the first two instances below).
+//
+// Whether noise-level multipliers arise depends on the instance and on the
+// solver's rounding: of seeds 1-80 at Tol 1e-7 with the Gauss-Seidel
+// preconditioner, these four give zero steps; the test fails, rather than
+// passing vacuously, if a change to the solver takes them away.
 func TestPrimalDegenerate(t *testing.T) {
-	p, warm, vs := restingCloth(t, rand.New(rand.NewSource(3)), 12, 12, 4e6, 0.1)
-	s := NewSolver()
-	s.forcePrimal = true
-	res, err := s.Solve(nil, p, warm, Settings{Tol: 1e-6, MaxRounds: 1000})
-	if err != nil {
-		t.Fatal(err)
+	for _, seed := range []int64{4, 20, 61, 70} {
+		p, warm, vs := restingCloth(t, rand.New(rand.NewSource(seed)), 12, 12, 4e6, 1)
+		s := NewSolver()
+		s.forcePrimal = true
+		res, err := s.Solve(nil, p, warm, Settings{Tol: 1e-7, MaxRounds: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Converged {
+			t.Fatalf("seed %d: %s", seed, res.Message)
+		}
+		q, qs := objective(p, res.X), objective(p, vs)
+		t.Logf("seed %d: %d rounds, %d CG iterations: %d zero steps, %d rows kept; objective %.1e off", seed, res.Rounds, res.CGIterations, s.degenerate, s.lockedRows, (q-qs)/math.Abs(qs))
+		if s.degenerate == 0 || s.lockedRows == 0 {
+			t.Errorf("seed %d: %d zero steps, %d rows kept: the degenerate path is not exercised", seed, s.degenerate, s.lockedRows)
+		}
+		if q-qs > 5e-10*math.Abs(qs) {
+			t.Errorf("seed %d: objective %.15g, the answer's %.15g", seed, q, qs)
+		}
+		checkKKT(t, p, res.X, res.Y, 1e-6)
 	}
-	if !res.Converged {
-		t.Fatal(res.Message)
-	}
-	t.Logf("%d rounds, %d CG iterations: %d zero steps, %d rows kept", res.Rounds, res.CGIterations, s.degenerate, s.lockedRows)
-	if s.degenerate == 0 || s.lockedRows == 0 {
-		t.Errorf("%d zero steps, %d rows kept: the degenerate path is not exercised", s.degenerate, s.lockedRows)
-	}
-	if q, qs := objective(p, res.X), objective(p, vs); q-qs > 1e-10*math.Abs(qs) {
-		t.Errorf("objective %.15g, the answer's %.15g", q, qs)
-	}
-	checkKKT(t, p, res.X, res.Y, 1e-6)
 }
 
 // TestDeterminismResting: the tightened re-solves and the primal fallback

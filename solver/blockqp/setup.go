@@ -13,7 +13,7 @@ const depTol = 1e-8
 // of the fixed reduction order.
 const blockGroups = 64
 
-// setup validates p (except the values of H, checked by extractBlocks) and
+// setup validates p (except the values of H, checked by buildBlocks) and
 // lays out the group and row structure into the Solver's buffers.
 func (s *Solver) setup(p *Problem) error {
 	if p == nil {

@@ -33,32 +33,38 @@ type Solver struct {
 	run Runner
 
 	n, ng, nr, nb int
-	// Structure: variables of group g are gvar[gptr[g]:gptr[g+1]]; variable i
-	// is entry gloc[i] of group gof[i]; the rows of group g are
-	// ridx[rptr[g]:rptr[g+1]], ascending.
+	// Structure: variables of group g are gvar[gptr[g]:gptr[g+1]] (in the
+	// caller's numbering) and gptr[g] .. gptr[g+1]-1 internally (group
+	// order, see blocks.go); variable i is entry gloc[i] of group gof[i];
+	// the rows of group g are ridx[rptr[g]:rptr[g+1]], ascending.
 	gof, gptr, gvar, rptr, ridx, next []int32
 	gloc                              []int8
 	fInf, aInf, bInf, a1              float64
 
-	// Per-group dense data (see filter.go).
-	hgg, qb, lt, pinv, cz []float64
-	arow                  []int32
-	nact                  []int8
-	changed, reg          []bool
-	berr                  []int
-	col32                 []int32 // H.Col as int32
+	// H in block rows (see blocks.go); mark is scratch for buildBlocks.
+	bptr, bdiag, bgrp, bcol, bvo, mark []int32
+	bk                                 []int8
+	all3                               []bool
+	bval                               []float64
 
-	active      []bool    // per row: in the working set
-	y, slack    []float64 // per row
-	x, r, c, q  []float64
-	ps, z       []float64
-	part        []float64
-	alpha, beta float64
-	seen        []uint64
-	toggled     []int32
-	x0          []float64 // primal method: the point the solve started from
-	locked      []bool    // primal method: rows not to be released again
-	relEpoch    []int32   // primal method: when each row was last released
+	// Per-group dense data (see filter.go).
+	hgg, qb, lt, pinv, cz, chol, dcor []float64
+	arow                              []int32
+	nact                              []int8
+	changed, reg                      []bool
+
+	active   []bool    // per row: in the working set
+	y, slack []float64 // per row
+	// Vectors in group order; xo is X in the caller's order.
+	x, r, c, q, t, v, z, f, xo []float64
+	part                       []float64
+	bb                         float64 // |S (F - H z)|^2 of this round
+	wantBB                     bool    // passInit computes bb
+	seen                       []uint64
+	toggled                    []int32
+	x0                         []float64 // primal method: the point the solve started from
+	locked                     []bool    // primal method: rows not to be released again
+	relEpoch                   []int32   // primal method: when each row was last released
 
 	// forcePrimal starts in the primal method; primalRounds, degenerate and
 	// lockedRows count, in the last Solve, its rounds, its zero steps and
@@ -67,7 +73,7 @@ type Solver struct {
 	primalRounds, degenerate, lockedRows int
 
 	// The passes bound once, so handing them to the Runner does not allocate.
-	fnExtract, fnProject, fnInit, fnMatvec, fnUpdate, fnDir, fnMult func(lo, hi int)
+	fnProject, fnInit, fnMult func(lo, hi int)
 }
 
 // NewSolver returns a Solver with no buffers yet.
@@ -78,12 +84,8 @@ func NewSolver() *Solver {
 }
 
 func (s *Solver) bind() {
-	s.fnExtract = s.passExtract
 	s.fnProject = s.passProject
 	s.fnInit = s.passInit
-	s.fnMatvec = s.passMatvec
-	s.fnUpdate = s.passUpdate
-	s.fnDir = s.passDir
 	s.fnMult = s.passMult
 }
 
@@ -92,15 +94,13 @@ func (s *Solver) alloc() {
 	s.qb = resizeF(s.qb, s.ng*sq)
 	s.lt = resizeF(s.lt, s.ng*sq)
 	s.pinv = resizeF(s.pinv, s.ng*sq)
+	s.chol = resizeF(s.chol, s.ng*sq)
+	s.dcor = resizeF(s.dcor, s.ng*sq)
 	s.cz = resizeF(s.cz, s.ng*MaxGroupSize)
 	s.arow = resizeI32(s.arow, s.ng*MaxGroupSize)
 	s.nact = resizeI8(s.nact, s.ng)
 	s.changed = resizeB(s.changed, s.ng)
 	s.reg = resizeB(s.reg, s.ng)
-	if cap(s.berr) < s.nb {
-		s.berr = make([]int, s.nb)
-	}
-	s.berr = s.berr[:s.nb]
 	s.active = resizeB(s.active, s.nr)
 	s.y = resizeF(s.y, s.nr)
 	s.slack = resizeF(s.slack, s.nr)
@@ -108,13 +108,15 @@ func (s *Solver) alloc() {
 	s.r = resizeF(s.r, s.n)
 	s.c = resizeF(s.c, s.n)
 	s.q = resizeF(s.q, s.n)
-	s.ps = resizeF(s.ps, s.n)
+	s.t = resizeF(s.t, s.n)
+	s.v = resizeF(s.v, s.n)
 	s.z = resizeF(s.z, s.n)
+	s.f = resizeF(s.f, s.n)
+	s.xo = resizeF(s.xo, s.n)
 	s.x0 = resizeF(s.x0, s.n)
 	s.locked = resizeB(s.locked, s.nr)
 	s.relEpoch = resizeI32(s.relEpoch, s.nr)
 	s.part = resizeF(s.part, s.nb*nPart)
-	s.col32 = resizeI32(s.col32, s.p.H.RowPtr[s.n])
 }
 
 // Solve solves p. run supplies the parallel loops (nil: serial). warm, if not
@@ -147,17 +149,19 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 				return Result{}, fmt.Errorf("blockqp: warm[%d] is %v", i, v)
 			}
 		}
-		copy(s.x, warm)
+		for k, i := range s.gvar {
+			s.x[k] = warm[i]
+		}
 	} else {
 		clear(s.x)
 	}
+	for k, i := range s.gvar {
+		s.f[k] = p.F[i]
+	}
 
-	s.parallel(s.fnExtract)
-	for _, k := range s.berr {
-		if k >= 0 {
-			i := sort.Search(s.n, func(i int) bool { return p.H.RowPtr[i+1] > k })
-			return Result{}, fmt.Errorf("blockqp: H: entry %d (row %d, column %d) is %v or outside %d columns", k, i, p.H.Col[k], p.H.Val[k], s.n)
-		}
+	if k := s.buildBlocks(); k >= 0 {
+		i := sort.Search(s.n, func(i int) bool { return p.H.RowPtr[i+1] > k })
+		return Result{}, fmt.Errorf("blockqp: H: entry %d (row %d, column %d) is %v or outside %d columns", k, i, p.H.Col[k], p.H.Val[k], s.n)
 	}
 
 	// First working set: the equalities and the inequalities tight or
@@ -173,12 +177,7 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 			s.active[i] = true
 			continue
 		}
-		vars := s.gvar[s.gptr[r.Group]:s.gptr[r.Group+1]]
-		ax := 0.0
-		for a, c := range r.Coef {
-			ax += c * s.x[vars[a]]
-		}
-		s.active[i] = ax-r.Target <= ptol
+		s.active[i] = s.rowDot(i, s.x)-r.Target <= ptol
 	}
 	for g := range s.changed {
 		s.changed[g] = true
@@ -358,17 +357,20 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 			res.RegularizedGroups++
 		}
 	}
-	res.X, res.Y, res.Active = s.x, s.y, s.active
+	for k, i := range s.gvar {
+		s.xo[i] = s.x[k]
+	}
+	res.X, res.Y, res.Active = s.xo, s.y, s.active
 	return res, nil
 }
 
-// rowDot returns a_i . v.
+// rowDot returns a_i . v, v in group order.
 func (s *Solver) rowDot(i int, v []float64) float64 {
 	r := &s.p.Rows[i]
-	vars := s.gvar[s.gptr[r.Group]:s.gptr[r.Group+1]]
+	v = v[s.gptr[r.Group]:s.gptr[r.Group+1]]
 	d := 0.0
 	for a, c := range r.Coef {
-		d += c * v[vars[a]]
+		d += c * v[a]
 	}
 	return d
 }

@@ -1,0 +1,184 @@
+package blockqp
+
+// H in group order. Internally the variables are numbered group by group:
+// group g's variables are gptr[g] .. gptr[g+1]-1, in the order of
+// Groups[g].Vars, so every group's variables are contiguous and the vectors
+// need no index map. H is stored as block rows of dense group-pair blocks:
+// block row g holds, for every group h it couples to (g itself always
+// included), the k_g x k_h block H_gh, row major, at bval[bvo[b]:]; the
+// blocks b of row g are bptr[g] .. bptr[g+1]-1, bdiag[g] the diagonal one,
+// the lower ones (h < g) before it in ascending h and the upper ones after
+// it in descending h (so each Gauss-Seidel sweep meets the group it has just
+// updated last), and bcol[b], bk[b] are the offset and size of h; all3[b]
+// says that block b's row is of 3 x 3 blocks only.
+
+// buildBlocks checks the entries of H and copies them into the block rows
+// and the diagonal blocks s.hgg; it returns the index of the first bad entry
+// in H.Col/H.Val, or -1.
+func (s *Solver) buildBlocks() int {
+	h := s.p.H
+	rp, col, val := h.RowPtr, h.Col, h.Val
+	ng := s.ng
+	s.bptr = resizeI32(s.bptr, ng+1)
+	s.bdiag = resizeI32(s.bdiag, ng)
+	s.mark = resizeI32(s.mark, ng)
+	clear(s.mark)
+	s.bgrp = s.bgrp[:0]
+	// The groups each block row couples to, sorted.
+	for g := 0; g < ng; g++ {
+		start := len(s.bgrp)
+		s.mark[g] = int32(g + 1)
+		s.bgrp = append(s.bgrp, int32(g))
+		for _, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+			for k := rp[i]; k < rp[i+1]; k++ {
+				j := col[k]
+				if j < 0 || j >= s.n || !finite(val[k]) {
+					return k
+				}
+				if o := s.gof[j]; s.mark[o] != int32(g+1) {
+					s.mark[o] = int32(g + 1)
+					s.bgrp = append(s.bgrp, o)
+				}
+			}
+		}
+		// Insertion sort (rows are short): lower blocks ascending, then the
+		// diagonal, then upper blocks descending.
+		row := s.bgrp[start:]
+		before := func(a, b int32) bool {
+			if a <= int32(g) && b <= int32(g) {
+				return a < b
+			}
+			if a > int32(g) && b > int32(g) {
+				return a > b
+			}
+			return a < b
+		}
+		for a := 1; a < len(row); a++ {
+			for b := a; b > 0 && before(row[b], row[b-1]); b-- {
+				row[b], row[b-1] = row[b-1], row[b]
+			}
+		}
+		for b, o := range row {
+			if o == int32(g) {
+				s.bdiag[g] = int32(start + b)
+			}
+		}
+		s.bptr[g+1] = int32(len(s.bgrp))
+	}
+	nb := len(s.bgrp)
+	s.bcol = resizeI32(s.bcol, nb)
+	s.bk = resizeI8(s.bk, nb)
+	s.bvo = resizeI32(s.bvo, nb)
+	nv := 0
+	for g := 0; g < ng; g++ {
+		kg := int(s.gptr[g+1] - s.gptr[g])
+		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
+			o := s.bgrp[b]
+			kh := int(s.gptr[o+1] - s.gptr[o])
+			s.bcol[b], s.bk[b], s.bvo[b] = s.gptr[o], int8(kh), int32(nv)
+			nv += kg * kh
+		}
+	}
+	s.all3 = resizeB(s.all3, nb)
+	for g := 0; g < ng; g++ {
+		all3 := s.gptr[g+1]-s.gptr[g] == 3
+		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
+			all3 = all3 && s.bk[b] == 3
+		}
+		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
+			s.all3[b] = all3
+		}
+	}
+	s.bval = resizeF(s.bval, nv)
+	clear(s.bval)
+	// Values: mark[o] now holds the block of row g that couples to o.
+	for g := 0; g < ng; g++ {
+		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
+			s.mark[s.bgrp[b]] = b
+		}
+		for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+			for k := rp[i]; k < rp[i+1]; k++ {
+				j := col[k]
+				b := s.mark[s.gof[j]]
+				kh := int(s.bk[b])
+				s.bval[int(s.bvo[b])+a*kh+int(s.gloc[j])] += val[k]
+			}
+		}
+		kg := int(s.gptr[g+1] - s.gptr[g])
+		d := s.bval[s.bvo[s.bdiag[g]]:]
+		hg := s.hgg[g*sq : g*sq+sq]
+		clear(hg)
+		for a := 0; a < kg; a++ {
+			copy(hg[a*MaxGroupSize:a*MaxGroupSize+kg], d[a*kg:a*kg+kg])
+		}
+	}
+	return -1
+}
+
+// mulRow sets t[:k_g] = (H v)_g, v in group order.
+func (s *Solver) mulRow(g int, v []float64, t *[MaxGroupSize]float64) {
+	s.mulBlocks(int(s.gptr[g+1]-s.gptr[g]), int(s.bptr[g]), int(s.bptr[g+1]), v, t)
+}
+
+// mulBlocks sets t[:kg] to the sum of H_gh v_h over the blocks b0 <= b < b1
+// of a block row of kg rows.
+func (s *Solver) mulBlocks(kg, b0, b1 int, v []float64, t *[MaxGroupSize]float64) {
+	if b0 >= b1 {
+		*t = [MaxGroupSize]float64{}
+		return
+	}
+	bcol, bk, bvo, bval := s.bcol[b0:b1], s.bk[b0:b1], s.bvo[b0:b1], s.bval
+	if kg == 3 && s.all3[b0] {
+		// Blocks of 3 x 3 only: their values are contiguous.
+		m := bval[bvo[0] : int(bvo[0])+9*len(bcol)]
+		var a0, a1, a2 float64
+		for b, o := range bcol {
+			x := v[o : o+3 : o+3]
+			mb := m[9*b : 9*b+9 : 9*b+9]
+			a0 += mb[0]*x[0] + mb[1]*x[1] + mb[2]*x[2]
+			a1 += mb[3]*x[0] + mb[4]*x[1] + mb[5]*x[2]
+			a2 += mb[6]*x[0] + mb[7]*x[1] + mb[8]*x[2]
+		}
+		t[0], t[1], t[2] = a0, a1, a2
+		return
+	}
+	if kg == 3 {
+		var a0, a1, a2 float64
+		for b, o := range bcol {
+			m := bval[bvo[b]:]
+			if bk[b] == 3 {
+				x := v[o : o+3 : o+3]
+				m = m[:9:9]
+				a0 += m[0]*x[0] + m[1]*x[1] + m[2]*x[2]
+				a1 += m[3]*x[0] + m[4]*x[1] + m[5]*x[2]
+				a2 += m[6]*x[0] + m[7]*x[1] + m[8]*x[2]
+				continue
+			}
+			kh := int(bk[b])
+			x := v[o : int(o)+kh]
+			m = m[:3*kh]
+			for c, xc := range x {
+				a0 += m[c] * xc
+				a1 += m[kh+c] * xc
+				a2 += m[2*kh+c] * xc
+			}
+		}
+		t[0], t[1], t[2] = a0, a1, a2
+		return
+	}
+	var acc [MaxGroupSize]float64
+	for b, o := range bcol {
+		kh := int(bk[b])
+		x := v[o : int(o)+kh]
+		m := bval[bvo[b]:]
+		for a := 0; a < kg; a++ {
+			row := m[a*kh : a*kh+kh]
+			d := 0.0
+			for c, xc := range x {
+				d += row[c] * xc
+			}
+			acc[a] += d
+		}
+	}
+	*t = acc
+}
