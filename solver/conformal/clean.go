@@ -177,7 +177,11 @@ const minWorldArea = 0.01
 //     4*MinEdge long, it is split at its midpoint (a bisection toward c,
 //     whose new edges are all at least 2*MinEdge long).
 //
-// A face neither rule fixes is left to the remesher (Result.IllShaped).
+// When neither collapse is valid, the free vert of the face nearest a
+// conformal node or edge (within 2*MinEdge) is removed and its hole
+// re-triangulated (dissolve), if that leaves faces better than this one.
+//
+// A face no rule fixes is left to the remesher (Result.IllShaped).
 func (w *work) fixIll(g int32) bool {
 	t := w.f[g]
 	if minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]]) >= w.p.MinAngle {
@@ -214,9 +218,12 @@ func (w *work) fixIll(g int32) bool {
 			// Undo: collapsing the new vert back onto a restores the faces.
 			w.collapse(n, a)
 			w.collapses--
-			return false
+			return w.dissolveNearest(t, a0)
 		}
 		w.splits++
+		return true
+	}
+	if w.dissolveNearest(t, minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]])) {
 		return true
 	}
 	if l[e] >= 4*w.p.MinEdge && e == w.paperEdge(t) {
@@ -295,4 +302,35 @@ func (w *work) quality() (ill, short int) {
 		}
 	}
 	return ill, short
+}
+
+// dissolveNearest dissolves the free vert of face t nearest the chain,
+// within 2*MinEdge of it, whose hole fills with faces whose angles all
+// exceed amin, trying the nearer first.
+func (w *work) dissolveNearest(t [3]int32, amin float64) bool {
+	var cand [3]int32
+	var dist [3]float64
+	n := 0
+	for _, v := range t {
+		if w.feat[v] >= 0 {
+			continue
+		}
+		d := w.chainDist(v)
+		if !(d < 2*w.p.MinEdge) {
+			continue
+		}
+		k := n
+		for k > 0 && dist[k-1] > d {
+			cand[k], dist[k] = cand[k-1], dist[k-1]
+			k--
+		}
+		cand[k], dist[k] = v, d
+		n++
+	}
+	for _, v := range cand[:n] {
+		if w.dissolve(v, amin) {
+			return true
+		}
+	}
+	return false
 }
