@@ -75,6 +75,7 @@ type EOLCloth struct {
 	coefAt      []int     // where each row's coefficients start in coefs
 	warm        qp.Result
 	trip        triplets
+	stretch0    []float64 // materialStepLimit: the incident faces' stretch before the step
 	eqM, inM    qp.CSR
 	beq, bin    []float64
 	rhs         []float64

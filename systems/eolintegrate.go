@@ -171,16 +171,29 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 // materialStepLimit returns the largest a in [0, 1] (by bisection) for which
 // moving EOL vertex ev's material coordinate from u by a*du keeps each of its
 // faces counter-clockwise with at least a tenth of its current material
-// area, and never shrinks a face already below 1e-4 min_edge^2: the material
-// may not run over a neighbour faster than the conformal preprocessing
-// between steps can collapse it, nor squeeze a face to nothing over many
-// steps.
+// area, never shrinks a face already below 1e-4 min_edge^2, and stretches no
+// face beyond maxEulerStretch (or further, if it is already beyond): the
+// material may not run over a neighbour faster than the conformal
+// preprocessing between steps can collapse it, nor squeeze a face to nothing
+// over many steps.
+//
+// The stretch bound matters where the preprocessing cannot collapse the
+// face, as when a chain runs along the cloth's border (border nodes stay):
+// there eq. 9's force, mapped through the vertex's averaged F, does not feel
+// the thin face's energy, so the material would flow on until the face is a
+// sliver holding a world-size edge. Stopped, the stretched face pulls its
+// Lagrangian corners towards the feature instead.
 func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 	s := c.state
 	floor := 1e-4 * c.set.MinEdge * c.set.MinEdge // twice the smallest area a step may shrink a face to
+	faces := c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]]
+	c.stretch0 = c.stretch0[:0]
+	for _, f := range faces {
+		c.stretch0 = append(c.stretch0, c.faceStretch(f, -1, dense.Vec2{}))
+	}
 	ok := func(a float64) bool {
 		p := dense.Vec2{u[0] + a*du[0], u[1] + a*du[1]}
-		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
+		for k, f := range faces {
 			U := c.faceMap.Get(s.FaceEnts[f]).U
 			var moved [3]dense.Vec2
 			for j := range 3 {
@@ -191,6 +204,9 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 			}
 			a, a0 := signedArea2(moved), signedArea2(U)
 			if a < 0.1*a0 || (a < floor && a < a0) {
+				return false
+			}
+			if st := c.faceStretch(f, ev.v, p); st > math.Max(maxEulerStretch, c.stretch0[k]) {
 				return false
 			}
 		}
@@ -209,6 +225,32 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 		}
 	}
 	return lo
+}
+
+// maxEulerStretch is the largest principal stretch (world over material
+// length) an Eulerian step may give a face (see materialStepLimit).
+const maxEulerStretch = 2
+
+// faceStretch returns the largest principal stretch of face f at the
+// current world positions, with vertex v's material coordinate at p (v < 0:
+// as it is), or +Inf for a degenerate material triangle.
+func (c *EOLCloth) faceStretch(f, v int32, p dense.Vec2) float64 {
+	s := c.state
+	U := c.faceMap.Get(s.FaceEnts[f]).U
+	var x [3]dense.Vec3
+	for j := range 3 {
+		vj := s.Faces[3*int(f)+j]
+		if vj == v {
+			U[j] = p
+		}
+		x[j] = dense.Vec3(*c.posMap.Get(s.Verts[vj]))
+	}
+	rest, err := elastic.NewMembraneRest(U[0], U[1], U[2])
+	if err != nil {
+		return math.Inf(1)
+	}
+	_, sv, _ := dense.SVD32(rest.DeformationGradient(x[0], x[1], x[2]))
+	return sv[0]
 }
 
 // signedArea2 is twice the signed area of a material triangle
