@@ -1,9 +1,10 @@
 package qp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // CSR is a sparse matrix in compressed sparse row form: the entries of row i
@@ -103,7 +104,7 @@ func (m *CSR) canonical() *CSR {
 			buf = append(buf, ent{m.Col[k], m.Val[k]})
 		}
 		if !sorted {
-			sort.SliceStable(buf, func(a, b int) bool { return buf[a].j < buf[b].j })
+			slices.SortStableFunc(buf, func(a, b ent) int { return cmp.Compare(a.j, b.j) })
 		}
 		for k, e := range buf {
 			if k > 0 && e.j == buf[k-1].j {
