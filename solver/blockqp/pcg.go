@@ -49,8 +49,8 @@ func (s *Solver) passProject(lo, hi int) {
 	}
 }
 
-// passInit sets q = S (F - H x) and the partials |q|^2 and |F - H x|^2,
-// and, if s.wantBB, |S (F - H z)|^2.
+// passInit sets hx = H x, q = S (F - H x) and the partials |q|^2 and
+// |F - H x|^2, and, if s.wantBB, |S (F - H z)|^2.
 func (s *Solver) passInit(lo, hi int) {
 	x, z, f := s.x, s.z, s.f
 	for b := lo; b < hi; b++ {
@@ -60,6 +60,7 @@ func (s *Solver) passInit(lo, hi int) {
 			o, k := s.span(g)
 			var t, u [MaxGroupSize]float64
 			s.mulRow(g, x, &t)
+			copy(s.hx[o:o+k], t[:k])
 			for a := 0; a < k; a++ {
 				t[a] = f[o+a] - t[a]
 				ww += t[a] * t[a]
@@ -211,7 +212,7 @@ func (s *Solver) update(alpha float64) float64 {
 }
 
 // passMult computes the multipliers and slacks of every row and the partial
-// maxima of |x|, |H x| and |y|.
+// maxima of |x|, |H x| and |y|. It takes H x from hx if s.hxOK.
 func (s *Solver) passMult(lo, hi int) {
 	x, f := s.x, s.f
 	for b := lo; b < hi; b++ {
@@ -220,7 +221,11 @@ func (s *Solver) passMult(lo, hi int) {
 		for g := g0; g < g1; g++ {
 			o, k := s.span(g)
 			var grad, y [MaxGroupSize]float64
-			s.mulRow(g, x, &grad)
+			if s.hxOK {
+				copy(grad[:k], s.hx[o:o+k])
+			} else {
+				s.mulRow(g, x, &grad)
+			}
 			xg := x[o : o+k]
 			for a := 0; a < k; a++ {
 				xm = math.Max(xm, math.Abs(xg[a]))
@@ -337,13 +342,18 @@ func (s *Solver) maxPart(j int) float64 {
 // |r|^2 in the transformed space, r^T M^-1 r for the true residual r; the
 // true |S (F - H x)| is recomputed when the transformed residual, scaled by
 // the last ratio of the two, says Tol is met, and the iteration stops only
-// if it is (restarting if it has not fallen since the last check).
+// if it is (restarting from that residual if it has not fallen since the
+// last check). s.hxOK says whether s.hx holds H x at the returned x.
 func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 	tol2 := tol * tol
 	iters := 0
-	s.wantBB = true
+	s.wantBB, s.hxOK = true, false
+	// fresh: q, hx and the partials hold the residual at x.
+	fresh := false
 	for {
-		s.parallel(s.fnInit)
+		if !fresh {
+			s.parallel(s.fnInit)
+		}
 		rr := s.sum(1)
 		if s.wantBB {
 			s.bb = s.sum(2)
@@ -364,6 +374,7 @@ func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 		}
 		target := math.Max(tol2*bb, floor)
 		if rr <= target {
+			s.hxOK = true
 			return iters, true, math.Sqrt(rr / bb), ""
 		}
 		if iters >= maxIter {
@@ -373,6 +384,7 @@ func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 		// ratio estimates |S (F - H x)|^2 / |r|^2.
 		ratio, last := rr/rho, rr
 		beta := 0.0
+		fresh = false
 		for iters < maxIter {
 			s.sweepBack(beta)
 			cq := s.sweepFwd()
@@ -391,6 +403,7 @@ func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 					return iters, false, math.NaN(), "PCG: residual is not finite"
 				}
 				if rr <= target || rr >= last {
+					fresh = true
 					break
 				}
 				ratio, last = rr/rho1, rr

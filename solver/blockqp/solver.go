@@ -56,15 +56,16 @@ type Solver struct {
 	active   []bool    // per row: in the working set
 	y, slack []float64 // per row
 	// Vectors in group order; xo is X in the caller's order.
-	x, r, c, q, t, v, z, f, xo []float64
-	part                       []float64
-	bb                         float64 // |S (F - H z)|^2 of this round
-	wantBB                     bool    // passInit computes bb
-	seen                       []uint64
-	toggled                    []int32
-	x0                         []float64 // primal method: the point the solve started from
-	locked                     []bool    // primal method: rows not to be released again
-	relEpoch                   []int32   // primal method: when each row was last released
+	x, r, c, q, t, v, z, f, hx, xo []float64
+	part                           []float64
+	bb                             float64 // |S (F - H z)|^2 of this round
+	wantBB                         bool    // passInit computes bb
+	hxOK                           bool    // hx holds H x (see pcg)
+	seen                           []uint64
+	toggled                        []int32
+	x0                             []float64 // primal method: the point the solve started from
+	locked                         []bool    // primal method: rows not to be released again
+	relEpoch                       []int32   // primal method: when each row was last released
 
 	// forcePrimal starts in the primal method; primalRounds, degenerate and
 	// lockedRows count, in the last Solve, its rounds, its zero steps and
@@ -112,6 +113,7 @@ func (s *Solver) alloc() {
 	s.v = resizeF(s.v, s.n)
 	s.z = resizeF(s.z, s.n)
 	s.f = resizeF(s.f, s.n)
+	s.hx = resizeF(s.hx, s.n)
 	s.xo = resizeF(s.xo, s.n)
 	s.x0 = resizeF(s.x0, s.n)
 	s.locked = resizeB(s.locked, s.nr)
