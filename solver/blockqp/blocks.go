@@ -9,8 +9,9 @@ package blockqp
 // blocks b of row g are bptr[g] .. bptr[g+1]-1, bdiag[g] the diagonal one,
 // the lower ones (h < g) before it in ascending h and the upper ones after
 // it in descending h (so each Gauss-Seidel sweep meets the group it has just
-// updated last), and bcol[b], bk[b] are the offset and size of h; all3[b]
-// says that block b's row is of 3 x 3 blocks only.
+// updated last), and bcol[b], bk[b] are the offset and size of h (bvo has a
+// last entry len(bval)); all3[g] says that block row g is of 3 x 3 blocks
+// only, so its values are 9 a block in block order.
 
 // buildBlocks checks the entries of H and copies them into the block rows
 // and the diagonal blocks s.hgg; it returns the index of the first bad entry
@@ -68,7 +69,7 @@ func (s *Solver) buildBlocks() int {
 	nb := len(s.bgrp)
 	s.bcol = resizeI32(s.bcol, nb)
 	s.bk = resizeI8(s.bk, nb)
-	s.bvo = resizeI32(s.bvo, nb)
+	s.bvo = resizeI32(s.bvo, nb+1)
 	nv := 0
 	for g := 0; g < ng; g++ {
 		kg := int(s.gptr[g+1] - s.gptr[g])
@@ -79,15 +80,14 @@ func (s *Solver) buildBlocks() int {
 			nv += kg * kh
 		}
 	}
-	s.all3 = resizeB(s.all3, nb)
+	s.bvo[nb] = int32(nv)
+	s.all3 = resizeB(s.all3, ng)
 	for g := 0; g < ng; g++ {
 		all3 := s.gptr[g+1]-s.gptr[g] == 3
 		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
 			all3 = all3 && s.bk[b] == 3
 		}
-		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
-			s.all3[b] = all3
-		}
+		s.all3[g] = all3
 	}
 	s.bval = resizeF(s.bval, nv)
 	clear(s.bval)
@@ -117,31 +117,37 @@ func (s *Solver) buildBlocks() int {
 
 // mulRow sets t[:k_g] = (H v)_g, v in group order.
 func (s *Solver) mulRow(g int, v []float64, t *[MaxGroupSize]float64) {
-	s.mulBlocks(int(s.gptr[g+1]-s.gptr[g]), int(s.bptr[g]), int(s.bptr[g+1]), v, t)
+	s.mulBlocks(g, int(s.bptr[g]), int(s.bptr[g+1]), v, t)
 }
 
-// mulBlocks sets t[:kg] to the sum of H_gh v_h over the blocks b0 <= b < b1
-// of a block row of kg rows.
-func (s *Solver) mulBlocks(kg, b0, b1 int, v []float64, t *[MaxGroupSize]float64) {
+// mul3 returns the sum of the 3 x 3 blocks m[9b:9b+9] (row major) times
+// v[cols[b]:cols[b]+3].
+func mul3(m []float64, cols []int32, v []float64) (a0, a1, a2 float64) {
+	for _, j := range cols {
+		x := (*[3]float64)(v[j:])
+		mb := (*[9]float64)(m)
+		m = m[9:]
+		x0, x1, x2 := x[0], x[1], x[2]
+		a0 += mb[0]*x0 + mb[1]*x1 + mb[2]*x2
+		a1 += mb[3]*x0 + mb[4]*x1 + mb[5]*x2
+		a2 += mb[6]*x0 + mb[7]*x1 + mb[8]*x2
+	}
+	return
+}
+
+// mulBlocks sets t[:k_g] to the sum of H_gh v_h over the blocks b0 <= b <
+// b1 of block row g.
+func (s *Solver) mulBlocks(g, b0, b1 int, v []float64, t *[MaxGroupSize]float64) {
+	if s.all3[g] {
+		t[0], t[1], t[2] = mul3(s.bval[s.bvo[b0]:s.bvo[b1]], s.bcol[b0:b1], v)
+		return
+	}
 	if b0 >= b1 {
 		*t = [MaxGroupSize]float64{}
 		return
 	}
+	kg := int(s.gptr[g+1] - s.gptr[g])
 	bcol, bk, bvo, bval := s.bcol[b0:b1], s.bk[b0:b1], s.bvo[b0:b1], s.bval
-	if kg == 3 && s.all3[b0] {
-		// Blocks of 3 x 3 only: their values are contiguous.
-		m := bval[bvo[0] : int(bvo[0])+9*len(bcol)]
-		var a0, a1, a2 float64
-		for b, o := range bcol {
-			x := v[o : o+3 : o+3]
-			mb := m[9*b : 9*b+9 : 9*b+9]
-			a0 += mb[0]*x[0] + mb[1]*x[1] + mb[2]*x[2]
-			a1 += mb[3]*x[0] + mb[4]*x[1] + mb[5]*x[2]
-			a2 += mb[6]*x[0] + mb[7]*x[1] + mb[8]*x[2]
-		}
-		t[0], t[1], t[2] = a0, a1, a2
-		return
-	}
 	if kg == 3 {
 		var a0, a1, a2 float64
 		for b, o := range bcol {

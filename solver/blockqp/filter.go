@@ -7,9 +7,13 @@ import "math"
 // buildBlocks), s.qb (the orthonormal basis Q_g, one working row per row),
 // s.lt (L_g, R_g = L_g Q_g^T), s.pinv (S_g B_g^-1 S_g), s.chol (C_g, B_g =
 // C_g C_g^T) and s.dcor (see buildPrecond), and at stride 5 in s.cz (L_g^-1
-// b_g) and s.arow (the working rows, in row order).
+// b_g) and s.arow (the working rows, in row order). For the sweeps, a group
+// of 3 variables also has its P_g (row major) and C_g (lower triangle by
+// rows) packed at stride pc3 in s.pc.
 
 const sq = MaxGroupSize * MaxGroupSize
+
+const pc3 = 16
 
 // buildFilter orthonormalises the working rows of group g (its equalities and
 // active inequalities, in row order), computes the prescribed point z_g and
@@ -148,6 +152,10 @@ func (s *Solver) buildPrecond(g, k, m int) bool {
 	for a := 0; a < k; a++ {
 		copy(ch[a*MaxGroupSize:a*MaxGroupSize+a+1], b[a*MaxGroupSize:a*MaxGroupSize+a+1])
 	}
+	if k == 3 {
+		pc := s.pc[g*pc3 : g*pc3+pc3]
+		pc[9], pc[10], pc[11], pc[12], pc[13], pc[14] = ch[0], ch[5], ch[6], ch[10], ch[11], ch[12]
+	}
 	if reg {
 		dc := s.dcor[g*sq : g*sq+sq]
 		for a := 0; a < k; a++ {
@@ -195,16 +203,21 @@ func (s *Solver) buildPrecond(g, k, m int) bool {
 	}
 	pv := s.pinv[g*sq : g*sq+sq]
 	clear(pv)
-	if m == k {
-		return reg
-	}
-	for a := 0; a < k; a++ {
-		for c := 0; c < k; c++ {
-			x := 0.0
-			for e := 0; e < k; e++ {
-				x += sm[a*MaxGroupSize+e] * u[e*MaxGroupSize+c]
+	if m < k {
+		for a := 0; a < k; a++ {
+			for c := 0; c < k; c++ {
+				x := 0.0
+				for e := 0; e < k; e++ {
+					x += sm[a*MaxGroupSize+e] * u[e*MaxGroupSize+c]
+				}
+				pv[a*MaxGroupSize+c] = x
 			}
-			pv[a*MaxGroupSize+c] = x
+		}
+	}
+	if k == 3 {
+		pc := s.pc[g*pc3 : g*pc3+pc3]
+		for a := 0; a < 3; a++ {
+			copy(pc[3*a:3*a+3], pv[a*MaxGroupSize:a*MaxGroupSize+3])
 		}
 	}
 	return reg

@@ -99,7 +99,7 @@ func (s *Solver) sweepStart() float64 {
 	for g := 0; g < s.ng; g++ {
 		o, k := s.span(g)
 		var w, v, rh [MaxGroupSize]float64
-		s.mulBlocks(k, int(s.bptr[g]), int(s.bdiag[g]), s.v, &w)
+		s.mulBlocks(g, int(s.bptr[g]), int(s.bdiag[g]), s.v, &w)
 		for a := 0; a < k; a++ {
 			w[a] = s.q[o+a] - w[a]
 		}
@@ -118,23 +118,39 @@ func (s *Solver) sweepStart() float64 {
 // sweepBack sets c = r + beta c, t = (D + L^T)^-1 C c and v to the upper
 // sums L^T t.
 func (s *Solver) sweepBack(beta float64) {
+	bval, bcol, bvo := s.bval, s.bcol, s.bvo
 	for g := s.ng - 1; g >= 0; g-- {
 		o, k := s.span(g)
-		var w [MaxGroupSize]float64
-		s.mulBlocks(k, int(s.bdiag[g])+1, int(s.bptr[g+1]), s.t, &w)
-		if k == 3 {
-			r, c, v, t := s.r[o:o+3:o+3], s.c[o:o+3:o+3], s.v[o:o+3:o+3], s.t[o:o+3:o+3]
+		if s.all3[g] {
+			// mul3, inlined by hand: 3 x 3 blocks only.
+			b0, b1 := s.bdiag[g]+1, s.bptr[g+1]
+			m := bval[bvo[b0]:bvo[b1]]
+			t := s.t
+			var w0, w1, w2 float64
+			for _, j := range bcol[b0:b1] {
+				x := (*[3]float64)(t[j:])
+				mb := (*[9]float64)(m)
+				m = m[9:]
+				x0, x1, x2 := x[0], x[1], x[2]
+				w0 += mb[0]*x0 + mb[1]*x1 + mb[2]*x2
+				w1 += mb[3]*x0 + mb[4]*x1 + mb[5]*x2
+				w2 += mb[6]*x0 + mb[7]*x1 + mb[8]*x2
+			}
+			r, c, v, tg := (*[3]float64)(s.r[o:]), (*[3]float64)(s.c[o:]), (*[3]float64)(s.v[o:]), (*[3]float64)(t[o:])
 			p0, p1, p2 := r[0]+beta*c[0], r[1]+beta*c[1], r[2]+beta*c[2]
 			c[0], c[1], c[2] = p0, p1, p2
-			v[0], v[1], v[2] = w[0], w[1], w[2]
-			ch := s.chol[g*sq : g*sq+13 : g*sq+13]
-			u0 := ch[0]*p0 - w[0]
-			u1 := ch[5]*p0 + ch[6]*p1 - w[1]
-			u2 := ch[10]*p0 + ch[11]*p1 + ch[12]*p2 - w[2]
-			t[0], t[1], t[2] = s.precond3(g, u0, u1, u2)
+			v[0], v[1], v[2] = w0, w1, w2
+			pc := (*[pc3]float64)(s.pc[g*pc3:])
+			u0 := pc[9]*p0 - w0
+			u1 := pc[10]*p0 + pc[11]*p1 - w1
+			u2 := pc[12]*p0 + pc[13]*p1 + pc[14]*p2 - w2
+			tg[0] = pc[0]*u0 + pc[1]*u1 + pc[2]*u2
+			tg[1] = pc[3]*u0 + pc[4]*u1 + pc[5]*u2
+			tg[2] = pc[6]*u0 + pc[7]*u1 + pc[8]*u2
 			continue
 		}
-		var p, u, t [MaxGroupSize]float64
+		var w, p, u, t [MaxGroupSize]float64
+		s.mulBlocks(g, int(s.bdiag[g])+1, int(s.bptr[g+1]), s.t, &w)
 		for a := 0; a < k; a++ {
 			p[a] = s.r[o+a] + beta*s.c[o+a]
 			s.c[o+a] = p[a]
@@ -153,26 +169,44 @@ func (s *Solver) sweepBack(beta float64) {
 // (so q = A c, A = C^T (D + L)^-1 K (D + L^T)^-1 C, by Eisenstat's trick)
 // and returns c.q.
 func (s *Solver) sweepFwd() float64 {
+	bval, bcol, bvo := s.bval, s.bcol, s.bvo
 	cq := 0.0
 	for g := 0; g < s.ng; g++ {
 		o, k := s.span(g)
-		var w, v, q [MaxGroupSize]float64
-		s.mulBlocks(k, int(s.bptr[g]), int(s.bdiag[g]), s.v, &w)
-		if k == 3 && !s.reg[g] {
-			vg, t, c, qg := s.v[o:o+3:o+3], s.t[o:o+3:o+3], s.c[o:o+3:o+3], s.q[o:o+3:o+3]
-			v0, v1, v2 := s.precond3(g, vg[0]-w[0], vg[1]-w[1], vg[2]-w[2])
+		if s.all3[g] && !s.reg[g] {
+			// mul3, inlined by hand: 3 x 3 blocks only.
+			b0, b1 := s.bptr[g], s.bdiag[g]
+			m := bval[bvo[b0]:bvo[b1]]
+			v := s.v
+			var w0, w1, w2 float64
+			for _, j := range bcol[b0:b1] {
+				x := (*[3]float64)(v[j:])
+				mb := (*[9]float64)(m)
+				m = m[9:]
+				x0, x1, x2 := x[0], x[1], x[2]
+				w0 += mb[0]*x0 + mb[1]*x1 + mb[2]*x2
+				w1 += mb[3]*x0 + mb[4]*x1 + mb[5]*x2
+				w2 += mb[6]*x0 + mb[7]*x1 + mb[8]*x2
+			}
+			vg, t, c, qg := (*[3]float64)(v[o:]), (*[3]float64)(s.t[o:]), (*[3]float64)(s.c[o:]), (*[3]float64)(s.q[o:])
+			pc := (*[pc3]float64)(s.pc[g*pc3:])
+			u0, u1, u2 := vg[0]-w0, vg[1]-w1, vg[2]-w2
+			v0 := pc[0]*u0 + pc[1]*u1 + pc[2]*u2
+			v1 := pc[3]*u0 + pc[4]*u1 + pc[5]*u2
+			v2 := pc[6]*u0 + pc[7]*u1 + pc[8]*u2
 			vg[0], vg[1], vg[2] = v0, v1, v2
 			v0 += t[0]
 			v1 += t[1]
 			v2 += t[2]
-			ch := s.chol[g*sq : g*sq+13 : g*sq+13]
-			q0 := ch[0]*v0 + ch[5]*v1 + ch[10]*v2
-			q1 := ch[6]*v1 + ch[11]*v2
-			q2 := ch[12] * v2
+			q0 := pc[9]*v0 + pc[10]*v1 + pc[12]*v2
+			q1 := pc[11]*v1 + pc[13]*v2
+			q2 := pc[14] * v2
 			qg[0], qg[1], qg[2] = q0, q1, q2
 			cq += c[0]*q0 + c[1]*q1 + c[2]*q2
 			continue
 		}
+		var w, v, q [MaxGroupSize]float64
+		s.mulBlocks(g, int(s.bptr[g]), int(s.bdiag[g]), s.v, &w)
 		for a := 0; a < k; a++ {
 			w[a] = s.v[o+a] - w[a]
 		}
@@ -268,14 +302,6 @@ func (s *Solver) precond(g, k int, t, out *[MaxGroupSize]float64) {
 		}
 		out[a] = x
 	}
-}
-
-// precond3 returns P_g (x0, x1, x2) for a group of 3 variables.
-func (s *Solver) precond3(g int, x0, x1, x2 float64) (float64, float64, float64) {
-	pv := s.pinv[g*sq : g*sq+13 : g*sq+13]
-	return pv[0]*x0 + pv[1]*x1 + pv[2]*x2,
-		pv[5]*x0 + pv[6]*x1 + pv[7]*x2,
-		pv[10]*x0 + pv[11]*x1 + pv[12]*x2
 }
 
 // mulC sets out[:k] = C_g t[:k].

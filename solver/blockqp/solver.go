@@ -48,10 +48,10 @@ type Solver struct {
 	bval                               []float64
 
 	// Per-group dense data (see filter.go).
-	hgg, qb, lt, pinv, cz, chol, dcor []float64
-	arow                              []int32
-	nact                              []int8
-	changed, reg                      []bool
+	hgg, qb, lt, pinv, cz, chol, dcor, pc []float64
+	arow                                  []int32
+	nact                                  []int8
+	changed, reg                          []bool
 
 	active   []bool    // per row: in the working set
 	y, slack []float64 // per row
@@ -97,6 +97,7 @@ func (s *Solver) alloc() {
 	s.pinv = resizeF(s.pinv, s.ng*sq)
 	s.chol = resizeF(s.chol, s.ng*sq)
 	s.dcor = resizeF(s.dcor, s.ng*sq)
+	s.pc = resizeF(s.pc, s.ng*pc3)
 	s.cz = resizeF(s.cz, s.ng*MaxGroupSize)
 	s.arow = resizeI32(s.arow, s.ng*MaxGroupSize)
 	s.nact = resizeI8(s.nact, s.ng)
