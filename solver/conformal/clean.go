@@ -82,10 +82,11 @@ func (w *work) tryCollapse(a, b int32) bool {
 // i-j onto j (see Preprocess for the rules), leaving faces whose angles all
 // exceed amin (pass a negative amin for no bound).
 func (w *work) canRemove(i, j int32, amin float64) bool {
-	if w.locked[i] {
+	if w.locked[i] || w.point[i] {
 		return false
 	}
-	// A conformal node leaves only onto a neighbour on its edge feature;
+	// A point node stays; a conformal node leaves only onto a neighbour along
+	// its chain (the corner at its edge's end included);
 	// toward a conformal node otherwise (sec. 6.1).
 	if w.feat[i] >= 0 && !w.conformalEdge(i, j) {
 		return false
@@ -241,8 +242,8 @@ func (w *work) fixIll(g int32) bool {
 // between two others stays on it; T is interpolated like X).
 func (w *work) split(a, b int32, s float64) int32 {
 	n := w.splitEdge(a, b, s)
-	if w.conformalEdge(a, b) {
-		w.makeConformal(n, w.feat[a], w.tp[a]+s*(w.tp[b]-w.tp[a]), false)
+	if f, ta, tb, ok := w.chainT(a, b); ok {
+		w.makeConformal(n, f, ta+s*(tb-ta), false)
 	}
 	return n
 }

@@ -32,9 +32,49 @@ type Features struct {
 	// a Result) for non-conformal nodes and point features.
 	T []float64
 	// Point[i] reports that node i's feature is a point (a box corner, a
-	// nail) rather than an edge: point features have no conformal edges. nil
-	// means every feature is an edge feature.
+	// nail) rather than an edge. A point node has conformal edges only as
+	// the end of an edge feature's chain (see Ends). nil means every feature
+	// is an edge feature.
 	Point []bool
+	// Ends gives, per edge feature id, the point features at its ends (a
+	// box edge's two corners). A live node on such a corner ends the edge's
+	// chain: the chain is joined to it by a conformal edge, so that the
+	// conformal edges of a box's edges meet at its corner node (Weidner 2018
+	// sec. 6.1, Fig. 2) rather than stopping short of it. nil: no ends.
+	Ends map[int32]EdgeEnds
+}
+
+// EdgeEnds are the point features at the two ends of an edge feature and
+// their parameters along it: Start at T0 (<= 0), End at T1 (>= the edge's
+// length). -1: no point feature at that end.
+type EdgeEnds struct {
+	Start, End int32
+	T0, T1     float64
+}
+
+// Edge reports whether an edge between nodes a and b is conformal: both lie
+// on one edge feature, or one lies on an edge feature and the other on a
+// point feature at that edge's end.
+func (c Features) Edge(a, b int32) bool {
+	pa, pb := c.Point != nil && c.Point[a], c.Point != nil && c.Point[b]
+	_, ok := chainPair(c.Feature[a], c.Feature[b], pa, pb, c.Ends)
+	return ok
+}
+
+// chainPair reports whether nodes on features fa and fb (point features
+// when pa, pb) are joined by a conformal edge, and the edge feature whose
+// chain that edge belongs to.
+func chainPair(fa, fb int32, pa, pb bool, ends map[int32]EdgeEnds) (int32, bool) {
+	switch {
+	case fa < 0 || fb < 0 || (pa && pb):
+		return -1, false
+	case !pa && !pb:
+		return fa, fa == fb
+	case pa:
+		fa, fb = fb, fa
+	}
+	e, ok := ends[fa]
+	return fa, ok && (e.Start == fb || e.End == fb)
 }
 
 // Hit asks for a conformal node where the cloth touches a feature: either on
@@ -173,7 +213,10 @@ type Result struct {
 //     consecutive nodes that share no edge but are the opposite corners of
 //     two adjacent faces get that (non-conformal) edge flipped when both new
 //     faces are counter-clockwise in material space; others are reported in
-//     Result.Gaps.
+//     Result.Gaps. A chain whose edge feature ends at a point feature with a
+//     node (a box corner, Features.Ends) is joined to that node the same
+//     way, so the conformal edges of a box's edges meet at its corner; a
+//     split of such an edge makes a node on the edge feature.
 //  3. Cleanup, repeated over the faces incident to a conformal node until an
 //     iteration changes nothing (or MaxIter): (a) non-conformal edges
 //     shorter than MinEdge are collapsed, toward the conformal end when
@@ -196,9 +239,10 @@ type Result struct {
 //     left to the remesher: splitting the conformal edge would halve their
 //     small angle. See fixIll.
 //
-// Collapses never remove a locked node, a corner, or a conformal node on the
-// border, nor a conformal node onto anything but a neighbour on the same edge
-// feature. A non-conformal border node is removed only by a collapse along a
+// Collapses never remove a locked node, a cloth corner, a point node (box
+// corner or nail), or a conformal node on the border, nor a conformal node
+// onto anything but a neighbour along its chain (which may be the corner
+// node at its edge's end). A non-conformal border node is removed only by a collapse along a
 // straight border edge onto a conformal node: the brief said border nodes are
 // never removed, but a conformal border node sliding along the border must be
 // able to pass them. Every collapse keeps each face counter-clockwise with
@@ -295,6 +339,16 @@ func checkFeatures(c Features, nn int) error {
 			return fmt.Errorf("conformal: feature %d is a point feature at some nodes and an edge feature at others (node %d)", f, n)
 		}
 		kind[f] = pt
+	}
+	for f, e := range c.Ends {
+		if f < 0 || e.Start < -1 || e.End < -1 || !finite(e.T0) || !finite(e.T1) || !(e.T0 < e.T1) {
+			return fmt.Errorf("conformal: Ends[%d] = %+v: want a feature id >= 0, end ids >= -1 and finite T0 < T1", f, e)
+		}
+		for _, p := range [2]int32{e.Start, e.End} {
+			if k, ok := kind[p]; ok && !k {
+				return fmt.Errorf("conformal: Ends[%d]: feature %d is an edge feature at some nodes, not a point", f, p)
+			}
+		}
 	}
 	return nil
 }

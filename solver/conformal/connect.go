@@ -42,19 +42,53 @@ func (w *work) byFeatureT(a, b int32) int {
 // itself conformal or a new face would not be counter-clockwise or would be
 // flat in world space. The pairs
 // left apart are returned.
+//
+// A chain whose edge feature ends at a point feature with a live node (a box
+// corner, Features.Ends) is joined to that node too, from its first or last
+// node.
 func (w *work) connect() [][2]int32 {
 	var gaps [][2]int32
-	ch := w.chain()
-	for i := 0; i+1 < len(ch); i++ {
-		a, b := ch[i], ch[i+1]
-		if w.feat[a] != w.feat[b] || w.adjacent(a, b) {
-			continue
-		}
-		if !w.flipToward(a, b) {
+	join := func(a, b int32) {
+		if !w.adjacent(a, b) && !w.flipToward(a, b) {
 			gaps = append(gaps, [2]int32{a, b})
 		}
 	}
+	ch := w.chain()
+	corner := w.pointNodes()
+	for i := 0; i < len(ch); i++ {
+		a, f := ch[i], w.feat[ch[i]]
+		e, hasEnds := w.ends[f]
+		if hasEnds && (i == 0 || w.feat[ch[i-1]] != f) {
+			if c, ok := corner[e.Start]; ok {
+				join(c, a)
+			}
+		}
+		if i+1 < len(ch) && w.feat[ch[i+1]] == f {
+			join(a, ch[i+1])
+			continue
+		}
+		if c, ok := corner[e.End]; hasEnds && ok {
+			join(a, c)
+		}
+	}
 	return gaps
+}
+
+// pointNodes maps each point feature with a live node to its node (the
+// first by index), for the features that end an edge feature.
+func (w *work) pointNodes() map[int32]int32 {
+	if len(w.ends) == 0 {
+		return nil
+	}
+	m := map[int32]int32{}
+	for _, v := range w.conf {
+		if w.alive[v] && w.point[v] {
+			if u, ok := m[w.feat[v]]; !ok || v < u {
+				m[w.feat[v]] = v
+			}
+		}
+	}
+	return m
 }
 
 // flatInWorld reports whether face (a, b, c) would be flat in world space

@@ -182,33 +182,24 @@ func (w *work) chainDist(v int32) float64 {
 					d = math.Min(d, w.edgeLen(v, o))
 				}
 			case w.conformalEdge(a, b):
-				d = math.Min(d, segDist(w.u[v], w.u[a], w.u[b]))
+				d = math.Min(d, dense.SegmentDistance2(w.u[v], w.u[a], w.u[b]))
 			}
 		}
 	}
 	return d
 }
 
-// segDist is the distance from p to the segment a-b.
-func segDist(p, a, b dense.Vec2) float64 {
-	d := b.Sub(a)
-	s := 0.0
-	if l := dot2(d, d); l > 0 {
-		s = math.Max(0, math.Min(1, dot2(p.Sub(a), d)/l))
-	}
-	return dist2(p, lerp2(a, b, s))
-}
-
 // chainEdge reports whether a-b joins consecutive nodes of an edge
 // feature's chain (no live node of the feature lies between them in T).
 // An edge between two nodes of the feature that skips one is not.
 func (w *work) chainEdge(a, b int32) bool {
-	if !w.conformalEdge(a, b) {
+	f, ta, tb, ok := w.chainT(a, b)
+	if !ok {
 		return false
 	}
-	lo, hi := math.Min(w.tp[a], w.tp[b]), math.Max(w.tp[a], w.tp[b])
+	lo, hi := math.Min(ta, tb), math.Max(ta, tb)
 	for _, c := range w.conf {
-		if w.alive[c] && c != a && c != b && w.conformalEdge(a, c) && w.tp[c] > lo && w.tp[c] < hi {
+		if w.alive[c] && c != a && c != b && w.feat[c] == f && !w.point[c] && w.tp[c] > lo && w.tp[c] < hi {
 			return false
 		}
 	}

@@ -49,6 +49,7 @@ type work struct {
 	inStart, inVF []int32
 
 	conf []int32 // verts that are or were conformal (filtered when read)
+	ends map[int32]EdgeEnds
 	// absorbs are (free vert, new conformal node) pairs: a hit landed within
 	// MinEdge of the free vert (see absorb).
 	absorbs [][2]int32
@@ -70,7 +71,7 @@ type made struct {
 
 func load(m *remesh.Mesh, c Features, p Params) *work {
 	nv, nf := len(m.U), len(m.F)
-	w := &work{p: p, nex: m.NExtra, nV0: nv, nF0: nf, tracking: true}
+	w := &work{p: p, nex: m.NExtra, nV0: nv, nF0: nf, tracking: true, ends: c.Ends}
 	w.inNode = m.Node
 	w.vertOf = make([]int32, len(m.X))
 	for v, n := range m.Node {
@@ -198,10 +199,35 @@ func (w *work) adjacent(a, b int32) bool {
 	return false
 }
 
-// conformalEdge reports whether a and b lie on the same edge feature (an
-// edge between them is a conformal edge).
+// conformalEdge reports whether an edge between a and b is conformal: both
+// on one edge feature, or one on an edge feature and the other on a corner
+// at its end (Features.Edge).
 func (w *work) conformalEdge(a, b int32) bool {
-	return w.feat[a] >= 0 && w.feat[a] == w.feat[b] && !w.point[a] && !w.point[b]
+	_, ok := chainPair(w.feat[a], w.feat[b], w.point[a], w.point[b], w.ends)
+	return ok
+}
+
+// chainT returns the edge feature of the conformal edge a-b and the
+// parameters of a and b along it (a corner at the edge's end has that end's
+// T0 or T1).
+func (w *work) chainT(a, b int32) (f int32, ta, tb float64, ok bool) {
+	f, ok = chainPair(w.feat[a], w.feat[b], w.point[a], w.point[b], w.ends)
+	if !ok {
+		return -1, 0, 0, false
+	}
+	return f, w.paramOn(a, f), w.paramOn(b, f), true
+}
+
+// paramOn is node v's parameter along edge feature f: its T, or the end's
+// parameter for a corner at an end of f.
+func (w *work) paramOn(v, f int32) float64 {
+	if !w.point[v] {
+		return w.tp[v]
+	}
+	if e := w.ends[f]; e.Start == w.feat[v] {
+		return e.T0
+	}
+	return w.ends[f].T1
 }
 
 func (w *work) edgeLen(a, b int32) float64 { return dist2(w.u[a], w.u[b]) }
@@ -387,7 +413,7 @@ func (w *work) collapse(i, j int32) {
 // and verts keep the input's relative order, created ones follow in order of
 // creation.
 func (w *work) output(m *remesh.Mesh) (*remesh.Mesh, Result) {
-	var res Result
+	res := Result{Features: Features{Ends: w.ends}}
 	nAll := len(w.u)
 	w.nodeNew = make([]int32, nAll)
 	vertNew := make([]int32, nAll)

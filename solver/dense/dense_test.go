@@ -503,3 +503,24 @@ func BenchmarkProjectPSD12(b *testing.B) { benchPSD(b, 0) }
 
 // BenchmarkProjectPSD12PD measures the Cholesky fast path on a PD matrix.
 func BenchmarkProjectPSD12PD(b *testing.B) { benchPSD(b, 1) }
+
+// SegmentDistance2 against the minimum over 10001 points of the segment.
+func TestSegmentDistance2(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for k := 0; k < 200; k++ {
+		p := Vec2{rng.NormFloat64(), rng.NormFloat64()}
+		a := Vec2{rng.NormFloat64(), rng.NormFloat64()}
+		b := Vec2{rng.NormFloat64(), rng.NormFloat64()}
+		if k%50 == 0 {
+			b = a // degenerate segment
+		}
+		ref := math.Inf(1)
+		for i := 0; i <= 10000; i++ {
+			s := float64(i) / 10000
+			ref = math.Min(ref, math.Hypot(p[0]-a[0]-s*(b[0]-a[0]), p[1]-a[1]-s*(b[1]-a[1])))
+		}
+		if d := SegmentDistance2(p, a, b); d > ref+1e-12 || d < ref-1e-6 {
+			t.Fatalf("p %v a %v b %v: %v, sampled %v", p, a, b, d, ref)
+		}
+	}
+}

@@ -56,3 +56,14 @@ func (m Mat2) Inverse() (Mat2, bool) {
 	}
 	return Mat2{{m[1][1] / d, -m[0][1] / d}, {-m[1][0] / d, m[0][0] / d}}, true
 }
+
+// SegmentDistance2 returns the distance from p to the segment a-b in the
+// plane (to a when a == b).
+func SegmentDistance2(p, a, b Vec2) float64 {
+	d := b.Sub(a)
+	s := 0.0
+	if l := d[0]*d[0] + d[1]*d[1]; l > 0 {
+		s = math.Max(0, math.Min(1, ((p[0]-a[0])*d[0]+(p[1]-a[1])*d[1])/l))
+	}
+	return math.Hypot(p[0]-a[0]-s*d[0], p[1]-a[1]-s*d[1])
+}
