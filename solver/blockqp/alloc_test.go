@@ -18,6 +18,7 @@ func TestNoAllocations(t *testing.T) {
 	defer pool.Close()
 	for _, r := range []Runner{nil, pool} {
 		s := NewSolver()
+		s.parallelAll = true
 		res, err := s.Solve(r, p, nil, Settings{})
 		if err != nil || !res.Converged {
 			t.Fatal(err, res.Message)

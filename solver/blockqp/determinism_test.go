@@ -22,6 +22,7 @@ func TestDeterminism(t *testing.T) {
 	for _, w := range []int{1, 2, 8} {
 		pool := ecs.NewPool(w)
 		s := NewSolver()
+		s.parallelAll = true
 		// Twice on the same Solver: reused buffers must not change anything.
 		for rep := 0; rep < 2; rep++ {
 			res, err := s.Solve(pool, p, nil, Settings{})

@@ -81,9 +81,10 @@
 // dense group-pair blocks (blocks.go), so no vector is indexed through a
 // map. The Gauss-Seidel sweeps are sequential (and so deterministic); the
 // per-round passes (filters, residuals, multipliers) run on a caller's
-// Runner (an *ecs.Pool fits), split into fixed blocks of groups whose
-// reductions sum each block sequentially and the block sums in order, so
-// results are bitwise identical for any worker count. The solve loop
+// Runner (an *ecs.Pool fits) when the problem is large enough for a fork
+// and join to pay (4096 groups or more), split into fixed blocks of groups
+// whose reductions sum each block sequentially and the block sums in
+// order, so results are bitwise identical for any worker count. The solve loop
 // allocates nothing; buffers are kept in the Solver.
 //
 // The code is hand-written: no maintained Go library has a filtered PCG or a

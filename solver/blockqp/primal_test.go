@@ -104,6 +104,7 @@ func TestDeterminismResting(t *testing.T) {
 			pool := ecs.NewPool(w)
 			s := NewSolver()
 			s.forcePrimal = force
+			s.parallelAll = true
 			res, err := s.Solve(pool, p, warm, Settings{Tol: 1e-6, MaxRounds: 1000})
 			pool.Close()
 			if err != nil {

@@ -67,10 +67,11 @@ type Solver struct {
 	locked                         []bool    // primal method: rows not to be released again
 	relEpoch                       []int32   // primal method: when each row was last released
 
-	// forcePrimal starts in the primal method; primalRounds, degenerate and
+	// forcePrimal starts in the primal method; parallelAll hands every
+	// pass to the Runner, however small; primalRounds, degenerate and
 	// lockedRows count, in the last Solve, its rounds, its zero steps and
 	// the rows it kept on a noise-level multiplier (for tests).
-	forcePrimal                          bool
+	forcePrimal, parallelAll             bool
 	primalRounds, degenerate, lockedRows int
 
 	// The passes bound once, so handing them to the Runner does not allocate.
