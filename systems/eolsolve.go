@@ -14,22 +14,6 @@ import (
 	"github.com/loomsim/loom/solver/qp"
 )
 
-// triplets collects the entries of a sparse matrix (duplicates summed by
-// qp.NewCSR).
-type triplets struct {
-	r, c []int
-	v    []float64
-}
-
-func (t *triplets) reset() { t.r, t.c, t.v = t.r[:0], t.c[:0], t.v[:0] }
-
-func (t *triplets) add(r, c int, v float64) {
-	if v == 0 {
-		return
-	}
-	t.r, t.c, t.v = append(t.r, r), append(t.c, c), append(t.v, v)
-}
-
 // solve assembles and solves the QP of Weidner 2018 eq. 12 over the
 // generalized velocities: vertex i's world velocity at 3i, EOL vertex k's
 // Eulerian velocity at 3n + 2k.
@@ -49,21 +33,47 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	n := s.NumVerts()
 	m := len(c.verts)
 	N := 3*n + 2*m
-	h := s.H
+	H, err := c.system(n)
+	if err != nil {
+		return err
+	}
+	fill := time.Since(t0)
+	c.FillTime += fill
+	t0 = t0.Add(fill)
+	// Like contact-response in the Lagrangian pipeline: vertices that the
+	// solved velocities would carry into an obstacle without a row get one,
+	// and the step is solved again.
+	for round := 0; ; round++ {
+		if s.ContactSolver == scenes.ContactFilter {
+			err = c.solveFiltered(w, H, n, m)
+		} else {
+			err = c.solveQP(H, n, N, m)
+		}
+		if err != nil || round == maxRefinements || !c.contact.refine(s) {
+			return err
+		}
+	}
+}
 
+// system sets up the step's QP (eq. 12): the EOL constraint rows, the
+// right-hand side M q' + h f with the world force mapped by eq. 9, and the
+// system matrix (inertia, assemble). The matrix is reused by the next step.
+func (c *EOLCloth) system(n int) (*qp.CSR, error) {
+	s := c.state
+	h := s.H
 	c.rows = c.rows[:0]
 	for k := range c.verts {
 		ev := &c.verts[k]
 		var err error
 		if ev.F, ev.flat, err = c.vertexF(ev.v); err != nil {
-			return err
+			return nil, err
 		}
 		ev.rowLo = len(c.rows)
 		c.appendRows(ev, int32(k))
 		ev.rowHi = len(c.rows)
 	}
 
-	c.rhs = resize(c.rhs, N)
+	c.rhs = resize(c.rhs, 3*n+2*len(c.verts))
 	for i := 0; i < n; i++ {
 		mi := s.Mass[i]
 		for d := 0; d < 3; d++ {
@@ -82,31 +92,12 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 		c.rhs[3*n+2*k], c.rhs[3*n+2*k+1] = h*fe[0], h*fe[1]
 	}
 
-	c.trip.reset()
-	c.stiffness(n)
 	c.inertia(n)
-
-	H, err := qp.NewCSR(N, N, c.trip.r, c.trip.c, c.trip.v)
+	H, err := c.assemble(n)
 	if err != nil {
-		return fmt.Errorf("EOL system matrix: %w", err)
+		return nil, fmt.Errorf("EOL system matrix: %w", err)
 	}
-	fill := time.Since(t0)
-	c.FillTime += fill
-	t0 = t0.Add(fill)
-	// Like contact-response in the Lagrangian pipeline: vertices that the
-	// solved velocities would carry into an obstacle without a row get one,
-	// and the step is solved again.
-	for round := 0; ; round++ {
-		var err error
-		if s.ContactSolver == scenes.ContactFilter {
-			err = c.solveFiltered(w, H, n, m)
-		} else {
-			err = c.solveQP(H, n, N, m)
-		}
-		if err != nil || round == maxRefinements || !c.contact.refine(s) {
-			return err
-		}
-	}
+	return H, nil
 }
 
 // solveQP solves the step's QP with the general solver (solver/qp).
@@ -226,123 +217,6 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 		c.rows[r].Y = res.Y[3*len(s.Pins)+nc+r]
 	}
 	return nil
-}
-
-// stiffness adds the force fill's matrix A and, for EOL vertices, its
-// stiffness blocks mapped by eq. 10.
-func (c *EOLCloth) stiffness(n int) {
-	s := c.state
-	A := s.A
-	for i := 0; i < A.N; i++ {
-		for b := A.RowPtr[i]; b < A.RowPtr[i+1]; b++ {
-			j := int(A.Col[b])
-			blk := A.Val[9*b : 9*b+9]
-			var S dense.Mat3
-			for r := 0; r < 3; r++ {
-				for q := 0; q < 3; q++ {
-					c.trip.add(3*i+r, 3*j+q, blk[3*r+q])
-					S[r][q] = blk[3*r+q]
-				}
-			}
-			ei, ej := c.eolOf[i], c.eolOf[j]
-			if ei < 0 && ej < 0 {
-				continue
-			}
-			if i == j {
-				for d := 0; d < 3; d++ {
-					S[d][d] -= s.MassDiag[3*i+d]
-				}
-			}
-			var Fi, Fj dense.Mat32
-			if ei >= 0 {
-				Fi = c.verts[ei].F
-			}
-			if ej >= 0 {
-				Fj = c.verts[ej].F
-			}
-			LE, EL, EE := eol.MapStiffness(S, Fi, Fj)
-			if ei >= 0 {
-				for r := 0; r < 2; r++ {
-					for q := 0; q < 3; q++ {
-						c.trip.add(3*n+2*int(ei)+r, 3*j+q, EL[r][q])
-					}
-				}
-			}
-			if ej >= 0 {
-				for r := 0; r < 3; r++ {
-					for q := 0; q < 2; q++ {
-						c.trip.add(3*i+r, 3*n+2*int(ej)+q, LE[r][q])
-					}
-				}
-			}
-			if ei >= 0 && ej >= 0 {
-				for r := 0; r < 2; r++ {
-					for q := 0; q < 2; q++ {
-						c.trip.add(3*n+2*int(ei)+r, 3*n+2*int(ej)+q, EE[r][q])
-					}
-				}
-			}
-		}
-	}
-}
-
-// inertia replaces, on every face with an EOL corner, the lumped mass by the
-// generalized inertia of eq. 8 (damped by 1 + h alpha in the matrix), and
-// adds its M q' to the right-hand side.
-func (c *EOLCloth) inertia(n int) {
-	s := c.state
-	h := s.H
-	seen := map[int32]bool{}
-	for k := range c.verts {
-		for _, f := range c.vfList[c.vfStart[c.verts[k].v]:c.vfStart[c.verts[k].v+1]] {
-			if seen[f] {
-				continue
-			}
-			seen[f] = true
-			x, u := c.faceX(int(f))
-			rho := c.density[s.FaceBody[f]]
-			eol.Inertia(rho, x, u, &c.m8)
-			lumped := rho * s.FaceRest[f].Area / 3
-			var idx [15]int // generalized DOF of each of the 15 local DOFs, -1: none
-			for a := 0; a < 3; a++ {
-				v := int(s.Faces[3*int(f)+a])
-				for d := 0; d < 3; d++ {
-					idx[3*a+d] = 3*v + d
-				}
-				if e := c.eolOf[v]; e >= 0 {
-					idx[9+2*a], idx[10+2*a] = 3*n+2*int(e), 3*n+2*int(e)+1
-				} else {
-					idx[9+2*a], idx[10+2*a] = -1, -1
-				}
-			}
-			damp := 1 + h*s.Alpha[s.Faces[3*int(f)]]
-			for r := 0; r < 15; r++ {
-				if idx[r] < 0 {
-					continue
-				}
-				for q := 0; q < 15; q++ {
-					if idx[q] < 0 {
-						continue
-					}
-					mv := c.m8[15*r+q]
-					if r < 9 && q == r {
-						mv -= lumped
-					}
-					c.trip.add(idx[r], idx[q], damp*mv)
-					c.rhs[idx[r]] += mv * c.velocityOf(idx[q], n)
-				}
-			}
-		}
-	}
-}
-
-// velocityOf returns generalized velocity j at the start of the step.
-func (c *EOLCloth) velocityOf(j, n int) float64 {
-	if j < 3*n {
-		return c.state.V[j]
-	}
-	k := (j - 3*n) / 2
-	return c.verts[k].xdot[(j-3*n)%2]
 }
 
 // appendRows appends EOL vertex ev's constraint rows (Alg. 2, errata Alg. 1
