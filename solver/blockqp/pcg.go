@@ -121,20 +121,26 @@ func (s *Solver) sweepBack(beta float64) {
 	bval, bcol, bvo := s.bval, s.bcol, s.bvo
 	for g := s.ng - 1; g >= 0; g-- {
 		o, k := s.span(g)
-		if s.all3[g] {
-			// mul3, inlined by hand: 3 x 3 blocks only.
-			b0, b1 := s.bdiag[g]+1, s.bptr[g+1]
-			m := bval[bvo[b0]:bvo[b1]]
+		if k == 3 {
 			t := s.t
 			var w0, w1, w2 float64
-			for _, j := range bcol[b0:b1] {
-				x := (*[3]float64)(t[j:])
-				mb := (*[9]float64)(m)
-				m = m[9:]
-				x0, x1, x2 := x[0], x[1], x[2]
-				w0 += mb[0]*x0 + mb[1]*x1 + mb[2]*x2
-				w1 += mb[3]*x0 + mb[4]*x1 + mb[5]*x2
-				w2 += mb[6]*x0 + mb[7]*x1 + mb[8]*x2
+			if s.all3[g] {
+				// mul3, inlined by hand: 3 x 3 blocks only.
+				b0, b1 := s.bdiag[g]+1, s.bptr[g+1]
+				m := bval[bvo[b0]:bvo[b1]]
+				for _, j := range bcol[b0:b1] {
+					x := (*[3]float64)(t[j:])
+					mb := (*[9]float64)(m)
+					m = m[9:]
+					x0, x1, x2 := x[0], x[1], x[2]
+					w0 += mb[0]*x0 + mb[1]*x1 + mb[2]*x2
+					w1 += mb[3]*x0 + mb[4]*x1 + mb[5]*x2
+					w2 += mb[6]*x0 + mb[7]*x1 + mb[8]*x2
+				}
+			} else {
+				var w [MaxGroupSize]float64
+				s.mulBlocks(g, int(s.bdiag[g])+1, int(s.bptr[g+1]), t, &w)
+				w0, w1, w2 = w[0], w[1], w[2]
 			}
 			r, c, v, tg := (*[3]float64)(s.r[o:]), (*[3]float64)(s.c[o:]), (*[3]float64)(s.v[o:]), (*[3]float64)(t[o:])
 			p0, p1, p2 := r[0]+beta*c[0], r[1]+beta*c[1], r[2]+beta*c[2]
@@ -173,20 +179,26 @@ func (s *Solver) sweepFwd() float64 {
 	cq := 0.0
 	for g := 0; g < s.ng; g++ {
 		o, k := s.span(g)
-		if s.all3[g] && !s.reg[g] {
-			// mul3, inlined by hand: 3 x 3 blocks only.
-			b0, b1 := s.bptr[g], s.bdiag[g]
-			m := bval[bvo[b0]:bvo[b1]]
+		if k == 3 && !s.reg[g] {
 			v := s.v
 			var w0, w1, w2 float64
-			for _, j := range bcol[b0:b1] {
-				x := (*[3]float64)(v[j:])
-				mb := (*[9]float64)(m)
-				m = m[9:]
-				x0, x1, x2 := x[0], x[1], x[2]
-				w0 += mb[0]*x0 + mb[1]*x1 + mb[2]*x2
-				w1 += mb[3]*x0 + mb[4]*x1 + mb[5]*x2
-				w2 += mb[6]*x0 + mb[7]*x1 + mb[8]*x2
+			if s.all3[g] {
+				// mul3, inlined by hand: 3 x 3 blocks only.
+				b0, b1 := s.bptr[g], s.bdiag[g]
+				m := bval[bvo[b0]:bvo[b1]]
+				for _, j := range bcol[b0:b1] {
+					x := (*[3]float64)(v[j:])
+					mb := (*[9]float64)(m)
+					m = m[9:]
+					x0, x1, x2 := x[0], x[1], x[2]
+					w0 += mb[0]*x0 + mb[1]*x1 + mb[2]*x2
+					w1 += mb[3]*x0 + mb[4]*x1 + mb[5]*x2
+					w2 += mb[6]*x0 + mb[7]*x1 + mb[8]*x2
+				}
+			} else {
+				var w [MaxGroupSize]float64
+				s.mulBlocks(g, int(s.bptr[g]), int(s.bdiag[g]), v, &w)
+				w0, w1, w2 = w[0], w[1], w[2]
 			}
 			vg, t, c, qg := (*[3]float64)(v[o:]), (*[3]float64)(s.t[o:]), (*[3]float64)(s.c[o:]), (*[3]float64)(s.q[o:])
 			pc := (*[pc3]float64)(s.pc[g*pc3:])
