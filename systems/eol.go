@@ -12,6 +12,7 @@ import (
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/blockqp"
+	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
 	"github.com/loomsim/loom/solver/qp"
@@ -62,8 +63,9 @@ type EOLCloth struct {
 	obstacleIdx map[ecs.Entity]int32
 	featStart   []int32 // index of each obstacle's first feature
 	features    []sharpFeature
-	verts       []eolVertex // the EOL vertices, by DOF
-	eolOf       []int32     // per cloth vertex: index into verts, -1
+	ends        map[int32]conformal.EdgeEnds // the corners at the box edges' ends
+	verts       []eolVertex                  // the EOL vertices, by DOF
+	eolOf       []int32                      // per cloth vertex: index into verts, -1
 	exclude     []bool
 	rows        []eolRow
 	qpSolver    *qp.Solver
@@ -74,7 +76,7 @@ type EOLCloth struct {
 	coefs       []float64 // the blockqp rows' coefficients, back to back
 	coefAt      []int     // where each row's coefficients start in coefs
 	warm        qp.Result
-	trip        triplets
+	asm         eolAssembly
 	stretch0    []float64 // materialStepLimit: the incident faces' stretch before the step
 	eqM, inM    qp.CSR
 	beq, bin    []float64
@@ -268,6 +270,7 @@ func (c *EOLCloth) loadObstacles(w *ecs.World) {
 		c.featStart = append(c.featStart, int32(len(c.features)))
 		c.features = appendFeatures(c.features, &c.obstacles[i], int32(i), c.thickness)
 	}
+	c.ends = featureEnds(c.features)
 }
 
 // featureOf returns the index into features of an EOL vertex's feature.

@@ -10,9 +10,9 @@ import (
 	"github.com/loomsim/loom/solver/sparse"
 )
 
-// triplets is the assembly of the system matrix of eq. 12 (see
+// eolAssembly is the assembly of the system matrix of eq. 12 (see
 // EOLCloth.assemble), its buffers reused from step to step.
-type triplets struct {
+type eolAssembly struct {
 	// The generalized inertia's entries (eq. 8), in the order inertia adds
 	// them.
 	r, c []int
@@ -39,10 +39,10 @@ type triplets struct {
 }
 
 // reset empties the inertia's entries.
-func (t *triplets) reset() { t.r, t.c, t.v = t.r[:0], t.c[:0], t.v[:0] }
+func (t *eolAssembly) reset() { t.r, t.c, t.v = t.r[:0], t.c[:0], t.v[:0] }
 
 // add appends the inertia's entry v at (r, c) unless it is zero.
-func (t *triplets) add(r, c int, v float64) {
+func (t *eolAssembly) add(r, c int, v float64) {
 	if v == 0 {
 		return
 	}
@@ -59,7 +59,7 @@ func grow[T any](s []T, n int) []T {
 
 // sortInertia sorts the inertia's entries into ptr, col and val by a stable
 // counting sort on the column, then on the row.
-func (t *triplets) sortInertia(N int) {
+func (t *eolAssembly) sortInertia(N int) {
 	nt := len(t.r)
 	t.at = grow(t.at, N+1)
 	clear(t.at)
@@ -94,7 +94,7 @@ func (t *triplets) sortInertia(N int) {
 
 // startRow begins row R of the matrix, with room for up to m stiffness
 // entries.
-func (t *triplets) startRow(R, m int) {
+func (t *eolAssembly) startRow(R, m int) {
 	t.ip, t.ie = t.ptr[R], t.ptr[R+1]
 	if need := t.k + m + t.ie - t.ip; need > len(t.h.Col) {
 		t.h.Col = slices.Grow(t.h.Col[:t.k], need-t.k)
@@ -105,7 +105,7 @@ func (t *triplets) startRow(R, m int) {
 
 // putA puts the row's stiffness entries of row r of the blocks lo..hi-1 of
 // the force fill's A.
-func (t *triplets) putA(A *sparse.BSR, lo, hi, r int) {
+func (t *eolAssembly) putA(A *sparse.BSR, lo, hi, r int) {
 	if t.ip < t.ie {
 		for b := lo; b < hi; b++ {
 			j, v := 3*int(A.Col[b]), A.Val[9*b+3*r:9*b+3*r+3]
@@ -135,7 +135,7 @@ func (t *triplets) putA(A *sparse.BSR, lo, hi, r int) {
 }
 
 // put puts the row's stiffness entry v in column j, columns ascending.
-func (t *triplets) put(j int, v float64) {
+func (t *eolAssembly) put(j int, v float64) {
 	if t.ip < t.ie {
 		t.merge(j, v)
 	} else if v != 0 {
@@ -146,7 +146,7 @@ func (t *triplets) put(j int, v float64) {
 
 // merge is put where the row may have inertia entries left: those in
 // columns before j go first, those in column j are added to v after it.
-func (t *triplets) merge(j int, v float64) {
+func (t *eolAssembly) merge(j int, v float64) {
 	for t.ip < t.ie && t.col[t.ip] < j {
 		t.flush()
 	}
@@ -166,7 +166,7 @@ func (t *triplets) merge(j int, v float64) {
 
 // flush appends the sum of the row's next inertia entries, all in one
 // column (none of them is zero).
-func (t *triplets) flush() {
+func (t *eolAssembly) flush() {
 	j, v := t.col[t.ip], t.val[t.ip]
 	for t.ip++; t.ip < t.ie && t.col[t.ip] == j; t.ip++ {
 		v += t.val[t.ip]
@@ -176,7 +176,7 @@ func (t *triplets) flush() {
 }
 
 // endRow appends the row's remaining inertia entries and closes it.
-func (t *triplets) endRow() {
+func (t *eolAssembly) endRow() {
 	for t.ip < t.ie {
 		t.flush()
 	}
@@ -184,7 +184,7 @@ func (t *triplets) endRow() {
 }
 
 // assemble builds the system matrix of eq. 12 over the generalized
-// velocities (see solve) in c.trip.h, once inertia has collected the entries
+// velocities (see solve) in c.asm.h, once inertia has collected the entries
 // of the generalized inertia (eq. 8). The Lagrangian blocks are the force
 // fill's A (whose rows are sorted by column with no repeats, as
 // sparse.Pattern makes them); for EOL vertices i and j the 3x3 block S of A
@@ -202,7 +202,7 @@ func (c *EOLCloth) assemble(n int) (*qp.CSR, error) {
 	if A.N != n {
 		return nil, fmt.Errorf("force matrix has %d block rows for %d vertices", A.N, n)
 	}
-	t := &c.trip
+	t := &c.asm
 	N := 3*n + 2*len(c.verts)
 	t.sortInertia(N)
 	H := &t.h
@@ -263,10 +263,10 @@ func (c *EOLCloth) assemble(n int) (*qp.CSR, error) {
 	return H, nil
 }
 
-// eolBlocks sets c.trip.eb to the blocks lo..hi-1 of A whose column is an
+// eolBlocks sets c.asm.eb to the blocks lo..hi-1 of A whose column is an
 // EOL vertex, by EOL index.
 func (c *EOLCloth) eolBlocks(lo, hi int) {
-	A, t := c.state.A, &c.trip
+	A, t := c.state.A, &c.asm
 	t.eb = t.eb[:0]
 	for b := lo; b < hi; b++ {
 		if c.eolOf[A.Col[b]] < 0 {
@@ -311,7 +311,7 @@ func (c *EOLCloth) mapBlock(i, b int) (LE dense.Mat32, EL [2][3]float64, EE dens
 func (c *EOLCloth) inertia(n int) {
 	s := c.state
 	h := s.H
-	t := &c.trip
+	t := &c.asm
 	t.reset()
 	t.seen = grow(t.seen, len(s.Faces)/3)
 	t.faces = t.faces[:0]

@@ -74,7 +74,7 @@ func tripletSystem(c *EOLCloth, n int) (*qp.CSR, error) {
 			}
 		}
 	}
-	rs, cs, vs = append(rs, c.trip.r...), append(cs, c.trip.c...), append(vs, c.trip.v...)
+	rs, cs, vs = append(rs, c.asm.r...), append(cs, c.asm.c...), append(vs, c.asm.v...)
 	N := 3*n + 2*len(c.verts)
 	return qp.NewCSR(N, N, rs, cs, vs)
 }
@@ -101,7 +101,7 @@ func TestEOLAssemblyMatchesTriplets(t *testing.T) {
 				if len(c.verts) > 0 {
 					withEOL++
 				}
-				merged += len(c.trip.r)
+				merged += len(c.asm.r)
 				if H.Rows != want.Rows || H.Cols != want.Cols || len(H.RowPtr) != len(want.RowPtr) {
 					t.Fatalf("step %d: %dx%d with %d row pointers, want %dx%d with %d", step, H.Rows, H.Cols, len(H.RowPtr), want.Rows, want.Cols, len(want.RowPtr))
 				}

@@ -114,7 +114,7 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	for i, f := range feature {
 		point[i] = f >= 0 && c.features[f].kind != components.FeatureEdge
 	}
-	nm, res, err := conformal.Preprocess(old, conformal.Features{Feature: feature, T: t, Point: point}, hits, e.params)
+	nm, res, err := conformal.Preprocess(old, conformal.Features{Feature: feature, T: t, Point: point, Ends: c.ends}, hits, e.params)
 	if err != nil {
 		return fmt.Errorf("conformal preprocessing: %w", err)
 	}
@@ -165,7 +165,7 @@ func (e *ConformalRemesh) adapt(w *ecs.World, b *remeshBody, nm *remesh.Mesh, re
 	}
 	for pair := range adj {
 		a, c := pair[0], pair[1]
-		if f := res.Feature[a]; f >= 0 && !res.Point[a] && res.Feature[c] == f {
+		if res.Features.Edge(a, c) {
 			nm.Preserved = append(nm.Preserved, pair)
 		}
 	}
@@ -220,7 +220,7 @@ func composeResult(res *conformal.Result, ar remesh.Result) {
 		}
 		out.SrcStart = append(out.SrcStart, int32(len(out.Src)))
 	}
-	feat := conformal.Features{Feature: make([]int32, len(ar.NodeOld)), T: make([]float64, len(ar.NodeOld)), Point: make([]bool, len(ar.NodeOld))}
+	feat := conformal.Features{Feature: make([]int32, len(ar.NodeOld)), T: make([]float64, len(ar.NodeOld)), Point: make([]bool, len(ar.NodeOld)), Ends: res.Ends}
 	newOf := make([]int32, len(res.Feature))
 	for i := range newOf {
 		newOf[i] = -1

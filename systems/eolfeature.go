@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
 )
 
@@ -70,6 +71,43 @@ func appendFeatures(dst []sharpFeature, o *components.Obstacle, oi int32, thickn
 	return dst
 }
 
+// featureEnds returns, for every box edge in features, the corner features
+// at its ends and their parameters along it (the corners sit at T =
+// -thickness and length + thickness on the edge's line, both being moved
+// out by the thickness): the conformal chain of an edge ends at a node on
+// its corner (solver/conformal Features.Ends).
+func featureEnds(features []sharpFeature) map[int32]conformal.EdgeEnds {
+	ends := map[int32]conformal.EdgeEnds{}
+	for fi := range features {
+		f := &features[fi]
+		if f.kind != components.FeatureEdge || f.wire {
+			continue
+		}
+		e := conformal.EdgeEnds{Start: -1, End: -1, T0: 0, T1: f.length}
+		for ci := range features {
+			c := &features[ci]
+			if c.kind != components.FeatureCorner || c.obstacle != f.obstacle {
+				continue
+			}
+			r := c.p0.Sub(f.p0)
+			t := r.Dot(f.dir)
+			if r.Sub(f.dir.Scale(t)).Norm() > 1e-9*(1+f.length) {
+				continue // not on the edge's line
+			}
+			switch {
+			case t <= 0:
+				e.Start, e.T0 = int32(ci), t
+			case t >= f.length:
+				e.End, e.T1 = int32(ci), t
+			}
+		}
+		if e.Start >= 0 || e.End >= 0 {
+			ends[int32(fi)] = e
+		}
+	}
+	return ends
+}
+
 func sign(pos bool) float64 {
 	if pos {
 		return 1
@@ -118,6 +156,47 @@ func (f *sharpFeature) wireNormal(p dense.Vec3) dense.Vec3 {
 		return r.Scale(1 / l)
 	}
 	return dense.Perp(f.dir)
+}
+
+// leaveInward returns the velocity rel (relative to the obstacle) of a
+// vertex at p on the feature as it lifts off, with the part that would carry
+// it into the obstacle removed. The material point's velocity of eq. 2,
+// which a lifted vertex takes (sec. 6.2), is not bound by the EOL rows that
+// held the vertex itself, and can point into the obstacle: a box edge's
+// wedge (inward along both faces' normals: the component along the face it
+// leaves least steeply is removed, so it slides along that face), a box
+// corner's octant (likewise, over its three faces), a wire's axis (the
+// inward radial part). The Lagrangian contacts take over from the next step;
+// this keeps the lift-off step itself from entering the obstacle, as an
+// inelastic contact would.
+func (f *sharpFeature) leaveInward(p, rel dense.Vec3) dense.Vec3 {
+	switch {
+	case f.kind == components.FeaturePoint:
+		return rel
+	case f.wire:
+		r := f.wireNormal(p)
+		if d := rel.Dot(r); d < 0 {
+			rel = rel.Sub(r.Scale(d))
+		}
+		return rel
+	}
+	k, most := -1, math.Inf(-1)
+	for i, n := range f.n {
+		if n == (dense.Vec3{}) {
+			continue
+		}
+		d := rel.Dot(n)
+		if d >= 0 {
+			return rel // leaving through this face: outside the obstacle
+		}
+		if d > most {
+			k, most = i, d
+		}
+	}
+	if k < 0 {
+		return rel
+	}
+	return rel.Sub(f.n[k].Scale(most))
 }
 
 // project returns the point of the feature an EOL vertex at p is held on: the

@@ -33,7 +33,7 @@ func (e *eolIntegrate) Step(w *ecs.World) error {
 	var lifted []int
 	for k := range c.verts {
 		ev := &c.verts[k]
-		if ev.lifted = c.lifts(ev); ev.lifted {
+		if ev.lifted = c.lifts(ev) || c.atBorder(ev); ev.lifted {
 			lifted = append(lifted, k)
 			continue
 		}
@@ -43,7 +43,9 @@ func (e *eolIntegrate) Step(w *ecs.World) error {
 	}
 	for _, k := range lifted {
 		ev := &c.verts[k]
+		f := &c.features[ev.feature]
 		v := eol.LiftOffVelocity(vec(s.VNew, ev.v), ev.xdotNew, ev.F)
+		v = f.vel.Add(f.leaveInward(vec(s.X, ev.v), v.Sub(f.vel)))
 		copy(s.VNew[3*ev.v:3*ev.v+3], v[:])
 	}
 	if err := e.in.Step(w); err != nil {
@@ -225,6 +227,50 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 		}
 	}
 	return lo
+}
+
+// atBorder reports whether interior EOL vertex ev's material point has
+// reached the cloth's border: it lies within MinEdge/10 (material space) of
+// a border edge of one of its faces. The material at the feature has then
+// run out, and the cloth slides off the feature there (a nail's point, an
+// edge running along the border), so the vertex lifts off. Kept on, its
+// faces towards that border would thin to slivers while their world
+// triangles keep their size. Border vertices slide along the border
+// (Weidner 2018 sec. 3) and are not affected.
+func (c *EOLCloth) atBorder(ev *eolVertex) bool {
+	s := c.state
+	if c.borderNormal[ev.v] != (dense.Vec2{}) {
+		return false
+	}
+	u := dense.Vec2(*c.matMap.Get(ev.ent))
+	lim := c.set.MinEdge / 10
+	faces := c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]]
+	for _, f := range faces {
+		fc := c.faceMap.Get(s.FaceEnts[f])
+		for j := range 3 {
+			a, b := s.Faces[3*int(f)+(j+1)%3], s.Faces[3*int(f)+(j+2)%3]
+			if a == ev.v || b == ev.v || !c.borderEdge(a, b) {
+				continue
+			}
+			if dense.SegmentDistance2(u, fc.U[(j+1)%3], fc.U[(j+2)%3]) < lim {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// borderEdge reports whether the mesh edge a-b has a single face.
+func (c *EOLCloth) borderEdge(a, b int32) bool {
+	s := c.state
+	n := 0
+	for _, f := range c.vfList[c.vfStart[a]:c.vfStart[a+1]] {
+		t := s.Faces[3*int(f) : 3*int(f)+3]
+		if t[0] == b || t[1] == b || t[2] == b {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // maxEulerStretch is the largest principal stretch (world over material

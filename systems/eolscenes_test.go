@@ -31,7 +31,7 @@ func eolShort(t *testing.T, name string, duration, sizeMin, sizeMax float64) *sc
 // eolRun steps a scene through its duration and checks what every EOL scene
 // must show: no step fails, finite positions, EOL vertices at some step, no
 // vertex more than 0.1 mm inside an obstacle (the stats' measure), and no
-// sliver face (principal strain above 20). It
+// sliver face (principal strain above 2). It
 // returns the sim for scene-specific checks.
 func eolRun(t *testing.T, sc *scenes.Scene) *Sim {
 	t.Helper()
@@ -59,14 +59,15 @@ func eolRun(t *testing.T, sc *scenes.Scene) *Sim {
 	if worst > 1e-4 {
 		t.Errorf("max penetration %.3g mm > 0.1 mm", 1e3*worst)
 	}
-	// A guard against material slivers, not a physical bound: a face whose
-	// material triangle is squeezed thin while its world triangle is not
-	// shows as a huge principal strain (1e3 to 1e5 in the full scenes before
-	// the cleanup could dissolve trapped nodes and Eulerian steps were
-	// bounded in stretch). These short runs stay below 16; before those
-	// changes throw reached 34 and push 24 here.
-	if strain > 20 {
-		t.Errorf("max principal strain %.3g > 20: a sliver face", strain)
+	// A guard against material slivers and runaway EOL vertices, not a
+	// physical bound: a face whose material triangle is squeezed thin while
+	// its world triangle is not shows as a huge principal strain (1e3 to 1e5
+	// in the full scenes before EOL vertices lifted off on any separating
+	// row or at the cloth's border, the cleanup could dissolve trapped nodes
+	// and Eulerian steps were bounded in stretch). These short runs stay
+	// below 0.9; before those changes throw reached 34 and push 24 here.
+	if strain > 2 {
+		t.Errorf("max principal strain %.3g > 2: a sliver face or a runaway EOL vertex", strain)
 	}
 	return sim
 }
@@ -112,7 +113,7 @@ func TestEOLScenes(t *testing.T) {
 // horizontal, the EOL vertices slide freely over the edges and corners):
 // there is no equilibrium, so the cloth keeps sliding into the gaps. With
 // friction the tops hold it (Weidner 2018 sec. 7: "the cloth stops rather
-// than falling"): it comes to rest. So 0.5 s after landing (at about 0.1 s)
+// than falling"): it comes to rest. So 0.7 s after landing (at about 0.1 s)
 // the cloth's rms speed sqrt(2 KE / M) must be below 1 mm/s with friction
 // (at rest) and above 1 cm/s without (sliding), and its centre of mass
 // lower without friction. The speed is that of the vertices' Lagrangian
@@ -122,7 +123,7 @@ func TestEOLScenes(t *testing.T) {
 func TestEOLSceneFriction(t *testing.T) {
 	type result struct{ speed, zc float64 }
 	run := func(mu float64) result {
-		sc := eolShort(t, "friction", 0.6, 0.04, 0.1)
+		sc := eolShort(t, "friction", 0.8, 0.04, 0.1)
 		sc.Solver.Friction = mu
 		sim := eolRun(t, sc)
 		st := sim.State
