@@ -60,7 +60,9 @@
 //     signs and slacks can be noise: whenever the number of candidates fails
 //     to fall, the same set is re-solved 100-fold tighter instead, down to
 //     1e-12, below Tol if need be (Tol is the accuracy of the answer, not of
-//     the decisions). Only groups whose working set changed rebuild their
+//     the decisions). Such a re-solve that rounding stops short (PCG meets
+//     c^T A c <= 0 in a soft direction) returns the accuracy it reached if
+//     that meets Tol. Only groups whose working set changed rebuild their
 //     filter ("Hessenberg-free": no factorisation is updated, the per-group
 //     bases are just recomputed), and the next solve starts from the
 //     previous solution.

@@ -433,6 +433,16 @@ func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 			s.sweepBack(beta)
 			cq := s.sweepFwd()
 			if !(cq > 0) || math.IsInf(cq, 0) {
+				// Below Tol (a re-solve for the active set's decisions,
+				// see Solve), rounding can take the last curvature of a
+				// soft direction before the residual reaches tol: return
+				// what was reached if that meets Tol.
+				s.parallel(s.fnInit)
+				rr = s.sum(1)
+				if tol < s.set.Tol && rr <= s.set.Tol*s.set.Tol*bb {
+					s.hxOK = true
+					return iters, true, math.Sqrt(rr / bb), ""
+				}
 				return iters, false, math.Sqrt(rr / bb), fmt.Sprintf("PCG breakdown after %d iterations: c^T A c = %g, so H is not positive definite on the free subspace", iters, cq)
 			}
 			rho1 := s.update(rho / cq)
