@@ -289,7 +289,7 @@ func (c *EOLCloth) faceStretch(f, v int32, p dense.Vec2) float64 {
 		if vj == v {
 			U[j] = p
 		}
-		x[j] = dense.Vec3(*c.posMap.Get(s.Verts[vj]))
+		x[j] = vec(s.X, vj)
 	}
 	rest, err := elastic.NewMembraneRest(U[0], U[1], U[2])
 	if err != nil {
