@@ -26,6 +26,7 @@ type ConformalRemesh struct {
 	rm     *Remesh
 	params conformal.Params
 	lag    bool // conformal Lagrangian cloth: no EOL DOFs (Weidner 2018 sec. 7 "LAG conformal")
+	detect detectScratch
 
 	Inserted, Collapses, Splits int // since the last Measure
 	// DetectTime is the time spent finding contacts with sharp features
@@ -105,7 +106,7 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		old.Extra[2*i], old.Extra[2*i+1] = ev.comp.XDot[0], ev.comp.XDot[1]
 	}
 	t0 := time.Now()
-	hits := c.detect(old, feature)
+	hits := c.detect(old, feature, &e.detect)
 	e.DetectTime += time.Since(t0)
 	if len(hits) == 0 && !anyEOL {
 		return nil
@@ -400,131 +401,4 @@ func nodeF(m *remesh.Mesh, fs []int32, i int32) (dense.Mat32, bool) {
 		ws = append(ws, cornerAngle(u, corner))
 	}
 	return eol.VertexF(Fs, ws)
-}
-
-// detect finds the cloth's new contacts with sharp features: mesh edges that
-// cross an edge feature (on different sides of a box edge's two faces, or of
-// a wire, and within the reach of it or inside the obstacle there; away from
-// the edge's ends, which are corners), and faces that a point feature (a nail
-// tip or a box corner) touches from their inside. feature gives each node's
-// current feature (-1: none).
-func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32) []conformal.Hit {
-	reach := c.set.Reach
-	var hits []conformal.Hit
-	seen := map[[2]int32]bool{}
-	for _, t := range m.F {
-		for k := range 3 {
-			a, b := m.Node[t[k]], m.Node[t[(k+1)%3]]
-			if a > b {
-				a, b = b, a
-			}
-			if seen[[2]int32{a, b}] {
-				continue
-			}
-			seen[[2]int32{a, b}] = true
-			lo, hi := boundsOf(m.X[a], m.X[b])
-			margin := reach + m.X[b].Sub(m.X[a]).Norm() // edgeHit's largest accepted distance
-			for fi := range c.features {
-				f := &c.features[fi]
-				if f.kind != components.FeatureEdge || feature[a] == int32(fi) || feature[b] == int32(fi) || !f.near(lo, hi, margin) {
-					continue
-				}
-				if h, ok := f.edgeHit(m.X[a], m.X[b], reach); ok {
-					h.A, h.B, h.Face, h.Feature = a, b, -1, int32(fi)
-					hits = append(hits, h)
-				}
-			}
-		}
-	}
-	for fi := range c.features {
-		f := &c.features[fi]
-		if f.kind == components.FeatureEdge {
-			continue
-		}
-		for face, t := range m.F {
-			a, b, d := m.Node[t[0]], m.Node[t[1]], m.Node[t[2]]
-			if feature[a] == int32(fi) || feature[b] == int32(fi) || feature[d] == int32(fi) {
-				continue
-			}
-			if bary, ok := f.pointHit(m.X[a], m.X[b], m.X[d], reach); ok {
-				hits = append(hits, conformal.Hit{Face: int32(face), Bary: bary, X: f.p0, Feature: int32(fi), Point: true})
-			}
-		}
-	}
-	return hits
-}
-
-// boundsOf returns the bounding box of segment a-b.
-func boundsOf(a, b dense.Vec3) (lo, hi dense.Vec3) {
-	for k := range 3 {
-		lo[k], hi[k] = math.Min(a[k], b[k]), math.Max(a[k], b[k])
-	}
-	return lo, hi
-}
-
-// near reports whether the bounding box [lo, hi] comes within margin (plus a
-// wire's radius) of edge feature f's bounding box: a cheap test before the
-// segment distance of edgeHit.
-func (f *sharpFeature) near(lo, hi dense.Vec3, margin float64) bool {
-	q := f.at(f.length)
-	m := margin + f.radius
-	for k := range 3 {
-		if lo[k] > math.Max(f.p0[k], q[k])+m || hi[k] < math.Min(f.p0[k], q[k])-m {
-			return false
-		}
-	}
-	return true
-}
-
-// edgeHit tests cloth edge a-b against edge feature f.
-func (f *sharpFeature) edgeHit(a, b dense.Vec3, reach float64) (conformal.Hit, bool) {
-	s, t := f.segmentLine(a, b)
-	if !(s > 0 && s < 1) || t < reach || t > f.length-reach {
-		return conformal.Hit{}, false
-	}
-	q := f.at(t)
-	p := a.Add(b.Sub(a).Scale(s))
-	w := p.Sub(q)
-	if f.wire {
-		ua, ub := a.Sub(q), b.Sub(q)
-		ua, ub = ua.Sub(f.dir.Scale(ua.Dot(f.dir))), ub.Sub(f.dir.Scale(ub.Dot(f.dir)))
-		if ua.Dot(ub) >= 0 || w.Norm() > f.radius+reach {
-			return conformal.Hit{}, false
-		}
-		return conformal.Hit{S: s, X: q.Add(f.wireNormal(p).Scale(f.radius)), T: t}, true
-	}
-	if f.edgeSide(a) == f.edgeSide(b) {
-		return conformal.Hit{}, false
-	}
-	bis := f.n[0].Add(f.n[1])
-	bis = bis.Scale(1 / bis.Norm())
-	if w.Dot(bis) > reach || w.Norm() > math.Max(reach, b.Sub(a).Norm()) {
-		return conformal.Hit{}, false
-	}
-	return conformal.Hit{S: s, X: q, T: t}, true
-}
-
-// pointHit tests triangle (a, b, c) against point feature f: the point's
-// projection lies inside the triangle and the triangle is within reach of
-// it along its axis (or below the tip, up to reach).
-func (f *sharpFeature) pointHit(a, b, c dense.Vec3, reach float64) ([3]float64, bool) {
-	p := f.p0
-	nrm := b.Sub(a).Cross(c.Sub(a))
-	area2 := nrm.Norm()
-	if area2 == 0 {
-		return [3]float64{}, false
-	}
-	nrm = nrm.Scale(1 / area2)
-	d := p.Sub(a).Dot(nrm)
-	if math.Abs(d) > reach {
-		return [3]float64{}, false
-	}
-	q := p.Sub(nrm.Scale(d))
-	wa := b.Sub(q).Cross(c.Sub(q)).Dot(nrm) / area2
-	wb := c.Sub(q).Cross(a.Sub(q)).Dot(nrm) / area2
-	wc := 1 - wa - wb
-	if wa <= 0 || wb <= 0 || wc <= 0 {
-		return [3]float64{}, false
-	}
-	return [3]float64{wa, wb, wc}, true
 }
