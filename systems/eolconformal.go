@@ -321,18 +321,38 @@ func featureTangent(F dense.Mat32, d dense.Vec3) dense.Vec2 {
 // whether it is a cloth corner (its border edges turn by more than 30
 // degrees). node maps verts to nodes; nil means the identity.
 func borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([]dense.Vec2, []bool) {
-	type edge struct{ a, b int32 }
 	nodeOf := func(v int32) int32 {
 		if node == nil {
 			return v
 		}
 		return node[v]
 	}
-	dir := make(map[edge]bool, 3*len(faces))
+	// The directed face edges a->b, listed per vert a (CSR): a->b is a
+	// border edge when b->a is not among them.
+	start := make([]int32, len(u)+1)
+	for _, t := range faces {
+		for _, v := range t {
+			start[v+1]++
+		}
+	}
+	for i := range len(u) {
+		start[i+1] += start[i]
+	}
+	to, fill := make([]int32, 3*len(faces)), make([]int32, len(u))
 	for _, t := range faces {
 		for k := range 3 {
-			dir[edge{t[k], t[(k+1)%3]}] = true
+			a := t[k]
+			to[start[a]+fill[a]] = t[(k+1)%3]
+			fill[a]++
 		}
+	}
+	hasEdge := func(a, b int32) bool {
+		for _, x := range to[start[a]:start[a+1]] {
+			if x == b {
+				return true
+			}
+		}
+		return false
 	}
 	out := make([]dense.Vec2, nodes)
 	first := make([]dense.Vec2, nodes)
@@ -340,7 +360,7 @@ func borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([
 	for _, t := range faces {
 		for k := range 3 {
 			a, b := t[k], t[(k+1)%3]
-			if dir[edge{b, a}] {
+			if hasEdge(b, a) {
 				continue
 			}
 			// Counter-clockwise faces: the outward normal of border edge
