@@ -158,6 +158,7 @@ func (e *ConformalRemesh) adapt(w *ecs.World, b *remeshBody, nm *remesh.Mesh, re
 		}
 	}
 	nm.Preserved = nm.Preserved[:0]
+	nm.LockedClearance = e.params.MinEdge
 	for i, f := range res.Feature {
 		if f < 0 {
 			continue

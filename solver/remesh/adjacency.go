@@ -93,6 +93,9 @@ func (m *Mesh) checkShape() error {
 	if m.Locked != nil && len(m.Locked) != nn {
 		return fmt.Errorf("remesh: len(Locked) = %d, want 0 or len(X) = %d", len(m.Locked), nn)
 	}
+	if !(m.LockedClearance >= 0) || math.IsInf(m.LockedClearance, 0) {
+		return fmt.Errorf("remesh: LockedClearance = %v, want finite >= 0", m.LockedClearance)
+	}
 	if m.NExtra < 0 {
 		return fmt.Errorf("remesh: NExtra = %d is negative", m.NExtra)
 	}

@@ -106,6 +106,33 @@ func (r *Remesher) splitKeepsPreserved(a, b int32) bool {
 	return true
 }
 
+// splitClearsLocked reports whether the midpoint of a-b lies at least
+// Mesh.LockedClearance (material) from every locked node among a, b and the
+// third verts of its faces; when not, a-b is frozen for the rest of the
+// refinement.
+func (r *Remesher) splitClearsLocked(a, b int32) bool {
+	if r.clearance <= 0 {
+		return true
+	}
+	w := mid2(r.u[a], r.u[b])
+	vs := [4]int32{a, b, -1, -1}
+	for k, f := range [2]int32{r.faceWith(a, b), r.faceWith(b, a)} {
+		if f >= 0 {
+			vs[2+k] = third(r.f[f], a, b)
+		}
+	}
+	for _, v := range vs {
+		if v < 0 || !r.locked[r.vnode[v]] {
+			continue
+		}
+		if d := w.Sub(r.u[v]); math.Hypot(d[0], d[1]) < r.clearance {
+			r.frozen[[2]int32{min(a, b), max(a, b)}] = struct{}{}
+			return false
+		}
+	}
+	return true
+}
+
 func (r *Remesher) isFrozen(a, b int32) bool {
 	if len(r.frozen) == 0 {
 		return false

@@ -252,7 +252,7 @@ func (r *Remesher) splitEdges() {
 		}
 		dirty = dirty[:0]
 		for _, c := range sel {
-			if !r.splitKeepsPreserved(c.a, c.b) {
+			if !r.splitKeepsPreserved(c.a, c.b) || !r.splitClearsLocked(c.a, c.b) {
 				continue
 			}
 			nf := r.act[:0]

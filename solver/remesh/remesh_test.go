@@ -432,3 +432,52 @@ func TestSeamRemeshFolded(t *testing.T) {
 		t.Fatalf("splits %d collapses %d", res.Splits, res.Collapses)
 	}
 }
+
+// LockedClearance: refining a 10x10 grid (0.1 m cells) to 30 mm around a
+// locked node makes new nodes next to it (the control); with a clearance of
+// 40 mm no new node lies within 40 mm of it, and the rest of the mesh is
+// still refined.
+func TestLockedClearance(t *testing.T) {
+	base := gridMesh(10, 10, 1, 1, 0, nil)
+	base.Locked = make([]bool, len(base.X))
+	lockedNode := int32(5*11 + 5) // (0.5, 0.5)
+	base.Locked[lockedNode] = true
+	const clear = 0.04
+	near := func(out *Mesh, res Result) (newNear, created int) {
+		for v, n := range out.Node {
+			if res.NodeOld[n] >= 0 {
+				continue
+			}
+			created++
+			d := out.U[v].Sub(base.U[lockedNode])
+			if math.Hypot(d[0], d[1]) < clear {
+				newNear++
+			}
+		}
+		return
+	}
+	for _, c := range []float64{0, clear} {
+		m := cloneMesh(base)
+		m.LockedClearance = c
+		out, res, err := Remesh(m, isoM(len(m.U), 0.03), DefaultParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkValid(t, out)
+		n, created := near(out, res)
+		t.Logf("clearance %g: %d new nodes, %d within %g m of the locked node", c, created, n, clear)
+		switch {
+		case c == 0 && n == 0:
+			t.Fatalf("control: no new node near the locked node; the test shows nothing")
+		case c > 0 && n != 0:
+			t.Errorf("clearance %g: %d new nodes within it", c, n)
+		case created < 100:
+			t.Errorf("clearance %g: only %d new nodes, the mesh was not refined", c, created)
+		}
+	}
+	m := cloneMesh(base)
+	m.LockedClearance = math.NaN()
+	if _, _, err := Remesh(m, isoM(len(m.U), 0.03), DefaultParams()); err == nil {
+		t.Error("LockedClearance NaN accepted")
+	}
+}

@@ -20,6 +20,7 @@ type Remesher struct {
 	extra     []float64
 	nex       int
 	locked    []bool
+	clearance float64 // Mesh.LockedClearance
 	nodeAlive []bool
 	nodeVerts [][]int32
 	// pres[n] lists the nodes joined to node n by a preserved edge.
@@ -106,6 +107,7 @@ func (r *Remesher) load(m *Mesh, M []dense.Mat2) {
 	r.v = append(r.v[:0], m.V...)
 	r.nex = m.NExtra
 	r.extra = append(r.extra[:0], m.Extra...)
+	r.clearance = m.LockedClearance
 	r.locked = r.locked[:0]
 	if m.Locked != nil {
 		r.locked = append(r.locked, m.Locked...)
