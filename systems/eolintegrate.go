@@ -230,20 +230,23 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 }
 
 // atBorder reports whether interior EOL vertex ev's material point has
-// reached the cloth's border: it lies within MinEdge/10 (material space) of
+// reached the cloth's border: it lies within MinEdge/2 (material space) of
 // a border edge of one of its faces. The material at the feature has then
-// run out, and the cloth slides off the feature there (a nail's point, an
+// run out, as far as the conformal mesh resolves it (the preprocessing
+// keeps no edge shorter than MinEdge there, and may not remove border
+// nodes), and the cloth slides off the feature there (a nail's point, an
 // edge running along the border), so the vertex lifts off. Kept on, its
 // faces towards that border would thin to slivers while their world
-// triangles keep their size. Border vertices slide along the border
-// (Weidner 2018 sec. 3) and are not affected.
+// triangles keep their size, and the border beside a nail flapped at 2-3
+// m/s. Border vertices slide along the border (Weidner 2018 sec. 3) and are
+// not affected.
 func (c *EOLCloth) atBorder(ev *eolVertex) bool {
 	s := c.state
 	if c.borderNormal[ev.v] != (dense.Vec2{}) {
 		return false
 	}
 	u := dense.Vec2(*c.matMap.Get(ev.ent))
-	lim := c.set.MinEdge / 10
+	lim := c.set.MinEdge / 2
 	faces := c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]]
 	for _, f := range faces {
 		fc := c.faceMap.Get(s.FaceEnts[f])
