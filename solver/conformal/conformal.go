@@ -445,10 +445,6 @@ func lerp2(a, b dense.Vec2, s float64) dense.Vec2 {
 	return dense.Vec2{a[0] + s*(b[0]-a[0]), a[1] + s*(b[1]-a[1])}
 }
 
-func lerp3(a, b dense.Vec3, s float64) dense.Vec3 {
-	return dense.Vec3{a[0] + s*(b[0]-a[0]), a[1] + s*(b[1]-a[1]), a[2] + s*(b[2]-a[2])}
-}
-
 func dist2(a, b dense.Vec2) float64 {
 	d0, d1 := a[0]-b[0], a[1]-b[1]
 	return math.Sqrt(d0*d0 + d1*d1)
