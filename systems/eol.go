@@ -270,7 +270,7 @@ func (c *EOLCloth) loadObstacles(w *ecs.World) {
 		c.featStart = append(c.featStart, int32(len(c.features)))
 		c.features = appendFeatures(c.features, &c.obstacles[i], int32(i), c.thickness)
 	}
-	c.ends = featureEnds(c.features)
+	c.ends = featureEnds(c.ends, c.features)
 }
 
 // featureOf returns the index into features of an EOL vertex's feature.

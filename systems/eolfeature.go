@@ -76,8 +76,14 @@ func appendFeatures(dst []sharpFeature, o *components.Obstacle, oi int32, thickn
 // -thickness and length + thickness on the edge's line, both being moved
 // out by the thickness): the conformal chain of an edge ends at a node on
 // its corner (solver/conformal Features.Ends).
-func featureEnds(features []sharpFeature) map[int32]conformal.EdgeEnds {
-	ends := map[int32]conformal.EdgeEnds{}
+//
+// ends (nil: a new map) is cleared and filled, so a step reuses the last
+// step's map.
+func featureEnds(ends map[int32]conformal.EdgeEnds, features []sharpFeature) map[int32]conformal.EdgeEnds {
+	if ends == nil {
+		ends = map[int32]conformal.EdgeEnds{}
+	}
+	clear(ends)
 	for fi := range features {
 		f := &features[fi]
 		if f.kind != components.FeatureEdge || f.wire {
