@@ -76,6 +76,7 @@ type EOLCloth struct {
 	coefs       []float64 // the blockqp rows' coefficients, back to back
 	coefAt      []int     // where each row's coefficients start in coefs
 	warm        qp.Result
+	lastActive  activeSet
 	asm         eolAssembly
 	stretch0    []float64 // materialStepLimit: the incident faces' stretch before the step
 	eqM, inM    qp.CSR

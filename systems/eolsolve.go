@@ -166,23 +166,25 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 	}
 	// Row coefficients go into one reused buffer, sliced once it is full.
 	c.brows, c.coefs, c.coefAt = c.brows[:0], c.coefs[:0], c.coefAt[:0]
-	add := func(v int32, eq bool, target float64, coef ...float64) {
+	add := func(v int32, eq, warm bool, target float64, coef ...float64) {
 		c.coefAt = append(c.coefAt, len(c.coefs))
 		c.coefs = append(c.coefs, coef...)
-		c.brows = append(c.brows, blockqp.Row{Group: v, Eq: eq, Target: target})
+		c.brows = append(c.brows, blockqp.Row{Group: v, Eq: eq, Warm: warm, Target: target})
 	}
 	for _, p := range s.Pins {
 		for d := 0; d < 3; d++ {
 			var e [3]float64
 			e[d] = 1
-			add(p.Vertex, true, s.PinZ[3*int(p.Vertex)+d], e[:]...)
+			add(p.Vertex, true, false, s.PinZ[3*int(p.Vertex)+d], e[:]...)
 		}
 	}
 	for _, r := range s.Contacts {
-		add(r.Vertex, false, r.Target, r.Normal[0], r.Normal[1], r.Normal[2])
+		warm := c.lastActive.get(s.Verts[r.Vertex])&activeContact != 0
+		add(r.Vertex, false, warm, r.Target, r.Normal[0], r.Normal[1], r.Normal[2])
 	}
-	for _, r := range c.rows {
-		add(r.V, r.Eq, r.Target, r.L[0], r.L[1], r.L[2], r.E[0], r.E[1])
+	for i, r := range c.rows {
+		warm := c.lastActive.get(s.Verts[r.V])&(1<<(i-c.verts[r.K].rowLo)) != 0
+		add(r.V, r.Eq, warm, r.Target, r.L[0], r.L[1], r.L[2], r.E[0], r.E[1])
 	}
 	for k := range c.brows {
 		end := len(c.coefs)
@@ -216,7 +218,58 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 	for r := range c.rows {
 		c.rows[r].Y = res.Y[3*len(s.Pins)+nc+r]
 	}
+	c.lastActive.reset()
+	for k, r := range s.Contacts {
+		if res.Active[3*len(s.Pins)+k] {
+			c.lastActive.add(s.Verts[r.Vertex], activeContact)
+		}
+	}
+	for i, r := range c.rows {
+		if !r.Eq && res.Active[3*len(s.Pins)+nc+i] {
+			c.lastActive.add(s.Verts[r.V], 1<<(i-c.verts[r.K].rowLo))
+		}
+	}
 	return nil
+}
+
+// activeSet remembers, by vertex entity, which inequality rows were in the
+// working set when the last step's QP was solved: bit j for row j of an EOL
+// vertex's rows (Alg. 2 order, at most four), activeContact for its obstacle
+// contact row. The next step marks the same rows Warm (blockqp.Row.Warm), so
+// the active-set search starts from last step's contacts: a resting contact's
+// last velocity meets its new row with a little slack, and a warm start from
+// velocities alone would find it again only after a round of PCG. On the
+// edge scene this saves about a quarter of the CG iterations.
+type activeSet struct {
+	gen  []uint32 // per entity ID, the generation its mask belongs to
+	mask []uint8
+}
+
+// activeContact marks a vertex's obstacle contact row in activeSet.
+const activeContact = 1 << 4
+
+func (a *activeSet) reset() { clear(a.mask) }
+
+// get returns e's mask, 0 for an entity not seen at the last step.
+func (a *activeSet) get(e ecs.Entity) uint8 {
+	id := e.ID()
+	if int(id) >= len(a.mask) || a.gen[id] != e.Generation() {
+		return 0
+	}
+	return a.mask[id]
+}
+
+// add sets bits in e's mask.
+func (a *activeSet) add(e ecs.Entity, bits uint8) {
+	id := int(e.ID())
+	if id >= len(a.mask) {
+		a.gen = append(a.gen, make([]uint32, id+1-len(a.gen))...)
+		a.mask = append(a.mask, make([]uint8, id+1-len(a.mask))...)
+	}
+	if a.gen[id] != e.Generation() {
+		a.gen[id], a.mask[id] = e.Generation(), 0
+	}
+	a.mask[id] |= bits
 }
 
 // appendRows appends EOL vertex ev's constraint rows (Alg. 2, errata Alg. 1

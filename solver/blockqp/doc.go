@@ -49,7 +49,10 @@
 //     (exact when the filtered residual is zero). Sign convention as in
 //     solver/qp: H v - F = A^T y with y >= 0 on inequalities.
 //   - Active set. Start from the inequality rows that are tight or violated at
-//     the warm start. After each solve, release working inequalities with a
+//     the warm start, and those the caller marks Warm (Row.Warm: the working
+//     set of the last time step, which a velocity warm start alone misses
+//     when a resting contact's previous velocity meets its new row with a
+//     little slack). After each solve, release working inequalities with a
 //     negative multiplier and add violated inequalities, all at once (a
 //     primal-dual active-set step). The first round solves only to a loose
 //     tolerance (Settings.ScreenTol), tightened 100-fold after each round

@@ -21,10 +21,17 @@ type Group struct {
 // Row is one constraint on the variables of one group:
 //
 //	sum_k Coef[k] v[Vars[k]] = Target  (Eq)   or   >= Target  (otherwise).
+//
+// Warm marks an inequality that was in the working set of a previous, similar
+// solve (the last time step's active contacts): it joins the first working
+// set, as the rows tight or violated at the warm start do. It is only a
+// starting guess: the answer does not depend on it, the number of active-set
+// rounds does.
 type Row struct {
 	Group  int32
 	Coef   []float64 // len(Groups[Group].Vars), not all zero
 	Eq     bool
+	Warm   bool
 	Target float64
 }
 

@@ -168,8 +168,8 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 		return Result{}, fmt.Errorf("blockqp: H: entry %d (row %d, column %d) is %v or outside %d columns", k, i, p.H.Col[k], p.H.Val[k], s.n)
 	}
 
-	// First working set: the equalities and the inequalities tight or
-	// violated at the warm start.
+	// First working set: the equalities, the inequalities tight or violated
+	// at the warm start, and those the caller marks Warm.
 	xInf := 0.0
 	for _, v := range s.x {
 		xInf = math.Max(xInf, math.Abs(v))
@@ -181,7 +181,7 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 			s.active[i] = true
 			continue
 		}
-		s.active[i] = s.rowDot(i, s.x)-r.Target <= ptol
+		s.active[i] = r.Warm || s.rowDot(i, s.x)-r.Target <= ptol
 	}
 	for g := range s.changed {
 		s.changed[g] = true
