@@ -16,6 +16,7 @@ import (
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
 	"github.com/loomsim/loom/solver/qp"
+	"github.com/loomsim/loom/solver/sparse"
 )
 
 // EOLCloth is Eulerian-on-Lagrangian cloth (Weidner 2018): cloth vertices on
@@ -71,6 +72,8 @@ type EOLCloth struct {
 	qpSolver    *qp.Solver
 	block       blockqp.Solver
 	groups      []blockqp.Group
+	groupOf     []int32 // per vertex, its group (see solveFiltered)
+	rcm         sparse.RCM
 	vars        []int32
 	brows       []blockqp.Row
 	coefs       []float64 // the blockqp rows' coefficients, back to back

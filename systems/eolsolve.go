@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/loomsim/loom/components"
@@ -148,28 +149,29 @@ func (c *EOLCloth) solveQP(H *qp.CSR, n, N, m int) error {
 // world velocity, and for an EOL vertex its material velocity too).
 func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 	s := c.state
+	// One group per vertex, in reverse Cuthill-McKee order of A's pattern:
+	// blockqp's Gauss-Seidel sweeps follow the group order, and a banded
+	// order carries a correction across the cloth in fewer iterations than
+	// the remesher's numbering (edge: about a fifth fewer).
+	order := c.rcm.Order(n, s.A.RowPtr, s.A.Col)
+	c.groupOf = slices.Grow(c.groupOf[:0], n)[:n]
 	c.groups = c.groups[:0]
 	c.vars = c.vars[:0]
-	for i := 0; i < n; i++ {
-		c.vars = append(c.vars, int32(3*i), int32(3*i+1), int32(3*i+2))
+	for g, i := range order {
+		c.groupOf[i] = int32(g)
+		off := len(c.vars)
+		c.vars = append(c.vars, 3*i, 3*i+1, 3*i+2)
 		if k := c.eolOf[i]; k >= 0 {
-			c.vars = append(c.vars, int32(3*n+2*int(k)), int32(3*n+2*int(k)+1))
+			c.vars = append(c.vars, int32(3*n)+2*k, int32(3*n)+2*k+1)
 		}
-	}
-	for i, off := 0, 0; i < n; i++ {
-		l := 3
-		if c.eolOf[i] >= 0 {
-			l = 5
-		}
-		c.groups = append(c.groups, blockqp.Group{Vars: c.vars[off : off+l : off+l]})
-		off += l
+		c.groups = append(c.groups, blockqp.Group{Vars: c.vars[off:len(c.vars):len(c.vars)]})
 	}
 	// Row coefficients go into one reused buffer, sliced once it is full.
 	c.brows, c.coefs, c.coefAt = c.brows[:0], c.coefs[:0], c.coefAt[:0]
 	add := func(v int32, eq, warm bool, target float64, coef ...float64) {
 		c.coefAt = append(c.coefAt, len(c.coefs))
 		c.coefs = append(c.coefs, coef...)
-		c.brows = append(c.brows, blockqp.Row{Group: v, Eq: eq, Warm: warm, Target: target})
+		c.brows = append(c.brows, blockqp.Row{Group: c.groupOf[v], Eq: eq, Warm: warm, Target: target})
 	}
 	for _, p := range s.Pins {
 		for d := 0; d < 3; d++ {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/loomsim/loom/solver/sparse"
 )
 
 // clothProblem builds an EOL-cloth-like QP on an nx x ny triangulated grid
@@ -219,5 +221,73 @@ func TestWarmActiveSet(t *testing.T) {
 	}
 	if iters["last"] >= iters["none"] {
 		t.Errorf("the last working set as a guess took %d CG iterations, none %d", iters["last"], iters["none"])
+	}
+}
+
+// reorder returns p with its groups in the given order (order[k] is the
+// group placed k-th): the same QP, swept in another order.
+func reorder(p *Problem, order []int32) *Problem {
+	q := *p
+	q.Groups = make([]Group, len(order))
+	at := make([]int32, len(order))
+	for k, g := range order {
+		q.Groups[k] = p.Groups[g]
+		at[g] = int32(k)
+	}
+	q.Rows = append([]Row(nil), p.Rows...)
+	for i := range q.Rows {
+		q.Rows[i].Group = at[q.Rows[i].Group]
+	}
+	return &q
+}
+
+// TestGroupOrder solves the cloth problem with its groups shuffled and in
+// reverse Cuthill-McKee order of H's group graph: the order of the
+// Gauss-Seidel sweeps changes the iterations, not the answer, and the banded
+// order takes fewer than the shuffled one.
+func TestGroupOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	p := clothProblem(t, rng, 30, 30)
+	xr, yr := reference(t, p)
+	shuffled := make([]int32, len(p.Groups))
+	for k, g := range rng.Perm(len(p.Groups)) {
+		shuffled[k] = int32(g)
+	}
+	// H's group graph in the shuffled numbering.
+	ps := reorder(p, shuffled)
+	gof := make([]int32, len(p.F))
+	for g, grp := range ps.Groups {
+		for _, v := range grp.Vars {
+			gof[v] = int32(g)
+		}
+	}
+	rowPtr, col := []int32{0}, []int32(nil)
+	for _, grp := range ps.Groups {
+		for _, v := range grp.Vars {
+			for k := p.H.RowPtr[v]; k < p.H.RowPtr[v+1]; k++ {
+				col = append(col, gof[p.H.Col[k]])
+			}
+		}
+		rowPtr = append(rowPtr, int32(len(col)))
+	}
+	var r sparse.RCM
+	pr := reorder(ps, r.Order(len(ps.Groups), rowPtr, col))
+	iters := map[string]int{}
+	for _, c := range []struct {
+		name string
+		q    *Problem
+	}{{"given", p}, {"shuffled", ps}, {"rcm", pr}} {
+		name, q := c.name, c.q
+		res, err := NewSolver().Solve(nil, q, nil, Settings{})
+		if err != nil || !res.Converged {
+			t.Fatalf("%s: %v %s", name, err, res.Message)
+		}
+		t.Logf("%s order: %d rounds, %d CG iterations", name, res.Rounds, res.CGIterations)
+		iters[name] = res.CGIterations
+		compare(t, res.X, res.Y, xr, yr, 1e-6)
+		checkKKT(t, q, res.X, res.Y, 1e-8)
+	}
+	if iters["rcm"] >= iters["shuffled"] {
+		t.Errorf("RCM order took %d CG iterations, shuffled %d", iters["rcm"], iters["shuffled"])
 	}
 }

@@ -84,7 +84,10 @@
 //
 // Internally the variables are numbered group by group and H is held as
 // dense group-pair blocks (blocks.go), so no vector is indexed through a
-// map. The Gauss-Seidel sweeps are sequential (and so deterministic); the
+// map. The Gauss-Seidel sweeps are sequential (and so deterministic) and go
+// through the groups in the order of Problem.Groups: a banded order, such as
+// sparse.RCM's of H's group graph, carries a correction across the problem
+// in fewer iterations than a scattered one (TestGroupOrder). The
 // per-round passes (filters, residuals, multipliers) run on a caller's
 // Runner (an *ecs.Pool fits) when the problem is large enough for a fork
 // and join to pay (4096 groups or more), split into fixed blocks of groups
