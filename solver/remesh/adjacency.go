@@ -171,11 +171,15 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 		a.VertFaceStart[v+1] += a.VertFaceStart[v]
 	}
 	a.VertFaces = make([]int32, 3*len(m.F))
+	// next[s] is the vert after v in face VertFaces[s] (s in v's range):
+	// that face holds the directed edge v->next[s].
+	next := make([]int32, 3*len(m.F))
 	fill := make([]int32, nv)
 	for f, t := range m.F {
 		for k := 0; k < 3; k++ {
 			v := t[k]
-			a.VertFaces[a.VertFaceStart[v]+fill[v]] = int32(f)
+			s := a.VertFaceStart[v] + fill[v]
+			a.VertFaces[s], next[s] = int32(f), t[(k+1)%3]
 			fill[v]++
 		}
 	}
@@ -197,8 +201,9 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 	// there is at most one.
 	faceWith := func(p, q int32) (int32, error) {
 		g := int32(-1)
-		for _, h := range a.FacesOf(int(p)) {
-			if faceHasDirected(m.F[h], p, q) {
+		for s := a.VertFaceStart[p]; s < a.VertFaceStart[p+1]; s++ {
+			if next[s] == q {
+				h := a.VertFaces[s]
 				if g >= 0 {
 					return -1, fmt.Errorf("remesh: directed edge %d->%d is in faces %d and %d (non-manifold edge or inconsistent orientation)", p, q, g, h)
 				}
@@ -208,6 +213,10 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 		return g, nil
 	}
 	a.FaceEdges = make([][3]int32, len(m.F))
+	// Each face edge is an edge's first or second side, and a boundary
+	// vert of a valid mesh starts one boundary edge: at most
+	// (3*faces + verts)/2 edges.
+	a.Edges = make([]Edge, 0, (3*len(m.F)+nv)/2)
 	for f, t := range m.F {
 		for k := 0; k < 3; k++ {
 			p, q := t[k], t[(k+1)%3]
