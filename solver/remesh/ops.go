@@ -350,16 +350,13 @@ func solve3(A [3][3]float64, b [3]float64) ([3]float64, bool) {
 
 // ---------------------------------------------------------------- flip
 
-// flipTest evaluates eq. 3 for the interior edge a-b: fl holds a->b with
-// opposite vert l, fr holds b->a with opposite vert k. It returns true when
-// the edge should be flipped and the flip is allowed (convex quad, new edge
-// k-l not already present and not invalid, no world-space duplicate edge).
-func (r *Remesher) flipTest(a, b int32) (fl, fr, k, l int32, ok bool) {
-	fl = r.faceWith(a, b)
-	if fl < 0 {
-		return
-	}
-	fr = r.faceWith(b, a)
+// flipTest evaluates eq. 3 for the edge a-b of live face fl, which holds
+// a->b with opposite vert l; the face fr across it, if any, holds b->a with
+// opposite vert k. It returns true when the edge should be flipped and the
+// flip is allowed (interior edge, convex quad, new edge k-l not already
+// present and not invalid, no world-space duplicate edge).
+func (r *Remesher) flipTest(fl, a, b int32) (k, l int32, ok bool) {
+	fr := r.faceWith(b, a)
 	if fr < 0 || r.preservedEdge(a, b) {
 		return
 	}
@@ -438,12 +435,12 @@ func (r *Remesher) flipEdges(act []int32, created *[]int32) {
 				a, b := t[e], t[(e+1)%3]
 				if r.vmark[a] == ep || r.vmark[b] == ep {
 					// Possibly flippable but not independent: keep active.
-					if _, _, _, _, ok := r.flipTest(a, b); ok {
+					if _, _, ok := r.flipTest(f, a, b); ok {
 						next = append(next, f)
 					}
 					continue
 				}
-				_, _, k, l, ok := r.flipTest(a, b)
+				k, l, ok := r.flipTest(f, a, b)
 				if !ok {
 					continue
 				}

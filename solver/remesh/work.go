@@ -11,7 +11,9 @@ import (
 // Working state: nodes, verts and faces are only ever appended; removed ones
 // are marked dead, and new faces always get new indices (a face slot is never
 // rewritten), so the first n0 entries of each array are the input's and stay
-// identifiable. vf[v] lists the live faces around vert v.
+// identifiable. vf[v] lists the live faces around vert v, and vnext[v] the
+// vert after v in each of them (vf[v][i] holds the directed edge
+// v->vnext[v][i]), so that faceWith reads one short list.
 type Remesher struct {
 	p Params
 
@@ -39,6 +41,7 @@ type Remesher struct {
 	m         []dense.Mat2
 	vertAlive []bool
 	vf        [][]int32
+	vnext     [][]int32
 
 	// Faces.
 	f         [][3]int32
@@ -142,6 +145,7 @@ func (r *Remesher) load(m *Mesh, M []dense.Mat2) {
 		r.vertAlive = append(r.vertAlive, true)
 	}
 	r.vf = resetLists(r.vf, nv)
+	r.vnext = resetLists(r.vnext, nv)
 	for i, n := range m.Node {
 		r.nodeVerts[n] = append(r.nodeVerts[n], int32(i))
 	}
@@ -158,6 +162,7 @@ func (r *Remesher) load(m *Mesh, M []dense.Mat2) {
 		r.faceAlive = append(r.faceAlive, true)
 		for k := 0; k < 3; k++ {
 			r.vf[t[k]] = append(r.vf[t[k]], int32(f))
+			r.vnext[t[k]] = append(r.vnext[t[k]], t[(k+1)%3])
 		}
 	}
 	// Input CSR.
@@ -257,9 +262,9 @@ func (r *Remesher) nextFEpoch() uint32 {
 
 // faceWith returns the live face holding the directed edge a->b, or -1.
 func (r *Remesher) faceWith(a, b int32) int32 {
-	for _, f := range r.vf[a] {
-		if faceHasDirected(r.f[f], a, b) {
-			return f
+	for i, x := range r.vnext[a] {
+		if x == b {
+			return r.vf[a][i]
 		}
 	}
 	return -1
@@ -288,11 +293,12 @@ func (r *Remesher) killFace(f int32) {
 	r.faceAlive[f] = false
 	r.nLive--
 	for _, v := range r.f[f] {
-		l := r.vf[v]
+		l, nx := r.vf[v], r.vnext[v]
 		for i, g := range l {
 			if g == f {
 				copy(l[i:], l[i+1:])
-				r.vf[v] = l[:len(l)-1]
+				copy(nx[i:], nx[i+1:])
+				r.vf[v], r.vnext[v] = l[:len(l)-1], nx[:len(nx)-1]
 				break
 			}
 		}
@@ -308,6 +314,9 @@ func (r *Remesher) addFace(a, b, c int32) int32 {
 	r.vf[a] = append(r.vf[a], f)
 	r.vf[b] = append(r.vf[b], f)
 	r.vf[c] = append(r.vf[c], f)
+	r.vnext[a] = append(r.vnext[a], b)
+	r.vnext[b] = append(r.vnext[b], c)
+	r.vnext[c] = append(r.vnext[c], a)
 	return f
 }
 
@@ -319,6 +328,7 @@ func (r *Remesher) addVert(u dense.Vec2, M dense.Mat2, node int32) int32 {
 	r.vertAlive = append(r.vertAlive, true)
 	r.vmark = append(r.vmark, 0)
 	r.vf = growList(r.vf, int(w))
+	r.vnext = growList(r.vnext, int(w))
 	r.nodeVerts[node] = append(r.nodeVerts[node], w)
 	return w
 }
