@@ -176,7 +176,7 @@ func (e *ConformalRemesh) adapt(w *ecs.World, b *remeshBody, nm *remesh.Mesh, re
 		p, q := nm.Preserved[i], nm.Preserved[j]
 		return p[0] < q[0] || (p[0] == q[0] && p[1] < q[1])
 	})
-	am, ar, err := e.rm.remeshMesh(w, b, nm)
+	am, ar, err := e.rm.remeshMesh(w, b, nm, true)
 	if err != nil {
 		return nil, fmt.Errorf("adaptive remeshing after conformal preprocessing: %w", err)
 	}

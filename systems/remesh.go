@@ -190,7 +190,7 @@ func (r *Remesh) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
 // remeshBody runs one remeshing pass on body b and writes it back.
 func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) {
 	old := r.gather(b)
-	nm, out, err := r.remeshMesh(w, b, old)
+	nm, out, err := r.remeshMesh(w, b, old, false)
 	if err != nil {
 		return remesh.Result{}, err
 	}
@@ -201,8 +201,11 @@ func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) 
 }
 
 // remeshMesh computes the sizing field of mesh old of body b, remeshes it
-// and repairs the split vertices that landed inside obstacles.
-func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh) (*remesh.Mesh, remesh.Result, error) {
+// and repairs the split vertices that landed inside obstacles. valid says
+// that old's connectivity is known valid (it is the output of
+// conformal.Preprocess), so that the remesher need not validate it again
+// (remesh.Remesher.RemeshValid).
+func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh, valid bool) (*remesh.Mesh, remesh.Result, error) {
 	set := b.set
 	M := make([]dense.Mat2, len(old.U))
 	p := sizing.Params{RefineAngle: set.RefineAngle, RefineCompression: set.RefineCompression, RefineVelocity: set.RefineVelocity,
@@ -212,7 +215,11 @@ func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh) (*rem
 	}
 	rp := remesh.DefaultParams()
 	rp.AspectMin = set.AspectMin
-	nm, out, err := b.remesher.Remesh(old, M, rp)
+	remeshFn := b.remesher.Remesh
+	if valid {
+		remeshFn = b.remesher.RemeshValid
+	}
+	nm, out, err := remeshFn(old, M, rp)
 	if err != nil {
 		return nil, remesh.Result{}, err
 	}

@@ -316,10 +316,9 @@ func (m *Mesh) Validate() error {
 			}
 		}
 	}
-	for i, pr := range m.Preserved {
-		if !nodesShareEdge(m, a, pr[0], pr[1]) {
-			return fmt.Errorf("remesh: Preserved[%d] = %v: nodes %d and %d share no edge", i, pr, pr[0], pr[1])
-		}
+	if err := checkPreservedEdges(m.Preserved, m.F, m.Node,
+		func(n int32) []int32 { return a.VertsOf(int(n)) }, func(v int32) []int32 { return a.FacesOf(int(v)) }); err != nil {
+		return err
 	}
 	// World-space manifoldness along seams: a pair of nodes may carry at most
 	// two faces in all.
@@ -346,13 +345,26 @@ func (m *Mesh) Validate() error {
 	return nil
 }
 
+// checkPreservedEdges returns an error naming the first pair of pres whose nodes
+// share no edge (no face around a vert of the first node has a vert on the
+// second) in the mesh of faces f over verts on nodes node; verts(n) lists
+// the verts on node n and faces(v) the faces around vert v.
+func checkPreservedEdges(pres [][2]int32, f [][3]int32, node []int32, verts, faces func(int32) []int32) error {
+	for i, pr := range pres {
+		if !nodesShareEdge(f, node, verts, faces, pr[0], pr[1]) {
+			return fmt.Errorf("remesh: Preserved[%d] = %v: nodes %d and %d share no edge", i, pr, pr[0], pr[1])
+		}
+	}
+	return nil
+}
+
 // nodesShareEdge reports whether some edge joins a vert of node p to a vert
-// of node q.
-func nodesShareEdge(m *Mesh, a *Adjacency, p, q int32) bool {
-	for _, v := range a.VertsOf(int(p)) {
-		for _, f := range a.FacesOf(int(v)) {
-			for _, x := range m.F[f] {
-				if m.Node[x] == q {
+// of node q (see checkPreservedEdges).
+func nodesShareEdge(f [][3]int32, node []int32, verts, faces func(int32) []int32, p, q int32) bool {
+	for _, v := range verts(p) {
+		for _, g := range faces(v) {
+			for _, x := range f[g] {
+				if node[x] == q {
 					return true
 				}
 			}

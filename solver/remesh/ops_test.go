@@ -11,7 +11,7 @@ import (
 func mustStart(t *testing.T, m *Mesh, M []dense.Mat2, p Params) *Remesher {
 	t.Helper()
 	var r Remesher
-	if err := r.start(m, M, p); err != nil {
+	if err := r.start(m, M, p, true); err != nil {
 		t.Fatal(err)
 	}
 	return &r
@@ -372,7 +372,7 @@ func TestCollapseNeverInverts(t *testing.T) {
 			M[i] = anisoM(l1, l1*(0.3+0.7*rng.Float64()), math.Pi*rng.Float64())
 		}
 		var r Remesher
-		if err := r.start(m, M, p); err != nil {
+		if err := r.start(m, M, p, true); err != nil {
 			t.Fatal(err)
 		}
 		for it := 0; it < 400; it++ {

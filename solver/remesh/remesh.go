@@ -90,7 +90,26 @@ func Remesh(m *Mesh, M []dense.Mat2, p Params) (*Mesh, Result, error) {
 // followed by flips. Flips follow eq. 3 but never create an edge of size
 // above 1, so that every edge of the result has size <= 1 unless Truncated.
 func (r *Remesher) Remesh(m *Mesh, M []dense.Mat2, p Params) (*Mesh, Result, error) {
-	if err := r.start(m, M, p); err != nil {
+	return r.remesh(m, M, p, true)
+}
+
+// RemeshValid is Remesh for a mesh m whose connectivity is known to be
+// valid: m is the output of Remesh or of conformal.Preprocess (which keep a
+// valid mesh valid), and the caller has changed at most its per-node state
+// (X, V, Extra), Locked, LockedClearance and Preserved. It checks what
+// Remesh checks except what only a change of connectivity could break
+// (manifoldness, orientation, fans, duplicate faces, face areas, seams;
+// see Mesh.Validate), so that a caller that has just validated and
+// preprocessed a mesh does not rebuild its adjacency a second time.
+// Preserved pairs are still checked to be edges.
+func (r *Remesher) RemeshValid(m *Mesh, M []dense.Mat2, p Params) (*Mesh, Result, error) {
+	return r.remesh(m, M, p, false)
+}
+
+// remesh is Remesh, validating m in full when validate is set and otherwise
+// as RemeshValid does.
+func (r *Remesher) remesh(m *Mesh, M []dense.Mat2, p Params, validate bool) (*Mesh, Result, error) {
+	if err := r.start(m, M, p, validate); err != nil {
 		return nil, Result{}, err
 	}
 
@@ -116,12 +135,17 @@ func (r *Remesher) Remesh(m *Mesh, M []dense.Mat2, p Params) (*Mesh, Result, err
 	return out, res, nil
 }
 
-// start checks the input and loads it into the working mesh.
-func (r *Remesher) start(m *Mesh, M []dense.Mat2, p Params) error {
+// start checks the input (in full with validate, else as RemeshValid) and
+// loads it into the working mesh.
+func (r *Remesher) start(m *Mesh, M []dense.Mat2, p Params, validate bool) error {
 	if err := checkParams(p); err != nil {
 		return err
 	}
-	if err := m.Validate(); err != nil {
+	if validate {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+	} else if err := m.checkShape(); err != nil {
 		return err
 	}
 	if err := checkSizing(M, len(m.U)); err != nil {
@@ -135,6 +159,11 @@ func (r *Remesher) start(m *Mesh, M []dense.Mat2, p Params) error {
 	r.maxSize2 = h * h
 	r.load(m, M)
 	r.flipMax2 = math.Inf(1)
+	if !validate {
+		// The working mesh's face lists stand in for the adjacency.
+		return checkPreservedEdges(m.Preserved, r.f, r.vnode,
+			func(n int32) []int32 { return r.nodeVerts[n] }, func(v int32) []int32 { return r.vf[v] })
+	}
 	return nil
 }
 

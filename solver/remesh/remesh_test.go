@@ -481,3 +481,53 @@ func TestLockedClearance(t *testing.T) {
 		t.Error("LockedClearance NaN accepted")
 	}
 }
+
+// RemeshValid, on a mesh of valid connectivity, gives exactly Remesh's
+// result, and still rejects what a caller may have set wrongly on such a
+// mesh: shapes, non-finite state and Preserved pairs that are no edge.
+func TestRemeshValid(t *testing.T) {
+	m := gridMesh(10, 10, 1, 1, 0, nil)
+	for i := range m.X {
+		m.X[i][2] = 0.1 * math.Sin(5*m.X[i][0]) * math.Cos(3*m.X[i][1])
+	}
+	m.Preserved = preservedChains(10, 3)
+	M := bumpM(m, 0.02, 0.3)
+	a, ra, err := Remesh(m, M, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Splits == 0 || ra.Collapses == 0 {
+		t.Fatalf("%d splits, %d collapses: want both", ra.Splits, ra.Collapses)
+	}
+	var r Remesher
+	b, rb, err := r.RemeshValid(m, M, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !meshEqual(a, b) || !slices.Equal(a.Preserved, b.Preserved) {
+		t.Fatal("RemeshValid and Remesh give different meshes")
+	}
+	if !slices.Equal(ra.NodeOld, rb.NodeOld) || !slices.Equal(ra.FaceOld, rb.FaceOld) || !slices.Equal(ra.Src, rb.Src) ||
+		ra.Splits != rb.Splits || ra.Flips != rb.Flips || ra.Collapses != rb.Collapses {
+		t.Fatal("RemeshValid and Remesh give different results")
+	}
+
+	cases := []struct {
+		name string
+		mod  func(m *Mesh)
+		want string
+	}{
+		{"Locked length", func(m *Mesh) { m.Locked = make([]bool, 2) }, "len(Locked)"},
+		{"nan X", func(m *Mesh) { m.X[3][1] = math.NaN() }, "node 3"},
+		{"preserved range", func(m *Mesh) { m.Preserved = [][2]int32{{0, 999}} }, "Preserved[0]"},
+		{"preserved non-edge", func(m *Mesh) { m.Preserved = append(slices.Clone(m.Preserved), [2]int32{0, 100}) }, "share no edge"},
+	}
+	for _, c := range cases {
+		m2 := cloneMesh(m)
+		c.mod(m2)
+		_, _, err := r.RemeshValid(m2, M, DefaultParams())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s: error %v, want mention of %q", c.name, err, c.want)
+		}
+	}
+}
