@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -64,6 +65,84 @@ type remeshBody struct {
 	lame     elastic.Lame
 	kb       float64
 	remesher remesh.Remesher
+	hinges   hingeMemo
+}
+
+// hingeMemo is what a body's last write-back built its hinges from and
+// their rest states. Remeshing changes a mesh locally, so most hinges of the
+// next write-back lie between surviving faces whose corners kept their
+// material coordinates; their rest states are the same function of the same
+// inputs, and lookup returns them instead of recomputing them.
+type hingeMemo struct {
+	faces      [][3]int32      // the faces (nodes) of that write-back
+	faceU      [][3]dense.Vec2 // their corners' material coordinates
+	hinges     [][4]int32      // scenes.HingesWithFaces of faces
+	hingeFaces [][2]int32
+	rest       []elastic.HingeRest
+	// first[f] lists the hinges whose first face is f, -1 padded.
+	first [][3]int32
+}
+
+// lookup returns the remembered rest state of hinge h between faces fa and
+// fb of a new mesh with faces faces and corner coordinates faceU, which out
+// maps onto the memo's mesh, when the memo holds a hinge whose inputs to
+// hingeRestFromFaces are those of h renumbered by out.NodeOld (so that it
+// would compute the same rest state bit for bit).
+func (m *hingeMemo) lookup(h [4]int32, fa, fb int32, faces [][3]int32, faceU [][3]dense.Vec2, out remesh.Result) (elastic.HingeRest, bool) {
+	oa, ob := out.FaceOld[fa], out.FaceOld[fb]
+	if oa < 0 || ob < 0 || int(oa) >= len(m.first) || int(ob) >= len(m.first) {
+		return elastic.HingeRest{}, false
+	}
+	same := func(nodes []int32, old []int32) bool {
+		for k, n := range nodes {
+			if out.NodeOld[n] != old[k] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, j := range m.first[oa] {
+		if j < 0 {
+			break
+		}
+		if m.hingeFaces[j][1] != ob || !same(h[:], m.hinges[j][:]) ||
+			!same(faces[fa][:], m.faces[oa][:]) || !same(faces[fb][:], m.faces[ob][:]) ||
+			!sameBits2(faceU[fa], m.faceU[oa]) || !sameBits2(faceU[fb], m.faceU[ob]) {
+			continue
+		}
+		return m.rest[j], true
+	}
+	return elastic.HingeRest{}, false
+}
+
+// set makes the memo hold the hinges of a write-back.
+func (m *hingeMemo) set(faces [][3]int32, faceU [][3]dense.Vec2, hinges [][4]int32, hingeFaces [][2]int32, rest []elastic.HingeRest) {
+	m.faces, m.faceU, m.hinges, m.hingeFaces, m.rest = faces, faceU, hinges, hingeFaces, rest
+	m.first = slices.Grow(m.first[:0], len(faces))[:len(faces)]
+	for f := range m.first {
+		m.first[f] = [3]int32{-1, -1, -1}
+	}
+	for j, hf := range hingeFaces {
+		l := &m.first[hf[0]]
+		for k := range l {
+			if l[k] < 0 {
+				l[k] = int32(j)
+				break
+			}
+		}
+	}
+}
+
+// sameBits2 reports whether a and b hold the same bits.
+func sameBits2(a, b [3]dense.Vec2) bool {
+	for k := range a {
+		for c := range 2 {
+			if math.Float64bits(a[k][c]) != math.Float64bits(b[k][c]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // NewRemesh returns the system without bodies (AddBody registers them);
@@ -361,14 +440,20 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	// Hinges: the interior edges in world space (seam edges included),
 	// rebuilt from the new faces with seam-aware flat rest states.
 	hinges, hingeFaces := scenes.HingesWithFaces(faces, n)
+	hingeRests := make([]elastic.HingeRest, len(hinges))
 	for hi, h := range hinges {
 		fa, fb := hingeFaces[hi][0], hingeFaces[hi][1]
-		rest, err := hingeRestFromFaces(h, faces[fa], faces[fb], faceU[fa], faceU[fb])
-		if err != nil {
-			return fmt.Errorf("remeshed hinge %d: %w", hi, err)
+		rest, ok := b.hinges.lookup(h, fa, fb, faces, faceU, out)
+		if !ok {
+			var err error
+			if rest, err = hingeRestFromFaces(h, faces[fa], faces[fb], faceU[fa], faceU[fb]); err != nil {
+				return fmt.Errorf("remeshed hinge %d: %w", hi, err)
+			}
 		}
+		hingeRests[hi] = rest
 		r.hingeMap.NewWith(&components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: rest, Stiffness: b.kb})
 	}
+	b.hinges.set(faces, faceU, hinges, hingeFaces, hingeRests)
 
 	bm.Verts, bm.Faces = verts, faces
 	bm.U, bm.UFaces = vec2s(nm.U), nm.F
