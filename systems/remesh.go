@@ -239,8 +239,46 @@ func (r *Remesh) gather(b *remeshBody) *remesh.Mesh {
 		}
 		faceU[fi] = f.U
 	}
-	m.U, m.Node, m.F = materialVerts(nodeFaces, faceU)
+	if u, ok := singlePanelVerts(nodeFaces, faceU, n); ok {
+		m.U, m.Node, m.F = u, identityNodes(n), nodeFaces
+	} else {
+		m.U, m.Node, m.F = materialVerts(nodeFaces, faceU)
+	}
 	return m
+}
+
+// singlePanelVerts returns, when every one of the n vertices is a corner of
+// some face and has the same material coordinate in all its faces (a body
+// without seams), each vertex's coordinate: then materialVerts would give
+// vert i on vertex i with that coordinate and the faces unchanged, and this
+// finds so without its map. ok is false otherwise (the caller then uses
+// materialVerts). Coordinates compare with ==, as materialVerts' map keys
+// do, and the first corner's is kept.
+func singlePanelVerts(faces [][3]int32, faceU [][3]dense.Vec2, n int) (u []dense.Vec2, ok bool) {
+	u = make([]dense.Vec2, n)
+	seen := make([]bool, n)
+	left := n
+	for fi, f := range faces {
+		for k, v := range f {
+			switch {
+			case !seen[v]:
+				seen[v], u[v] = true, faceU[fi][k]
+				left--
+			case u[v] != faceU[fi][k]:
+				return nil, false
+			}
+		}
+	}
+	return u, left == 0
+}
+
+// identityNodes returns 0, 1, ..., n-1.
+func identityNodes(n int) []int32 {
+	node := make([]int32, n)
+	for i := range node {
+		node[i] = int32(i)
+	}
+	return node
 }
 
 // obstacleData returns, per node, the nearest obstacle point and its normal
