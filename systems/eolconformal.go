@@ -1,9 +1,10 @@
 package systems
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/loomsim/loom/components"
@@ -150,14 +151,6 @@ func (e *ConformalRemesh) adapt(w *ecs.World, b *remeshBody, nm *remesh.Mesh, re
 	if nm.Locked == nil {
 		nm.Locked = make([]bool, len(nm.X))
 	}
-	adj := map[[2]int32]bool{}
-	for _, t := range nm.F {
-		for k := range 3 {
-			a, c := nm.Node[t[k]], nm.Node[t[(k+1)%3]]
-			adj[[2]int32{min(a, c), max(a, c)}] = true
-		}
-	}
-	nm.Preserved = nm.Preserved[:0]
 	nm.LockedClearance = e.params.MinEdge
 	for i, f := range res.Feature {
 		if f < 0 {
@@ -165,17 +158,24 @@ func (e *ConformalRemesh) adapt(w *ecs.World, b *remeshBody, nm *remesh.Mesh, re
 		}
 		nm.Locked[i] = true
 	}
-	for pair := range adj {
-		a, c := pair[0], pair[1]
-		if res.Features.Edge(a, c) {
-			nm.Preserved = append(nm.Preserved, pair)
+	// The conformal edges, each once (an interior edge is in two faces), in
+	// increasing order of their node pairs.
+	nm.Preserved = nm.Preserved[:0]
+	for _, t := range nm.F {
+		for k := range 3 {
+			a, c := nm.Node[t[k]], nm.Node[t[(k+1)%3]]
+			if res.Feature[a] >= 0 && res.Feature[c] >= 0 && res.Features.Edge(a, c) {
+				nm.Preserved = append(nm.Preserved, [2]int32{min(a, c), max(a, c)})
+			}
 		}
 	}
-	// Map iteration order must not leak into the result.
-	sort.Slice(nm.Preserved, func(i, j int) bool {
-		p, q := nm.Preserved[i], nm.Preserved[j]
-		return p[0] < q[0] || (p[0] == q[0] && p[1] < q[1])
+	slices.SortFunc(nm.Preserved, func(p, q [2]int32) int {
+		if p[0] != q[0] {
+			return cmp.Compare(p[0], q[0])
+		}
+		return cmp.Compare(p[1], q[1])
 	})
+	nm.Preserved = slices.Compact(nm.Preserved)
 	am, ar, err := e.rm.remeshMesh(w, b, nm, true)
 	if err != nil {
 		return nil, fmt.Errorf("adaptive remeshing after conformal preprocessing: %w", err)
@@ -204,22 +204,25 @@ func composeResult(res *conformal.Result, ar remesh.Result) {
 	out.NodeOld = through(old.NodeOld, ar.NodeOld)
 	out.VertOld = through(old.VertOld, ar.VertOld)
 	out.FaceOld = through(old.FaceOld, ar.FaceOld)
-	out.SrcStart = []int32{0}
+	out.SrcStart = append(make([]int32, 0, len(ar.NodeOld)+1), 0)
+	out.Src = make([]remesh.Source, 0, len(ar.Src))
 	for i := range ar.NodeOld {
-		w := map[int32]float64{}
-		var nodes []int32
+		// Node i's input nodes, their weights summed in order of
+		// appearance, then sorted by node.
+		first := len(out.Src)
 		for _, s := range ar.Sources(i) {
 			for _, s2 := range old.Sources(int(s.Node)) {
-				if _, ok := w[s2.Node]; !ok {
-					nodes = append(nodes, s2.Node)
+				k := first
+				for k < len(out.Src) && out.Src[k].Node != s2.Node {
+					k++
 				}
-				w[s2.Node] += s.W * s2.W
+				if k == len(out.Src) {
+					out.Src = append(out.Src, remesh.Source{Node: s2.Node})
+				}
+				out.Src[k].W += s.W * s2.W
 			}
 		}
-		sort.Slice(nodes, func(a, b int) bool { return nodes[a] < nodes[b] })
-		for _, n := range nodes {
-			out.Src = append(out.Src, remesh.Source{Node: n, W: w[n]})
-		}
+		slices.SortFunc(out.Src[first:], func(a, b remesh.Source) int { return cmp.Compare(a.Node, b.Node) })
 		out.SrcStart = append(out.SrcStart, int32(len(out.Src)))
 	}
 	feat := conformal.Features{Feature: make([]int32, len(ar.NodeOld)), T: make([]float64, len(ar.NodeOld)), Point: make([]bool, len(ar.NodeOld)), Ends: res.Ends}
@@ -388,9 +391,22 @@ func borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([
 	return out, corner
 }
 
-// nodeFaces lists each node's faces.
+// nodeFaces lists each node's faces, in increasing order; the lists share
+// one backing array.
 func nodeFaces(m *remesh.Mesh) [][]int32 {
 	out := make([][]int32, len(m.X))
+	n := make([]int32, len(m.X))
+	for _, t := range m.F {
+		for _, v := range t {
+			n[m.Node[v]]++
+		}
+	}
+	back := make([]int32, 3*len(m.F))
+	off := int32(0)
+	for i, c := range n {
+		out[i] = back[off : off : off+c]
+		off += c
+	}
 	for f, t := range m.F {
 		for _, v := range t {
 			out[m.Node[v]] = append(out[m.Node[v]], int32(f))

@@ -420,8 +420,26 @@ func (w *work) output(m *remesh.Mesh) (*remesh.Mesh, Result) {
 	for i := range w.nodeNew {
 		w.nodeNew[i], vertNew[i] = -1, -1
 	}
-	out := &remesh.Mesh{NExtra: w.nex}
-	res.SrcStart = []int32{0}
+	nv, nf := 0, 0
+	for _, a := range w.alive {
+		if a {
+			nv++
+		}
+	}
+	for _, a := range w.fAlive {
+		if a {
+			nf++
+		}
+	}
+	out := &remesh.Mesh{NExtra: w.nex, X: make([]dense.Vec3, 0, nv), V: make([]dense.Vec3, 0, nv),
+		Extra: make([]float64, 0, nv*w.nex), U: make([]dense.Vec2, 0, nv), Node: make([]int32, 0, nv), F: make([][3]int32, 0, nf)}
+	if m.Locked != nil {
+		out.Locked = make([]bool, 0, nv)
+	}
+	res.Feature, res.T, res.Point = make([]int32, 0, nv), make([]float64, 0, nv), make([]bool, 0, nv)
+	res.NodeOld, res.VertOld, res.FaceOld = make([]int32, 0, nv), make([]int32, 0, nv), make([]int32, 0, nf)
+	res.SrcStart = append(make([]int32, 0, nv+1), 0)
+	res.Src = make([]remesh.Source, 0, nv)
 	addNode := func(v int32) {
 		w.nodeNew[v] = int32(len(out.X))
 		out.X = append(out.X, w.x[v])
