@@ -259,7 +259,10 @@ func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.
 		}
 	}
 	vf := nodeFaces(nm)
-	bn, _ := borderNormals(nm.F, nm.U, nm.Node, len(nm.X))
+	var bn []dense.Vec2 // read at fresh nodes only
+	if len(fresh) > 0 {
+		bn, _ = borderNormals(nm.F, nm.U, nm.Node, len(nm.X))
+	}
 	for i, ent := range b.mesh.Verts {
 		fi := res.Feature[i]
 		has := c.eolMap.Has(ent)

@@ -65,30 +65,44 @@ type remeshBody struct {
 	lame     elastic.Lame
 	kb       float64
 	remesher remesh.Remesher
-	hinges   hingeMemo
+	memo     restMemo
 }
 
-// hingeMemo is what a body's last write-back built its hinges from and
-// their rest states. Remeshing changes a mesh locally, so most hinges of the
-// next write-back lie between surviving faces whose corners kept their
-// material coordinates; their rest states are the same function of the same
-// inputs, and lookup returns them instead of recomputing them.
-type hingeMemo struct {
+// restMemo is what a body's last write-back computed the rest states of its
+// faces and hinges from, and those rest states. Remeshing changes a mesh
+// locally, so most faces and hinges of the next write-back are surviving
+// faces, and hinges between them, whose corners kept their material
+// coordinates; their rest states are the same function of the same inputs,
+// and faceRestOf and hingeRestOf return them instead of recomputing them.
+type restMemo struct {
 	faces      [][3]int32      // the faces (nodes) of that write-back
 	faceU      [][3]dense.Vec2 // their corners' material coordinates
-	hinges     [][4]int32      // scenes.HingesWithFaces of faces
+	faceRest   []elastic.MembraneRest
+	hinges     [][4]int32 // scenes.HingesWithFaces of faces
 	hingeFaces [][2]int32
-	rest       []elastic.HingeRest
+	hingeRest  []elastic.HingeRest
 	// first[f] lists the hinges whose first face is f, -1 padded.
 	first [][3]int32
 }
 
-// lookup returns the remembered rest state of hinge h between faces fa and
+// faceRestOf returns the remembered rest state of face fi of a new mesh with
+// corner coordinates faceU, which out maps onto the memo's mesh, when its
+// input face had the same corner coordinates then (so that
+// elastic.NewMembraneRest would compute the same rest state bit for bit).
+func (m *restMemo) faceRestOf(fi int, faceU [][3]dense.Vec2, out remesh.Result) (elastic.MembraneRest, bool) {
+	o := out.FaceOld[fi]
+	if o < 0 || int(o) >= len(m.faceU) || !sameBits2(faceU[fi], m.faceU[o]) {
+		return elastic.MembraneRest{}, false
+	}
+	return m.faceRest[o], true
+}
+
+// hingeRestOf returns the remembered rest state of hinge h between faces fa and
 // fb of a new mesh with faces faces and corner coordinates faceU, which out
 // maps onto the memo's mesh, when the memo holds a hinge whose inputs to
 // hingeRestFromFaces are those of h renumbered by out.NodeOld (so that it
 // would compute the same rest state bit for bit).
-func (m *hingeMemo) lookup(h [4]int32, fa, fb int32, faces [][3]int32, faceU [][3]dense.Vec2, out remesh.Result) (elastic.HingeRest, bool) {
+func (m *restMemo) hingeRestOf(h [4]int32, fa, fb int32, faces [][3]int32, faceU [][3]dense.Vec2, out remesh.Result) (elastic.HingeRest, bool) {
 	oa, ob := out.FaceOld[fa], out.FaceOld[fb]
 	if oa < 0 || ob < 0 || int(oa) >= len(m.first) || int(ob) >= len(m.first) {
 		return elastic.HingeRest{}, false
@@ -110,14 +124,15 @@ func (m *hingeMemo) lookup(h [4]int32, fa, fb int32, faces [][3]int32, faceU [][
 			!sameBits2(faceU[fa], m.faceU[oa]) || !sameBits2(faceU[fb], m.faceU[ob]) {
 			continue
 		}
-		return m.rest[j], true
+		return m.hingeRest[j], true
 	}
 	return elastic.HingeRest{}, false
 }
 
-// set makes the memo hold the hinges of a write-back.
-func (m *hingeMemo) set(faces [][3]int32, faceU [][3]dense.Vec2, hinges [][4]int32, hingeFaces [][2]int32, rest []elastic.HingeRest) {
-	m.faces, m.faceU, m.hinges, m.hingeFaces, m.rest = faces, faceU, hinges, hingeFaces, rest
+// set makes the memo hold the rest states of a write-back.
+func (m *restMemo) set(faces [][3]int32, faceU [][3]dense.Vec2, faceRest []elastic.MembraneRest,
+	hinges [][4]int32, hingeFaces [][2]int32, hingeRest []elastic.HingeRest) {
+	m.faces, m.faceU, m.faceRest, m.hinges, m.hingeFaces, m.hingeRest = faces, faceU, faceRest, hinges, hingeFaces, hingeRest
 	m.first = slices.Grow(m.first[:0], len(faces))[:len(faces)]
 	for f := range m.first {
 		m.first[f] = [3]int32{-1, -1, -1}
@@ -393,10 +408,15 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	// Lumped masses and rest shapes of the new faces.
 	mass := make([]float64, n)
 	rests := make([]elastic.MembraneRest, len(nm.F))
+	faceU := make([][3]dense.Vec2, len(nm.F))
 	for fi, f := range nm.F {
-		rest, err := elastic.NewMembraneRest(nm.U[f[0]], nm.U[f[1]], nm.U[f[2]])
-		if err != nil {
-			return fmt.Errorf("remeshed face %d: %w", fi, err)
+		faceU[fi] = [3]dense.Vec2{nm.U[f[0]], nm.U[f[1]], nm.U[f[2]]}
+		rest, ok := b.memo.faceRestOf(fi, faceU, out)
+		if !ok {
+			var err error
+			if rest, err = elastic.NewMembraneRest(nm.U[f[0]], nm.U[f[1]], nm.U[f[2]]); err != nil {
+				return fmt.Errorf("remeshed face %d: %w", fi, err)
+			}
 		}
 		rests[fi] = rest
 		for _, v := range f {
@@ -454,10 +474,8 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	keepF := make([]bool, len(b.faceEnts))
 	faceEnts := make([]ecs.Entity, len(nm.F))
 	faces := make([][3]int32, len(nm.F))
-	faceU := make([][3]dense.Vec2, len(nm.F))
 	for fi, f := range nm.F {
 		faces[fi] = [3]int32{nm.Node[f[0]], nm.Node[f[1]], nm.Node[f[2]]}
-		faceU[fi] = [3]dense.Vec2{nm.U[f[0]], nm.U[f[1]], nm.U[f[2]]}
 		V := [3]ecs.Entity{verts[faces[fi][0]], verts[faces[fi][1]], verts[faces[fi][2]]}
 		if o := out.FaceOld[fi]; o >= 0 {
 			// Same verts, so the same material coordinates and rest shape.
@@ -481,7 +499,7 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	hingeRests := make([]elastic.HingeRest, len(hinges))
 	for hi, h := range hinges {
 		fa, fb := hingeFaces[hi][0], hingeFaces[hi][1]
-		rest, ok := b.hinges.lookup(h, fa, fb, faces, faceU, out)
+		rest, ok := b.memo.hingeRestOf(h, fa, fb, faces, faceU, out)
 		if !ok {
 			var err error
 			if rest, err = hingeRestFromFaces(h, faces[fa], faces[fb], faceU[fa], faceU[fb]); err != nil {
@@ -491,7 +509,7 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 		hingeRests[hi] = rest
 		r.hingeMap.NewWith(&components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: rest, Stiffness: b.kb})
 	}
-	b.hinges.set(faces, faceU, hinges, hingeFaces, hingeRests)
+	b.memo.set(faces, faceU, rests, hinges, hingeFaces, hingeRests)
 
 	bm.Verts, bm.Faces = verts, faces
 	bm.U, bm.UFaces = vec2s(nm.U), nm.F

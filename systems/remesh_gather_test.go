@@ -5,7 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/remesh"
 )
 
 // singlePanelVerts agrees with materialVerts on a body without seams and
@@ -44,5 +47,79 @@ func TestSinglePanelVerts(t *testing.T) {
 	}
 	if _, ok := singlePanelVerts(faces, faceU, 10); ok {
 		t.Fatal("accepted a vertex in no face")
+	}
+}
+
+// restMemo returns, for faces and hinges whose inputs did not change, the
+// rest states that computing them gives, and nothing for those whose
+// corners moved, whose faces are new or whose nodes were renumbered.
+func TestRestMemo(t *testing.T) {
+	// A 4x4-vertex grid.
+	var faces [][3]int32
+	for j := int32(0); j < 3; j++ {
+		for i := int32(0); i < 3; i++ {
+			c := 4*j + i
+			faces = append(faces, [3]int32{c, c + 1, c + 5}, [3]int32{c, c + 5, c + 4})
+		}
+	}
+	u := make([]dense.Vec2, 16)
+	for v := range u {
+		u[v] = dense.Vec2{0.1 * float64(v%4), 0.1*float64(v/4) + 0.01*float64(v%4*v%4)}
+	}
+	build := func(u []dense.Vec2) ([][3]dense.Vec2, []elastic.MembraneRest, [][4]int32, [][2]int32, []elastic.HingeRest) {
+		faceU := make([][3]dense.Vec2, len(faces))
+		fr := make([]elastic.MembraneRest, len(faces))
+		for f, tri := range faces {
+			faceU[f] = [3]dense.Vec2{u[tri[0]], u[tri[1]], u[tri[2]]}
+			var err error
+			if fr[f], err = elastic.NewMembraneRest(u[tri[0]], u[tri[1]], u[tri[2]]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hinges, hf := scenes.HingesWithFaces(faces, 16)
+		hr := make([]elastic.HingeRest, len(hinges))
+		for i, h := range hinges {
+			var err error
+			if hr[i], err = hingeRestFromFaces(h, faces[hf[i][0]], faces[hf[i][1]], faceU[hf[i][0]], faceU[hf[i][1]]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return faceU, fr, hinges, hf, hr
+	}
+	var m restMemo
+	faceU, fr, hinges, hf, hr := build(u)
+	m.set(faces, faceU, fr, hinges, hf, hr)
+
+	// Vertex 5 moves in material space; face 0 is new.
+	u2 := slices.Clone(u)
+	u2[5][0] += 0.01
+	faceU2, fr2, hinges2, hf2, hr2 := build(u2)
+	var out remesh.Result
+	out.NodeOld = identityNodes(16)
+	out.FaceOld = identityNodes(len(faces))
+	out.FaceOld[0] = -1
+	touches := func(tri [3]int32, v int32) bool { return slices.Contains(tri[:], v) }
+	for f, tri := range faces {
+		rest, ok := m.faceRestOf(f, faceU2, out)
+		if want := f != 0 && !touches(tri, 5); ok != want || ok && rest != fr2[f] {
+			t.Fatalf("face %d: got %v %v, want remembered %v and %v", f, rest, ok, want, fr2[f])
+		}
+	}
+	for i, h := range hinges2 {
+		fa, fb := hf2[i][0], hf2[i][1]
+		rest, ok := m.hingeRestOf(h, fa, fb, faces, faceU2, out)
+		want := fa != 0 && fb != 0 && !touches(faces[fa], 5) && !touches(faces[fb], 5)
+		if ok != want || ok && rest != hr2[i] {
+			t.Fatalf("hinge %d: got %v %v, want remembered %v and %v", i, rest, ok, want, hr2[i])
+		}
+	}
+	// Renumbered nodes: nothing matches.
+	out.FaceOld = identityNodes(len(faces))
+	out.NodeOld = slices.Clone(out.NodeOld)
+	out.NodeOld[0], out.NodeOld[15] = 15, 0
+	for i, h := range hinges {
+		if _, ok := m.hingeRestOf(h, hf[i][0], hf[i][1], faces, faceU, out); ok && (slices.Contains(h[:], 0) || slices.Contains(h[:], 15)) {
+			t.Fatalf("hinge %d on renumbered nodes remembered", i)
+		}
 	}
 }
