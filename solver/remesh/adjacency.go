@@ -285,21 +285,45 @@ func (m *Mesh) Validate() error {
 			return fmt.Errorf("remesh: face %d = %v has material-space area %g <= 0 (degenerate or clockwise)", f, t, ar/2)
 		}
 	}
+	// Duplicate faces. Two with the same orientation would share a directed
+	// edge, which NewAdjacency rejects, so a pair left lies on the two sides
+	// of each of its edges, with the same third vert. The first pair in the
+	// order of the loop below (by vert, then by the faces around it) is dup,
+	// at its lowest vert dupVert.
+	dupVert, dup := int32(len(m.U)), [2]int32{}
+	// fanStart[v] is the first face around v whose edge into v is a
+	// boundary edge, or -1: where checkFan starts its walk.
+	fanStart := make([]int32, len(m.U))
+	for v := range fanStart {
+		fanStart[v] = -1
+	}
+	for _, e := range a.Edges {
+		if e.Boundary() {
+			if s := fanStart[e.V[1]]; s < 0 || e.F[0] < s {
+				fanStart[e.V[1]] = e.F[0]
+			}
+			continue
+		}
+		f, g := min(e.F[0], e.F[1]), max(e.F[0], e.F[1])
+		if third(m.F[f], e.V[0], e.V[1]) != third(m.F[g], e.V[0], e.V[1]) {
+			continue
+		}
+		for _, v := range m.F[f] {
+			if v < dupVert || v == dupVert && f < dup[0] {
+				dupVert, dup = v, [2]int32{f, g}
+			}
+		}
+	}
 	for v := range m.U {
 		fs := a.FacesOf(v)
 		if len(fs) == 0 {
 			return fmt.Errorf("remesh: vert %d is in no face", v)
 		}
-		// Duplicate faces: same vert set around v.
-		for x := 0; x < len(fs); x++ {
-			for y := x + 1; y < len(fs); y++ {
-				if sameSet(m.F[fs[x]], m.F[fs[y]]) {
-					return fmt.Errorf("remesh: faces %d and %d have the same verts %v", fs[x], fs[y], m.F[fs[x]])
-				}
-			}
+		if int32(v) == dupVert {
+			return fmt.Errorf("remesh: faces %d and %d have the same verts %v", dup[0], dup[1], m.F[dup[0]])
 		}
 		// One fan: walk around v from a face, crossing edges into neighbours.
-		if err := checkFan(m, a, int32(v), fs); err != nil {
+		if err := checkFan(m, a, int32(v), fs, fanStart[v]); err != nil {
 			return err
 		}
 	}
@@ -373,10 +397,6 @@ func nodesShareEdge(f [][3]int32, node []int32, verts, faces func(int32) []int32
 	return false
 }
 
-func sameSet(s, t [3]int32) bool {
-	return posIn(t, s[0]) >= 0 && posIn(t, s[1]) >= 0 && posIn(t, s[2]) >= 0
-}
-
 func vertOnBoundary(m *Mesh, a *Adjacency, v int32) bool {
 	for _, f := range a.FacesOf(int(v)) {
 		for k := 0; k < 3; k++ {
@@ -389,22 +409,17 @@ func vertOnBoundary(m *Mesh, a *Adjacency, v int32) bool {
 	return false
 }
 
-// checkFan checks that the faces fs around v are one edge-connected fan.
-func checkFan(m *Mesh, a *Adjacency, v int32, fs []int32) error {
+// checkFan checks that the faces fs around v are one edge-connected fan;
+// start is the first of them whose incoming edge prev->v is a boundary
+// edge, or -1.
+func checkFan(m *Mesh, a *Adjacency, v int32, fs []int32, start int32) error {
 	if len(fs) == 1 {
 		return nil
 	}
-	// Start from the face whose incoming edge prev->v is a boundary (if any),
-	// then walk forward across v->next edges.
-	start := fs[0]
-	for _, f := range fs {
-		t := m.F[f]
-		p := posIn(t, v)
-		e := a.Edges[a.FaceEdges[f][(p+2)%3]]
-		if e.Boundary() {
-			start = f
-			break
-		}
+	// Start from the face whose incoming edge is a boundary (if any), then
+	// walk forward across v->next edges.
+	if start < 0 {
+		start = fs[0]
 	}
 	f, seen := start, 1
 	for {
