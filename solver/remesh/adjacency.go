@@ -212,6 +212,18 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 		}
 		return g, nil
 	}
+	// unique: no directed edge is in two faces (no vert has a repeated
+	// next vert), so that only a mesh with such an edge needs faceWith to
+	// look for a second face holding each edge (to name the first one).
+	unique := true
+	for v := 0; v < nv && unique; v++ {
+		l := next[a.VertFaceStart[v]:a.VertFaceStart[v+1]]
+		for x := range l {
+			for y := x + 1; y < len(l); y++ {
+				unique = unique && l[x] != l[y]
+			}
+		}
+	}
 	a.FaceEdges = make([][3]int32, len(m.F))
 	// Each face edge is an edge's first or second side, and a boundary
 	// vert of a valid mesh starts one boundary edge: at most
@@ -220,8 +232,10 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 	for f, t := range m.F {
 		for k := 0; k < 3; k++ {
 			p, q := t[k], t[(k+1)%3]
-			if _, err := faceWith(p, q); err != nil {
-				return nil, err
+			if !unique {
+				if _, err := faceWith(p, q); err != nil {
+					return nil, err
+				}
 			}
 			g, err := faceWith(q, p)
 			if err != nil {
