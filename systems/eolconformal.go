@@ -252,16 +252,19 @@ func composeResult(res *conformal.Result, ar remesh.Result) {
 // split of eq. 13 (sec. 6.2).
 func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.Result) error {
 	c := e.c
-	fresh := map[int32]bool{}
+	var fresh []bool // the nodes made by a hit; nil: none
 	for k, node := range res.HitNode {
 		if node >= 0 && res.HitOutcome[k] == conformal.HitInserted {
+			if fresh == nil {
+				fresh = make([]bool, len(nm.X))
+			}
 			fresh[node] = true
 		}
 	}
 	vf := nodeFaces(nm)
 	var bn []dense.Vec2 // read at fresh nodes only
-	if len(fresh) > 0 {
-		bn, _ = borderNormals(nm.F, nm.U, nm.Node, len(nm.X))
+	if fresh != nil {
+		bn, _ = borderNormalsAt(nm.F, nm.U, nm.Node, len(nm.X), fresh)
 	}
 	for i, ent := range b.mesh.Verts {
 		fi := res.Feature[i]
@@ -284,7 +287,7 @@ func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.
 			// A conformal Lagrangian vertex: on the feature, but with
 			// Lagrangian DOFs only.
 			xd, xdot = vw, dense.Vec2{}
-		} else if fresh[int32(i)] {
+		} else if fresh != nil && fresh[i] {
 			var eq []dense.Vec2
 			switch {
 			case bn[i] != (dense.Vec2{}):
@@ -328,6 +331,13 @@ func featureTangent(F dense.Mat32, d dense.Vec3) dense.Vec2 {
 // whether it is a cloth corner (its border edges turn by more than 30
 // degrees). node maps verts to nodes; nil means the identity.
 func borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([]dense.Vec2, []bool) {
+	return borderNormalsAt(faces, u, node, nodes, nil)
+}
+
+// borderNormalsAt is borderNormals at the nodes that at marks (at every node
+// when at is nil): it skips the edges of other nodes, whose entries stay zero
+// and false.
+func borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []int32, nodes int, at []bool) ([]dense.Vec2, []bool) {
 	nodeOf := func(v int32) int32 {
 		if node == nil {
 			return v
@@ -367,7 +377,7 @@ func borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([
 	for _, t := range faces {
 		for k := range 3 {
 			a, b := t[k], t[(k+1)%3]
-			if hasEdge(b, a) {
+			if at != nil && !at[nodeOf(a)] && !at[nodeOf(b)] || hasEdge(b, a) {
 				continue
 			}
 			// Counter-clockwise faces: the outward normal of border edge
@@ -376,6 +386,9 @@ func borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([
 			l := math.Hypot(d[0], d[1])
 			nrm := dense.Vec2{d[1] / l, -d[0] / l}
 			for _, v := range [2]int32{nodeOf(a), nodeOf(b)} {
+				if at != nil && !at[v] {
+					continue
+				}
 				if out[v] == (dense.Vec2{}) {
 					first[v] = nrm
 				} else if first[v][0]*nrm[0]+first[v][1]*nrm[1] < math.Cos(math.Pi/6) {

@@ -48,6 +48,7 @@ type Remesh struct {
 	hingeMap  generic.Map1[components.Hinge]
 	sizingWS  sizing.Workspace
 	obstacles []components.Obstacle
+	dead      []ecs.Entity // writeBack's scratch: the hinges it removes
 
 	// Stats since the last Measure.
 	Splits, Flips, Collapses int
@@ -434,7 +435,7 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	}
 
 	// The old hinges go first, while their vertices are all alive.
-	var dead []ecs.Entity
+	dead := r.dead[:0]
 	hq := r.hingeF.Query(w.ECS)
 	for hq.Next() {
 		if r.member.Get(hq.Get().V[0]).Body == b.entity {
@@ -444,6 +445,7 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	for _, e := range dead {
 		w.ECS.RemoveEntity(e)
 	}
+	r.dead = dead
 
 	// Nodes: keep, create, remove.
 	keep := make([]bool, len(bm.Verts))

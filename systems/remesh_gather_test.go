@@ -123,3 +123,32 @@ func TestRestMemo(t *testing.T) {
 		}
 	}
 }
+
+// borderNormalsAt gives borderNormals' values at the nodes it is asked
+// about and zero elsewhere.
+func TestBorderNormalsAt(t *testing.T) {
+	// A 4x4-vertex grid with one corner cut off.
+	var faces [][3]int32
+	for j := int32(0); j < 3; j++ {
+		for i := int32(0); i < 3; i++ {
+			c := 4*j + i
+			faces = append(faces, [3]int32{c, c + 1, c + 5}, [3]int32{c, c + 5, c + 4})
+		}
+	}
+	faces = faces[1:]
+	u := make([]dense.Vec2, 16)
+	for v := range u {
+		u[v] = dense.Vec2{0.1 * float64(v%4), 0.1 * float64(v/4)}
+	}
+	bn, corner := borderNormals(faces, u, nil, 16)
+	at := make([]bool, 16)
+	for _, v := range []int{0, 1, 5, 7, 10} {
+		at[v] = true
+	}
+	bn2, corner2 := borderNormalsAt(faces, u, nil, 16, at)
+	for v := range at {
+		if at[v] && (bn2[v] != bn[v] || corner2[v] != corner[v]) || !at[v] && (bn2[v] != dense.Vec2{} || corner2[v]) {
+			t.Fatalf("node %d (asked: %v): got %v %v, borderNormals gives %v %v", v, at[v], bn2[v], corner2[v], bn[v], corner[v])
+		}
+	}
+}
