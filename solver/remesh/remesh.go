@@ -423,6 +423,15 @@ func (r *Remesher) output(withLocked bool) (*Mesh, Result) {
 		}
 		res.SrcStart = append(res.SrcStart, int32(len(res.Src)))
 	}
+	nv := 0
+	for _, a := range r.vertAlive {
+		if a {
+			nv++
+		}
+	}
+	out.U, out.Node = make([]dense.Vec2, 0, nv), make([]int32, 0, nv)
+	res.M, res.VertOld = make([]dense.Mat2, 0, nv), make([]int32, 0, nv)
+	out.F, res.FaceOld = make([][3]int32, 0, r.nLive), make([]int32, 0, r.nLive)
 	vertNew := make([]int32, len(r.u))
 	for v := range r.u {
 		if !r.vertAlive[v] {
