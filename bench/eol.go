@@ -20,10 +20,12 @@ type EOLCase struct {
 	Steps int
 }
 
-// EOLCases are the EOL rows of `loom bench`: every EOL scene, and EDGE and
-// LO-RES also as the Lagrangian variants the paper compares against.
+// EOLCases are the EOL rows of `loom bench`: every EOL scene, EDGE also at
+// the tighter QP tolerance 1e-6 (the scenes use 1e-4), and EDGE and LO-RES
+// also as the Lagrangian variants the paper compares against.
 var EOLCases = []EOLCase{
 	{Case{Name: "edge-eol", Scene: "edge"}, 300},
+	{Case{Name: "edge-eol-1e-6", Scene: "edge", Sets: [][2]string{{"solver.tolerance", "1e-6"}}}, 300},
 	{Case{Name: "edge-reg", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-regular"}}}, 300},
 	{Case{Name: "edge-irreg", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-irregular"}}}, 300},
 	{Case{Name: "edge-nonconf", Scene: "edge", Sets: [][2]string{{"solver.mode", "lag-nonconformal"}}}, 300},
