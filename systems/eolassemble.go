@@ -49,19 +49,11 @@ func (t *eolAssembly) add(r, c int, v float64) {
 	t.r, t.c, t.v = append(t.r, r), append(t.c, c), append(t.v, v)
 }
 
-// grow returns s resliced to length n, reallocated (zeroed) if too short.
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
-}
-
 // sortInertia sorts the inertia's entries into ptr, col and val by a stable
 // counting sort on the column, then on the row.
 func (t *eolAssembly) sortInertia(N int) {
 	nt := len(t.r)
-	t.at = grow(t.at, N+1)
+	t.at = resize(t.at, N+1)
 	clear(t.at)
 	for _, j := range t.c {
 		t.at[j+1]++
@@ -69,13 +61,13 @@ func (t *eolAssembly) sortInertia(N int) {
 	for j := 0; j < N; j++ {
 		t.at[j+1] += t.at[j]
 	}
-	t.tr, t.tc, t.tv = grow(t.tr, nt), grow(t.tc, nt), grow(t.tv, nt)
+	t.tr, t.tc, t.tv = resize(t.tr, nt), resize(t.tc, nt), resize(t.tv, nt)
 	for k, j := range t.c {
 		p := t.at[j]
 		t.tr[p], t.tc[p], t.tv[p] = t.r[k], j, t.v[k]
 		t.at[j]++
 	}
-	t.ptr = grow(t.ptr, N+1)
+	t.ptr = resize(t.ptr, N+1)
 	clear(t.ptr)
 	for _, i := range t.tr {
 		t.ptr[i+1]++
@@ -84,7 +76,7 @@ func (t *eolAssembly) sortInertia(N int) {
 		t.ptr[i+1] += t.ptr[i]
 	}
 	copy(t.at, t.ptr[:N])
-	t.col, t.val = grow(t.col, nt), grow(t.val, nt)
+	t.col, t.val = resize(t.col, nt), resize(t.val, nt)
 	for k, i := range t.tr {
 		p := t.at[i]
 		t.col[p], t.val[p] = t.tc[k], t.tv[k]
@@ -313,7 +305,7 @@ func (c *EOLCloth) inertia(n int) {
 	h := s.H
 	t := &c.asm
 	t.reset()
-	t.seen = grow(t.seen, len(s.Faces)/3)
+	t.seen = resize(t.seen, len(s.Faces)/3)
 	t.faces = t.faces[:0]
 	for k := range c.verts {
 		for _, f := range c.vfList[c.vfStart[c.verts[k].v]:c.vfStart[c.verts[k].v+1]] {

@@ -119,6 +119,7 @@ type DerivedData struct {
 	pinned   generic.Map[components.Pinned]
 	damping  map[ecs.Entity]BodyDamping
 	dofOf    map[ecs.Entity]int32
+	patterns sparse.PatternBuilder // builds Pattern and A, reusing the last ones' storage
 }
 
 // BodyDamping is the Rayleigh damping of one body.
@@ -205,7 +206,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	s.Grad = resize(s.Grad, 3*n)
 	s.MassDiag = resize(s.MassDiag, 3*n)
 	s.Pins = s.Pins[:0]
-	s.pinnedMask = make([]bool, n)
+	s.pinnedMask = resize(s.pinnedMask, n)
 	for i, e := range s.Verts {
 		s.Mass[i] = float64(*d.mass.Get(e))
 		if s.Mass[i] <= 0 {
@@ -215,9 +216,9 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 		s.Alpha[i] = d.damping[d.bodyOf.Get(e).Body].Alpha
 		f := s.PinFilter[9*i : 9*i+9]
 		clear(f)
-		if d.pinned.Has(e) {
+		s.pinnedMask[i] = d.pinned.Has(e)
+		if s.pinnedMask[i] {
 			s.Pins = append(s.Pins, Pin{Vertex: int32(i), Pinned: *d.pinned.Get(e)})
-			s.pinnedMask[i] = true
 		} else {
 			f[0], f[4], f[8] = 1, 1, 1
 		}
@@ -248,12 +249,11 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 		s.HingeBeta = append(s.HingeBeta, d.damping[d.bodyOf.Get(h.V[0]).Body].Beta)
 	}
 
-	p, err := sparse.NewPattern(n, []sparse.ElementGroup{{Stride: 3, Verts: s.Faces}, {Stride: 4, Verts: s.Hinges}})
+	p, A, err := d.patterns.Build(n, []sparse.ElementGroup{{Stride: 3, Verts: s.Faces}, {Stride: 4, Verts: s.Hinges}})
 	if err != nil {
 		return fmt.Errorf("sparsity pattern: %w", err)
 	}
-	s.Pattern = p
-	s.A = p.NewMatrix()
+	s.Pattern, s.A = p, A
 	s.ElemGrad = resize(s.ElemGrad, p.GradLen())
 	s.ElemHess = resize(s.ElemHess, p.HessLen())
 	s.ElemE = resize(s.ElemE, len(s.FaceRest)+len(s.HingeRest))
@@ -261,9 +261,12 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	return nil
 }
 
-func resize(s []float64, n int) []float64 {
+// resize returns s resliced to length n, its contents left as they are, or
+// a new zeroed slice with a quarter more capacity than n when s is too short:
+// sizes that follow a changing mesh settle without reallocating every step.
+func resize[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float64, n)
+		return make([]T, n, n+n/4)
 	}
 	return s[:n]
 }

@@ -30,6 +30,29 @@ func BenchmarkAssembleHessian(b *testing.B) {
 	}
 }
 
+// BenchmarkPattern builds the pattern of the 100x100-vertex grid, from
+// scratch (NewPattern) and in a PatternBuilder's reused storage.
+func BenchmarkPattern(b *testing.B) {
+	s := newSystem(100, 100, 0, 1, 1)
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := NewPattern(s.n, s.groups); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("builder", func(b *testing.B) {
+		var pb PatternBuilder
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := pb.Build(s.n, s.groups); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 func BenchmarkAssembleGradient(b *testing.B) {
 	s := newSystem(100, 100, 0, 1, 1)
 	g := randVec(s.p.GradLen(), rand.New(rand.NewPCG(1, 1)))

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 )
 
 // ElementGroup is a list of elements that all have Stride vertices (3 for
@@ -30,7 +29,8 @@ type groupInfo struct {
 // (3x3 blocks), built from element connectivity, together with the contribution
 // maps that drive deterministic assembly. Build it once per topology and reuse it
 // while the topology is unchanged. A Pattern is immutable after NewPattern and
-// safe for concurrent use.
+// safe for concurrent use; one made by a PatternBuilder stays so until the
+// builder's next Build.
 //
 // The pattern stores both triangles (full block CSR); columns are sorted within a
 // row and the diagonal block is always present, even for isolated vertices.
@@ -66,13 +66,66 @@ type incidence struct {
 // length that is not a multiple of the stride, a vertex index outside [0,n), a
 // vertex repeated within one element, or arrays too large for 32-bit offsets.
 func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
+	var pb PatternBuilder
+	return pb.pattern(n, groups)
+}
+
+// PatternBuilder builds pattern after pattern, as for a mesh whose topology
+// changes every step, without allocating once its storage has grown to the
+// meshes' size: each Build reuses the builder's scratch space and the storage
+// of the pattern and matrix the previous Build returned, so those must not be
+// used once Build is called again (whatever it returns). The zero value is
+// ready to use. A PatternBuilder is not safe for concurrent use.
+type PatternBuilder struct {
+	p *Pattern // the last pattern built, whose storage the next build takes over
+	m *BSR     // the last matrix built
+
+	inc            []incidence // vertex -> incidences, in (group, element) order
+	cur, pos, rows []int32     // per-vertex cursors, per-column block indices, unsorted rows
+}
+
+// Build returns the pattern NewPattern(n, groups) returns, or its error, and a
+// zero matrix with the pattern's structure (Pattern.NewMatrix).
+func (pb *PatternBuilder) Build(n int, groups []ElementGroup) (*Pattern, *BSR, error) {
+	p, err := pb.pattern(n, groups)
+	if err != nil {
+		return nil, nil, err
+	}
+	var val []float64
+	if pb.m != nil {
+		val = pb.m.Val
+	}
+	pb.m = &BSR{N: n, RowPtr: p.rowPtr, Col: p.col, Diag: p.diag, Val: reuse(val, 9*len(p.col))}
+	clear(pb.m.Val)
+	return p, pb.m, nil
+}
+
+// reuse returns s resliced to length n, with its old contents, or a new slice
+// when s is too short.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// pattern is NewPattern in the builder's storage. The rows are found as the
+// union of the vertices of each vertex's incident elements, and sorted by
+// transposition: the pattern is symmetric, so appending i to row j for every
+// block (i, j), rows i in ascending order, lists each row's columns in order.
+func (pb *PatternBuilder) pattern(n int, groups []ElementGroup) (*Pattern, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("sparse: negative vertex count %d", n)
 	}
 	if n >= math.MaxInt32 {
 		return nil, fmt.Errorf("sparse: vertex count %d too large", n)
 	}
-	p := &Pattern{n: n, groups: make([]groupInfo, len(groups))}
+	old := pb.p
+	if old == nil {
+		old = new(Pattern)
+	}
+	pb.p = nil
+	p := &Pattern{n: n, groups: reuse(old.groups, len(groups))}
 	hess, grad := 0, 0
 	for g, grp := range groups {
 		k := grp.Stride
@@ -109,7 +162,8 @@ func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
 	p.hessLen, p.gradLen = hess, grad
 
 	// Vertex -> (group, element, local index), in (group, element) order.
-	incPtr := make([]int32, n+1)
+	incPtr := reuse(old.gPtr, n+1)
+	clear(incPtr)
 	for _, grp := range groups {
 		for _, v := range grp.Verts {
 			incPtr[v+1]++
@@ -118,8 +172,11 @@ func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
 	for i := 0; i < n; i++ {
 		incPtr[i+1] += incPtr[i]
 	}
-	inc := make([]incidence, incPtr[n])
-	cur := slices.Clone(incPtr[:n])
+	inc := reuse(pb.inc, int(incPtr[n]))
+	pb.inc = inc
+	cur := reuse(pb.cur, n)
+	pb.cur = cur
+	copy(cur, incPtr[:n])
 	for g, grp := range groups {
 		k := grp.Stride
 		for idx, v := range grp.Verts {
@@ -130,46 +187,57 @@ func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
 
 	// Gradient contributions: exactly the incidences.
 	p.gPtr = incPtr
-	p.gOff = make([]int32, len(inc))
+	p.gOff = reuse(old.gOff, len(inc))
 	for j, in := range inc {
 		gi := p.groups[in.g]
 		p.gOff[j] = int32(gi.gradBase + int(in.e)*3*gi.stride + 3*int(in.a))
 	}
 
-	// Block rows: union of the vertices of incident elements plus the diagonal.
-	p.rowPtr = make([]int32, n+1)
-	p.diag = make([]int32, n)
-	mark := make([]int32, n)
+	// Block rows: union of the vertices of incident elements plus the
+	// diagonal, unsorted in rows, then sorted by transposition into col.
+	p.rowPtr = reuse(old.rowPtr, n+1)
+	p.rowPtr[0] = 0
+	mark := reuse(pb.pos, n)
 	for i := range mark {
 		mark[i] = -1
 	}
-	col := make([]int32, 0, 8*n)
+	rows := pb.rows[:0]
 	for i := 0; i < n; i++ {
-		start := len(col)
 		mark[i] = int32(i)
-		col = append(col, int32(i))
+		rows = append(rows, int32(i))
 		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
 			grp := groups[in.g]
 			k := grp.Stride
 			for _, v := range grp.Verts[int(in.e)*k : int(in.e)*k+k] {
 				if mark[v] != int32(i) {
 					mark[v] = int32(i)
-					col = append(col, v)
+					rows = append(rows, v)
 				}
 			}
 		}
-		slices.Sort(col[start:])
-		if len(col) >= math.MaxInt32 {
+		if len(rows) >= math.MaxInt32 {
 			return nil, errors.New("sparse: too many blocks for 32-bit indices")
 		}
-		p.rowPtr[i+1] = int32(len(col))
+		p.rowPtr[i+1] = int32(len(rows))
 	}
-	p.col = slices.Clip(col)
-	nnzb := len(p.col)
+	pb.rows = rows
+	nnzb := len(rows)
+	p.col = reuse(old.col, nnzb)
+	copy(cur, p.rowPtr[:n])
+	for i := 0; i < n; i++ {
+		for _, j := range rows[p.rowPtr[i]:p.rowPtr[i+1]] {
+			p.col[cur[j]] = int32(i)
+			cur[j]++
+		}
+	}
 
-	// Hessian contributions per block, ordered by (group, element).
-	pos := make([]int32, n) // column -> block index, valid for the current row
-	p.hPtr = make([]int32, nnzb+1)
+	// Hessian contributions per block, ordered by (group, element): counted,
+	// then placed, row by row.
+	pos := mark // column -> block index, valid for the current row
+	pb.pos = pos
+	p.diag = reuse(old.diag, n)
+	p.hPtr = reuse(old.hPtr, nnzb+1)
+	clear(p.hPtr)
 	for i := 0; i < n; i++ {
 		for j := p.rowPtr[i]; j < p.rowPtr[i+1]; j++ {
 			pos[p.col[j]] = j
@@ -186,8 +254,9 @@ func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
 	for j := 0; j < nnzb; j++ {
 		p.hPtr[j+1] += p.hPtr[j]
 	}
-	p.hCon = make([]contrib, p.hPtr[nnzb])
-	fill := slices.Clone(p.hPtr[:nnzb])
+	p.hCon = reuse(old.hCon, int(p.hPtr[nnzb]))
+	fill := reuse(pb.rows, nnzb) // the unsorted rows are no longer needed
+	copy(fill, p.hPtr[:nnzb])
 	for i := 0; i < n; i++ {
 		for j := p.rowPtr[i]; j < p.rowPtr[i+1]; j++ {
 			pos[p.col[j]] = j
@@ -205,6 +274,7 @@ func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
 			}
 		}
 	}
+	pb.p = p
 	return p, nil
 }
 

@@ -3,6 +3,7 @@ package sparse
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -51,6 +52,57 @@ func TestPatternQuad(t *testing.T) {
 	A := p.NewMatrix()
 	p.AssembleHessian(Serial{}, h, A)
 	compareDense(t, toDense(A), denseHess(5, groups, p, h))
+}
+
+// TestPatternBuilder builds the patterns of meshes that grow and shrink, and
+// one invalid mesh, with one builder, and checks that each pattern is
+// NewPattern's, that each matrix is zero with the pattern's structure and
+// assembles bit for bit like one from NewMatrix, and that a rebuild at a size
+// built before allocates only the Pattern and BSR headers.
+func TestPatternBuilder(t *testing.T) {
+	var pb PatternBuilder
+	rng := rand.New(rand.NewPCG(5, 6))
+	var groups []ElementGroup
+	n := 0
+	for _, sz := range [][2]int{{6, 5}, {12, 9}, {4, 4}, {0, 0}, {12, 10}, {2, 1}, {9, 9}} {
+		tris, hinges := gridMesh(sz[0], sz[1], rng)
+		n = sz[0]*sz[1] + 2
+		groups = []ElementGroup{{Stride: 3, Verts: tris}, {Stride: 4, Verts: hinges}}
+		if _, _, err := pb.Build(n, []ElementGroup{{Stride: 3, Verts: []int32{0, 1, int32(n)}}}); err == nil {
+			t.Fatal("Build accepted a vertex out of range")
+		}
+		want, err := NewPattern(n, groups)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, A, err := pb.Build(n, groups)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%v: Build's pattern differs from NewPattern's", sz)
+		}
+		if A.N != n || !slices.Equal(A.RowPtr, want.RowPtr()) || !slices.Equal(A.Col, want.Col()) || !slices.Equal(A.Diag, want.Diag()) || len(A.Val) != 9*want.NNZB() {
+			t.Fatalf("%v: matrix structure differs from the pattern's", sz)
+		}
+		if slices.ContainsFunc(A.Val, func(v float64) bool { return v != 0 }) {
+			t.Fatalf("%v: matrix is not zero", sz)
+		}
+		h := randomElemHess(want, groups, rng, false)
+		B := want.NewMatrix()
+		want.AssembleHessian(Serial{}, h, B)
+		got.AssembleHessian(Serial{}, h, A)
+		if !bitsEqual(A.Val, B.Val) {
+			t.Fatalf("%v: assembled matrices differ", sz)
+		}
+	}
+	if allocs := testing.AllocsPerRun(5, func() {
+		if _, _, err := pb.Build(n, groups); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs > 2 {
+		t.Fatalf("rebuild: %v allocations, want 2", allocs)
+	}
 }
 
 func compareDense(t *testing.T, got, want [][]float64) {
