@@ -7,10 +7,9 @@ import (
 )
 
 // ForceFill evaluates every element's elastic energy, gradient and PSD Hessian
-// (membrane: projected in deformation-gradient space; hinge: Gauss-Newton) in
-// parallel into flat per-element arrays (pass one), scales each Hessian by its
-// weight in the implicit system, then
-// assembles the gradient and the system matrix in parallel over rows from the
+// (membrane: projected in deformation-gradient space; hinge: Gauss-Newton),
+// each Hessian times its weight in the implicit system, in parallel into flat
+// per-element arrays (pass one), then assembles the gradient and the system matrix in parallel over rows from the
 // pattern's contribution map (pass two). With K = -Hessian and Rayleigh
 // damping (alpha M + beta(-K)) the linearly implicit Euler step of Weidner 2018
 // eq. 11 becomes
@@ -55,16 +54,14 @@ func (f *ForceFill) fillRange(lo, hi int) {
 			v := s.Faces[3*e : 3*e+3]
 			g := (*[9]float64)(s.ElemGrad[s.Pattern.GradOffset(0, e):])
 			H := (*[81]float64)(s.ElemHess[s.Pattern.HessOffset(0, e):])
-			s.ElemE[e] = elastic.MembraneGradHessPSD(&s.FaceRest[e], s.FaceLame[e], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), g, H)
-			scale(H[:], h*h+h*s.FaceBeta[e])
+			s.ElemE[e] = elastic.MembraneGradHessPSD(&s.FaceRest[e], s.FaceLame[e], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), h*h+h*s.FaceBeta[e], g, H)
 			continue
 		}
 		k := e - nf
 		v := s.Hinges[4*k : 4*k+4]
 		g := (*[12]float64)(s.ElemGrad[s.Pattern.GradOffset(1, k):])
 		H := (*[144]float64)(s.ElemHess[s.Pattern.HessOffset(1, k):])
-		s.ElemE[e] = elastic.HingeGradHessGN(&s.HingeRest[k], s.HingeKb[k], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), vec(s.X, v[3]), g, H)
-		scale(H[:], h*h+h*s.HingeBeta[k])
+		s.ElemE[e] = elastic.HingeGradHessGN(&s.HingeRest[k], s.HingeKb[k], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), vec(s.X, v[3]), h*h+h*s.HingeBeta[k], g, H)
 	}
 }
 
@@ -80,10 +77,4 @@ func (f *ForceFill) addMass(lo, hi int) {
 
 func vec(x []float64, i int32) dense.Vec3 {
 	return dense.Vec3{x[3*i], x[3*i+1], x[3*i+2]}
-}
-
-func scale(a []float64, c float64) {
-	for i := range a {
-		a[i] *= c
-	}
 }

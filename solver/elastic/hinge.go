@@ -97,7 +97,7 @@ func HingeEnergy(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3) float64 {
 // sign convention. A degenerate face (rho = 0) yields zero gradient and Hessian.
 // No allocations.
 func HingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, g *[12]float64, H *[144]float64) float64 {
-	return hingeGradHess(r, kb, x0, x1, x2, x3, g, H, false)
+	return hingeGradHess(r, kb, x0, x1, x2, x3, 1, g, H, false)
 }
 
 // HingeGradHessGN is HingeGradHess with the Gauss-Newton Hessian
@@ -105,12 +105,17 @@ func HingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, g *[12]f
 // (theta-theta0) Hess theta term, which is the part that can be indefinite
 // (Tamstorf & Grinspun 2013 sec. 3 discuss both). It is PSD by construction and
 // exact at the rest angle, and it costs a fraction of projecting the 12x12 exact
-// Hessian with an eigen-solver, which is what the implicit step needs.
-func HingeGradHessGN(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, g *[12]float64, H *[144]float64) float64 {
-	return hingeGradHess(r, kb, x0, x1, x2, x3, g, H, true)
+// Hessian with an eigen-solver, which is what the implicit step needs. It
+// writes w times the Hessian into H, each entry rounded once more than the
+// Hessian's (w = h^2 + h beta gives the entries of the implicit system,
+// Weidner 2018 eq. 11, without another pass over H).
+func HingeGradHessGN(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float64, g *[12]float64, H *[144]float64) float64 {
+	return hingeGradHess(r, kb, x0, x1, x2, x3, w, g, H, true)
 }
 
-func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, g *[12]float64, H *[144]float64, gaussNewton bool) float64 {
+// hingeGradHess is HingeGradHess, with the Hessian times w and Gauss-Newton
+// when gaussNewton is set.
+func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float64, g *[12]float64, H *[144]float64, gaussNewton bool) float64 {
 	a, b, c := x1.Sub(x0), x2.Sub(x0), x3.Sub(x0)
 	L := a.Norm()
 	bc, ca, ab := b.Cross(c), c.Cross(a), a.Cross(b)
@@ -153,8 +158,9 @@ func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, g *[12]f
 	var H9 [81]float64
 	if gaussNewton {
 		for i := 0; i < 9; i++ {
+			kg := k2 * gt[i]
 			for j := 0; j < 9; j++ {
-				H9[9*i+j] = k2 * gt[i] * gt[j]
+				H9[9*i+j] = kg * gt[j]
 			}
 		}
 	} else {
@@ -172,14 +178,14 @@ func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, g *[12]f
 	}
 	for i := 0; i < 9; i++ {
 		for j := 0; j < 9; j++ {
-			H[12*(3+i)+3+j] = H9[9*i+j]
+			H[12*(3+i)+3+j] = H9[9*i+j] * w
 		}
 	}
 	for i := 0; i < 3; i++ {
 		for j := 0; j < 9; j++ {
 			s := H9[9*i+j] + H9[9*(3+i)+j] + H9[9*(6+i)+j] // sum over blocks of rows
-			H[12*i+3+j] = -s
-			H[12*(3+j)+i] = -s
+			H[12*i+3+j] = -s * w
+			H[12*(3+j)+i] = -s * w
 		}
 	}
 	for i := 0; i < 3; i++ {
@@ -190,8 +196,8 @@ func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, g *[12]f
 					s += H9[9*(3*u+i)+3*v+j]
 				}
 			}
-			H[12*i+j] = s
-			H[12*j+i] = s
+			H[12*i+j] = s * w
+			H[12*j+i] = s * w
 		}
 	}
 	return E

@@ -97,7 +97,7 @@ func PrincipalStrains(F dense.Mat32) [2]float64 {
 // with w_k the modes pulled back through F = Ds Dm^-1. Singular values are floored at
 // SingularEps where divided by (collapsed triangles only).
 func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]float64, H *[81]float64) float64 {
-	return membraneGradHess(r, p, x0, x1, x2, g, H, false)
+	return membraneGradHess(r, p, x0, x1, x2, 1, g, H, false)
 }
 
 // MembraneGradHessPSD is MembraneGradHess with the Hessian projected onto the PSD
@@ -105,11 +105,16 @@ func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]floa
 // Hessian listed above are clamped at zero before the modes are pulled back
 // (Teran et al. 2005, sec. 5). The result is PSD for every F, equals the exact
 // Hessian wherever the exact one is PSD in F-space, and costs nothing extra.
-func MembraneGradHessPSD(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]float64, H *[81]float64) float64 {
-	return membraneGradHess(r, p, x0, x1, x2, g, H, true)
+// It writes w times the Hessian into H, each entry rounded once more than the
+// Hessian's (w = h^2 + h beta gives the entries of the implicit system, Weidner
+// 2018 eq. 11, without another pass over H).
+func MembraneGradHessPSD(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, w float64, g *[9]float64, H *[81]float64) float64 {
+	return membraneGradHess(r, p, x0, x1, x2, w, g, H, true)
 }
 
-func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]float64, H *[81]float64, clamp bool) float64 {
+// membraneGradHess is MembraneGradHess, with the Hessian times hw and
+// projected when clamp is set.
+func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64, g *[9]float64, H *[81]float64, clamp bool) float64 {
 	F := r.DeformationGradient(x0, x1, x2)
 	U, s, V := dense.SVD32(F)
 	A := r.Area
@@ -172,13 +177,21 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]floa
 			w[5][k] = n[m] * cv[a][1]
 		}
 	}
+	// lw[k][i] = lam[k] w[k][i], the first product of lam[k] w[k][i] w[k][j].
+	var lw [6][9]float64
+	for k := range lw {
+		for i := range lw[k] {
+			lw[k][i] = lam[k] * w[k][i]
+		}
+	}
 	for i := 0; i < 9; i++ {
 		for j := i; j < 9; j++ {
 			v := 0.0
 			for k := 0; k < 6; k++ {
-				v += lam[k] * w[k][i] * w[k][j]
+				v += lw[k][i] * w[k][j]
 			}
 			v *= A
+			v *= hw
 			H[9*i+j] = v
 			H[9*j+i] = v
 		}

@@ -32,7 +32,7 @@ func TestMembranePSDVariant(t *testing.T) {
 		var g, gp [9]float64
 		var H, Hp [81]float64
 		e := MembraneGradHess(&c.rest, c.p, c.x[0], c.x[1], c.x[2], &g, &H)
-		ep := MembraneGradHessPSD(&c.rest, c.p, c.x[0], c.x[1], c.x[2], &gp, &Hp)
+		ep := MembraneGradHessPSD(&c.rest, c.p, c.x[0], c.x[1], c.x[2], 1, &gp, &Hp)
 		if e != ep || g != gp {
 			t.Fatalf("%s: PSD variant changed energy or gradient", c.name)
 		}
@@ -70,7 +70,7 @@ func TestHingeGaussNewton(t *testing.T) {
 		var H, Hn [144]float64
 		// At rest: GN equals the exact Hessian.
 		HingeGradHess(&r, kb, x[0], x[1], x[2], x[3], &g, &H)
-		HingeGradHessGN(&r, kb, x[0], x[1], x[2], x[3], &gn, &Hn)
+		HingeGradHessGN(&r, kb, x[0], x[1], x[2], x[3], 1, &gn, &Hn)
 		if d := diffNorm(H[:], Hn[:]); d > 1e-10*math.Max(norm(H[:]), 1e-300) {
 			t.Fatalf("case %d: at rest GN differs from exact by %g", k, d)
 		}
@@ -79,12 +79,45 @@ func TestHingeGaussNewton(t *testing.T) {
 			x[i] = x[i].Add(randVec3(rng, 0.2))
 		}
 		e := HingeGradHess(&r, kb, x[0], x[1], x[2], x[3], &g, &H)
-		en := HingeGradHessGN(&r, kb, x[0], x[1], x[2], x[3], &gn, &Hn)
+		en := HingeGradHessGN(&r, kb, x[0], x[1], x[2], x[3], 1, &gn, &Hn)
 		if e != en || g != gn {
 			t.Fatalf("case %d: GN changed energy or gradient", k)
 		}
 		if m := minEigen(t, Hn[:], 12); m < -1e-12*math.Max(norm(Hn[:]), 1e-300) {
 			t.Fatalf("case %d: GN Hessian has eigenvalue %g", k, m)
+		}
+	}
+}
+
+// TestHessianWeight checks that the weight w of MembraneGradHessPSD and
+// HingeGradHessGN gives, bit for bit, the unweighted Hessian's entries each
+// times w, and leaves the energy and gradient as they are.
+func TestHessianWeight(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	for _, w := range []float64{1e-4 + 3e-7, 0.37, 2.5} {
+		for _, c := range membraneCases(t, rng, 100) {
+			var g, gw [9]float64
+			var H, Hw [81]float64
+			e := MembraneGradHessPSD(&c.rest, c.p, c.x[0], c.x[1], c.x[2], 1, &g, &H)
+			ew := MembraneGradHessPSD(&c.rest, c.p, c.x[0], c.x[1], c.x[2], w, &gw, &Hw)
+			for i := range H {
+				H[i] *= w
+			}
+			if e != ew || g != gw || H != Hw {
+				t.Fatalf("%s, w = %g: weighted membrane kernel differs", c.name, w)
+			}
+		}
+		for _, c := range hingeCases(t, rng, 100) {
+			var g, gw [12]float64
+			var H, Hw [144]float64
+			e := HingeGradHessGN(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], 1, &g, &H)
+			ew := HingeGradHessGN(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], w, &gw, &Hw)
+			for i := range H {
+				H[i] *= w
+			}
+			if e != ew || g != gw || H != Hw {
+				t.Fatalf("%s, w = %g: weighted hinge kernel differs", c.name, w)
+			}
 		}
 	}
 }
