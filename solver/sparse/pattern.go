@@ -80,8 +80,8 @@ type PatternBuilder struct {
 	p *Pattern // the last pattern built, whose storage the next build takes over
 	m *BSR     // the last matrix built
 
-	inc            []incidence // vertex -> incidences, in (group, element) order
-	cur, pos, rows []int32     // per-vertex cursors, per-column block indices, unsorted rows
+	inc       []incidence // vertex -> incidences, in (group, element) order
+	cur, mark []int32     // per-vertex cursors and marks
 }
 
 // Build returns the pattern NewPattern(n, groups) returns, or its error, and a
@@ -109,10 +109,7 @@ func reuse[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// pattern is NewPattern in the builder's storage. The rows are found as the
-// union of the vertices of each vertex's incident elements, and sorted by
-// transposition: the pattern is symmetric, so appending i to row j for every
-// block (i, j), rows i in ascending order, lists each row's columns in order.
+// pattern is NewPattern in the builder's storage.
 func (pb *PatternBuilder) pattern(n int, groups []ElementGroup) (*Pattern, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("sparse: negative vertex count %d", n)
@@ -193,84 +190,62 @@ func (pb *PatternBuilder) pattern(n int, groups []ElementGroup) (*Pattern, error
 		p.gOff[j] = int32(gi.gradBase + int(in.e)*3*gi.stride + 3*int(in.a))
 	}
 
-	// Block rows: union of the vertices of incident elements plus the
-	// diagonal, unsorted in rows, then sorted by transposition into col.
+	// Block rows, one at a time: the union of the vertices of the incident
+	// elements plus the diagonal, sorted, with the number of contributions
+	// to each block, then the contributions themselves, ordered by (group,
+	// element) as the incidences are.
 	p.rowPtr = reuse(old.rowPtr, n+1)
 	p.rowPtr[0] = 0
-	mark := reuse(pb.pos, n)
+	p.diag = reuse(old.diag, n)
+	p.col = old.col[:0]
+	p.hPtr = append(old.hPtr[:0], 0)
+	p.hCon = reuse(old.hCon, hess/9)
+	mark := reuse(pb.mark, n)
+	pb.mark = mark
 	for i := range mark {
 		mark[i] = -1
 	}
-	rows := pb.rows[:0]
+	next := cur // per column of the row: contributions, then the next slot
 	for i := 0; i < n; i++ {
-		mark[i] = int32(i)
-		rows = append(rows, int32(i))
+		start := len(p.col)
+		mark[i], next[i] = int32(i), 0
+		p.col = append(p.col, int32(i))
 		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
-			grp := groups[in.g]
-			k := grp.Stride
-			for _, v := range grp.Verts[int(in.e)*k : int(in.e)*k+k] {
+			k := groups[in.g].Stride
+			for _, v := range groups[in.g].Verts[int(in.e)*k : int(in.e)*k+k] {
 				if mark[v] != int32(i) {
-					mark[v] = int32(i)
-					rows = append(rows, v)
+					mark[v], next[v] = int32(i), 0
+					p.col = append(p.col, v)
 				}
+				next[v]++
 			}
 		}
-		if len(rows) >= math.MaxInt32 {
+		if len(p.col) >= math.MaxInt32 {
 			return nil, errors.New("sparse: too many blocks for 32-bit indices")
 		}
-		p.rowPtr[i+1] = int32(len(rows))
-	}
-	pb.rows = rows
-	nnzb := len(rows)
-	p.col = reuse(old.col, nnzb)
-	copy(cur, p.rowPtr[:n])
-	for i := 0; i < n; i++ {
-		for _, j := range rows[p.rowPtr[i]:p.rowPtr[i+1]] {
-			p.col[cur[j]] = int32(i)
-			cur[j]++
-		}
-	}
-
-	// Hessian contributions per block, ordered by (group, element): counted,
-	// then placed, row by row.
-	pos := mark // column -> block index, valid for the current row
-	pb.pos = pos
-	p.diag = reuse(old.diag, n)
-	p.hPtr = reuse(old.hPtr, nnzb+1)
-	clear(p.hPtr)
-	for i := 0; i < n; i++ {
-		for j := p.rowPtr[i]; j < p.rowPtr[i+1]; j++ {
-			pos[p.col[j]] = j
-		}
-		p.diag[i] = pos[i]
-		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
-			grp := groups[in.g]
-			k := grp.Stride
-			for _, v := range grp.Verts[int(in.e)*k : int(in.e)*k+k] {
-				p.hPtr[pos[v]+1]++
+		row := p.col[start:]
+		for a := 1; a < len(row); a++ {
+			for b := a; b > 0 && row[b] < row[b-1]; b-- {
+				row[b], row[b-1] = row[b-1], row[b]
 			}
 		}
-	}
-	for j := 0; j < nnzb; j++ {
-		p.hPtr[j+1] += p.hPtr[j]
-	}
-	p.hCon = reuse(old.hCon, int(p.hPtr[nnzb]))
-	fill := reuse(pb.rows, nnzb) // the unsorted rows are no longer needed
-	copy(fill, p.hPtr[:nnzb])
-	for i := 0; i < n; i++ {
-		for j := p.rowPtr[i]; j < p.rowPtr[i+1]; j++ {
-			pos[p.col[j]] = j
+		for j, v := range row {
+			if v == int32(i) {
+				p.diag[i] = int32(start + j)
+			}
+			h := p.hPtr[start+j]
+			p.hPtr = append(p.hPtr, h+next[v])
+			next[v] = h
 		}
+		p.rowPtr[i+1] = int32(len(p.col))
 		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
 			gi := p.groups[in.g]
 			k := gi.stride
 			base := gi.hessBase + int(in.e)*9*k*k
 			rs := 3 * k
-			verts := groups[in.g].Verts[int(in.e)*k : int(in.e)*k+k]
-			for b, v := range verts {
-				j := pos[v]
-				p.hCon[fill[j]] = contrib{off: int32(base + 3*int(in.a)*rs + 3*b), stride: int32(rs)}
-				fill[j]++
+			for b, v := range groups[in.g].Verts[int(in.e)*k : int(in.e)*k+k] {
+				p.hCon[next[v]] = contrib{off: int32(base + 3*int(in.a)*rs + 3*b), stride: int32(rs)}
+				next[v]++
 			}
 		}
 	}
