@@ -118,7 +118,7 @@ type DerivedData struct {
 	mass     generic.Map1[components.Mass]
 	pinned   generic.Map[components.Pinned]
 	damping  map[ecs.Entity]BodyDamping
-	dofOf    map[ecs.Entity]int32
+	dofOf    []int32               // by entity ID, each vertex's DOF index (stale for other IDs)
 	patterns sparse.PatternBuilder // builds Pattern and A, reusing the last ones' storage
 }
 
@@ -140,7 +140,6 @@ func NewDerivedData(w *ecs.World, state *ClothState, damping map[ecs.Entity]Body
 		mass:     generic.NewMap1[components.Mass](w.ECS),
 		pinned:   generic.NewMap[components.Pinned](w.ECS),
 		damping:  damping,
-		dofOf:    map[ecs.Entity]int32{},
 	}
 }
 
@@ -181,7 +180,6 @@ func finite3(a []float64) bool {
 
 func (d *DerivedData) rebuild(w *ecs.World) error {
 	s := d.state
-	clear(d.dofOf)
 	s.Verts = s.Verts[:0]
 	q := d.vertices.Query(w.ECS)
 	for q.Next() {
@@ -191,7 +189,10 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	// which entities were created: a function of the scene, not of the workers.
 	n := len(s.Verts)
 	for i, e := range s.Verts {
-		d.dofOf[e] = int32(i)
+		if id := int(e.ID()); id >= len(d.dofOf) {
+			d.dofOf = append(d.dofOf, make([]int32, id+1-len(d.dofOf))...)
+		}
+		d.dofOf[e.ID()] = int32(i)
 	}
 	s.X = resize(s.X, 3*n)
 	s.V = resize(s.V, 3*n)
@@ -229,7 +230,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	for fq.Next() {
 		f := fq.Get()
 		for _, v := range f.V {
-			s.Faces = append(s.Faces, d.dofOf[v])
+			s.Faces = append(s.Faces, d.dof(v))
 		}
 		s.FaceRest = append(s.FaceRest, f.Rest)
 		s.FaceLame = append(s.FaceLame, f.Lame)
@@ -242,7 +243,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	for hq.Next() {
 		h := hq.Get()
 		for _, v := range h.V {
-			s.Hinges = append(s.Hinges, d.dofOf[v])
+			s.Hinges = append(s.Hinges, d.dof(v))
 		}
 		s.HingeRest = append(s.HingeRest, h.Rest)
 		s.HingeKb = append(s.HingeKb, h.Stiffness)
@@ -259,6 +260,17 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	s.ElemE = resize(s.ElemE, len(s.FaceRest)+len(s.HingeRest))
 	s.PCG = sparse.NewPCG(n)
 	return nil
+}
+
+// dof returns the DOF index of vertex entity v, or -1 (which the sparsity
+// pattern rejects) when v is not one of the cloth vertices.
+func (d *DerivedData) dof(v ecs.Entity) int32 {
+	if id := int(v.ID()); id < len(d.dofOf) {
+		if i := d.dofOf[id]; int(i) < len(d.state.Verts) && d.state.Verts[i] == v {
+			return i
+		}
+	}
+	return -1
 }
 
 // resize returns s resliced to length n, its contents left as they are, or
