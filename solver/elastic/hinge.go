@@ -158,10 +158,8 @@ func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float6
 	var H9 [81]float64
 	if gaussNewton {
 		for i := 0; i < 9; i++ {
-			kg := k2 * gt[i]
-			for j := 0; j < 9; j++ {
-				H9[9*i+j] = kg * gt[j]
-			}
+			kg, r := k2*gt[i], (*[9]float64)(H9[9*i:])
+			r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8] = kg*gt[0], kg*gt[1], kg*gt[2], kg*gt[3], kg*gt[4], kg*gt[5], kg*gt[6], kg*gt[7], kg*gt[8]
 		}
 	} else {
 		hingeExactHess9(&H9, a, b, c, ah, L, D, x, y, pp, qq, mm, rr, inv, k2, d, &gt, &gD, &gL, &gp, &gq, &gm, &gr, &gx, &gy)
@@ -176,26 +174,24 @@ func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float6
 		}
 		g[i] = -gsum
 	}
+	// Rows of H9 as arrays, with the sums written out, so that the compiler
+	// checks no index and the entries of a row overlap.
 	for i := 0; i < 9; i++ {
-		for j := 0; j < 9; j++ {
-			H[12*(3+i)+3+j] = H9[9*i+j] * w
-		}
+		r, o := (*[9]float64)(H9[9*i:]), (*[9]float64)(H[12*(3+i)+3:])
+		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8] = r[0]*w, r[1]*w, r[2]*w, r[3]*w, r[4]*w, r[5]*w, r[6]*w, r[7]*w, r[8]*w
 	}
 	for i := 0; i < 3; i++ {
+		r0, r1, r2 := (*[9]float64)(H9[9*i:]), (*[9]float64)(H9[9*(3+i):]), (*[9]float64)(H9[9*(6+i):])
 		for j := 0; j < 9; j++ {
-			s := H9[9*i+j] + H9[9*(3+i)+j] + H9[9*(6+i)+j] // sum over blocks of rows
+			s := r0[j] + r1[j] + r2[j] // sum over blocks of rows
 			H[12*i+3+j] = -s * w
 			H[12*(3+j)+i] = -s * w
 		}
 	}
 	for i := 0; i < 3; i++ {
+		r0, r1, r2 := (*[9]float64)(H9[9*i:]), (*[9]float64)(H9[9*(3+i):]), (*[9]float64)(H9[9*(6+i):])
 		for j := i; j < 3; j++ {
-			s := 0.0
-			for u := 0; u < 3; u++ {
-				for v := 0; v < 3; v++ {
-					s += H9[9*(3*u+i)+3*v+j]
-				}
-			}
+			s := 0.0 + r0[j] + r0[3+j] + r0[6+j] + r1[j] + r1[3+j] + r1[6+j] + r2[j] + r2[3+j] + r2[6+j]
 			H[12*i+j] = s * w
 			H[12*j+i] = s * w
 		}

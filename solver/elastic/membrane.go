@@ -177,19 +177,13 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 			w[5][k] = n[m] * cv[a][1]
 		}
 	}
-	// lw[k][i] = lam[k] w[k][i], the first product of lam[k] w[k][i] w[k][j].
-	var lw [6][9]float64
-	for k := range lw {
-		for i := range lw[k] {
-			lw[k][i] = lam[k] * w[k][i]
-		}
-	}
+	// H_ij = A sum_k lam_k w_ki w_kj, summed over k in order from zero, with
+	// the sum written out so that the entries of a row overlap.
 	for i := 0; i < 9; i++ {
+		l0, l1, l2 := lam[0]*w[0][i], lam[1]*w[1][i], lam[2]*w[2][i]
+		l3, l4, l5 := lam[3]*w[3][i], lam[4]*w[4][i], lam[5]*w[5][i]
 		for j := i; j < 9; j++ {
-			v := 0.0
-			for k := 0; k < 6; k++ {
-				v += lw[k][i] * w[k][j]
-			}
+			v := 0.0 + l0*w[0][j] + l1*w[1][j] + l2*w[2][j] + l3*w[3][j] + l4*w[4][j] + l5*w[5][j]
 			v *= A
 			v *= hw
 			H[9*i+j] = v
