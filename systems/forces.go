@@ -9,10 +9,10 @@ import (
 // ForceFill evaluates every element's elastic energy, gradient and PSD Hessian
 // (membrane: projected in deformation-gradient space; hinge: Gauss-Newton),
 // each Hessian times its weight in the implicit system, in parallel into flat
-// per-element arrays (pass one), then assembles the gradient and the system matrix in parallel over rows from the
-// pattern's contribution map (pass two). With K = -Hessian and Rayleigh
-// damping (alpha M + beta(-K)) the linearly implicit Euler step of Weidner 2018
-// eq. 11 becomes
+// per-element arrays (pass one), then assembles the gradient and the system
+// matrix in parallel over rows from the pattern's contribution map (pass two).
+// With K = -Hessian and Rayleigh damping (alpha M + beta(-K)) the linearly
+// implicit Euler step of Weidner 2018 eq. 11 becomes
 //
 //	((1 + h alpha) M + (h^2 + h beta) H) v' = M v + h (f_ext - dE/dx),
 //

@@ -71,8 +71,8 @@ func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
 }
 
 // PatternBuilder builds pattern after pattern, as for a mesh whose topology
-// changes every step, without allocating once its storage has grown to the
-// meshes' size: each Build reuses the builder's scratch space and the storage
+// changes every step, allocating only the Pattern and BSR headers once its
+// storage has grown to the meshes' size: each Build reuses the builder's scratch space and the storage
 // of the pattern and matrix the previous Build returned, so those must not be
 // used once Build is called again (whatever it returns). The zero value is
 // ready to use. A PatternBuilder is not safe for concurrent use.
