@@ -2,6 +2,7 @@ package systems
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/loomsim/loom/solver/qp"
 )
@@ -76,32 +77,27 @@ func (c *contactQP) solve(s *ClothState) error {
 }
 
 // hessian copies the block-sparse system matrix into the scalar CSR the QP
-// takes; the structure is rebuilt only when the pattern changes.
+// takes, structure and values, in buffers kept between steps. The structure
+// is copied every step: a remesh can change the columns (an edge flip) and
+// keep the sizes.
 func (c *contactQP) hessian(s *ClothState) {
 	A := s.A
-	n := 3 * A.N
-	if c.h.Rows != n || len(c.h.Val) != 9*len(A.Col) {
-		c.h = qp.CSR{Rows: n, Cols: n, RowPtr: make([]int, n+1), Col: make([]int, 9*len(A.Col)), Val: make([]float64, 9*len(A.Col))}
-		k := 0
-		for i := 0; i < A.N; i++ {
-			for r := 0; r < 3; r++ {
-				for b := A.RowPtr[i]; b < A.RowPtr[i+1]; b++ {
-					for q := 0; q < 3; q++ {
-						c.h.Col[k] = 3*int(A.Col[b]) + q
-						k++
-					}
-				}
-				c.h.RowPtr[3*i+r+1] = k
-			}
-		}
-	}
+	n, nnz := 3*A.N, 9*len(A.Col)
+	c.h.Rows, c.h.Cols = n, n
+	c.h.RowPtr = slices.Grow(c.h.RowPtr[:0], n+1)[:n+1]
+	c.h.Col = slices.Grow(c.h.Col[:0], nnz)[:nnz]
+	c.h.Val = slices.Grow(c.h.Val[:0], nnz)[:nnz]
+	c.h.RowPtr[0] = 0
 	k := 0
 	for i := 0; i < A.N; i++ {
 		for r := 0; r < 3; r++ {
 			for b := A.RowPtr[i]; b < A.RowPtr[i+1]; b++ {
+				j := 3 * int(A.Col[b])
+				c.h.Col[k], c.h.Col[k+1], c.h.Col[k+2] = j, j+1, j+2
 				copy(c.h.Val[k:k+3], A.Val[9*int(b)+3*r:9*int(b)+3*r+3])
 				k += 3
 			}
+			c.h.RowPtr[3*i+r+1] = k
 		}
 	}
 }
