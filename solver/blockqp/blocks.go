@@ -31,33 +31,40 @@ func (s *Solver) buildBlocks() int {
 		s.mark[g] = int32(g + 1)
 		s.bgrp = append(s.bgrp, int32(g))
 		for _, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+			last := int32(-1) // a row's entries of one group usually follow each other
 			for k := rp[i]; k < rp[i+1]; k++ {
 				j := col[k]
 				if j < 0 || j >= s.n || !finite(val[k]) {
 					return k
 				}
-				if o := s.gof[j]; s.mark[o] != int32(g+1) {
-					s.mark[o] = int32(g + 1)
-					s.bgrp = append(s.bgrp, o)
+				if o := s.gof[j]; o != last {
+					last = o
+					if s.mark[o] != int32(g+1) {
+						s.mark[o] = int32(g + 1)
+						s.bgrp = append(s.bgrp, o)
+					}
 				}
 			}
 		}
 		// Insertion sort (rows are short): lower blocks ascending, then the
 		// diagonal, then upper blocks descending.
+		// The sort key: a group's own index below and at g, its mirror above
+		// g, so ascending keys put the upper groups in descending order.
 		row := s.bgrp[start:]
-		before := func(a, b int32) bool {
-			if a <= int32(g) && b <= int32(g) {
-				return a < b
+		key := func(o int32) int32 {
+			if o > int32(g) {
+				return 2*int32(ng) - o
 			}
-			if a > int32(g) && b > int32(g) {
-				return a > b
-			}
-			return a < b
+			return o
 		}
 		for a := 1; a < len(row); a++ {
-			for b := a; b > 0 && before(row[b], row[b-1]); b-- {
-				row[b], row[b-1] = row[b-1], row[b]
+			o := row[a]
+			ko := key(o)
+			b := a
+			for ; b > 0 && ko < key(row[b-1]); b-- {
+				row[b] = row[b-1]
 			}
+			row[b] = o
 		}
 		for b, o := range row {
 			if o == int32(g) {
@@ -97,11 +104,16 @@ func (s *Solver) buildBlocks() int {
 			s.mark[s.bgrp[b]] = b
 		}
 		for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+			last, row := int32(-1), []float64(nil) // row: H_g,last's row a
 			for k := rp[i]; k < rp[i+1]; k++ {
 				j := col[k]
-				b := s.mark[s.gof[j]]
-				kh := int(s.bk[b])
-				s.bval[int(s.bvo[b])+a*kh+int(s.gloc[j])] += val[k]
+				if o := s.gof[j]; o != last {
+					last = o
+					b := s.mark[o]
+					kh := int(s.bk[b])
+					row = s.bval[int(s.bvo[b])+a*kh : int(s.bvo[b])+a*kh+kh]
+				}
+				row[s.gloc[j]] += val[k]
 			}
 		}
 		kg := int(s.gptr[g+1] - s.gptr[g])
