@@ -50,11 +50,9 @@ func TestSinglePanelVerts(t *testing.T) {
 	}
 }
 
-// restMemo returns, for faces and hinges whose inputs did not change, the
-// rest states that computing them gives, and nothing for those whose
-// corners moved, whose faces are new or whose nodes were renumbered.
-func TestRestMemo(t *testing.T) {
-	// A 4x4-vertex grid.
+// grid4Faces returns the 18 faces of a 4x4-vertex grid, vertex 4j+i at
+// column i of row j.
+func grid4Faces() [][3]int32 {
 	var faces [][3]int32
 	for j := int32(0); j < 3; j++ {
 		for i := int32(0); i < 3; i++ {
@@ -62,6 +60,14 @@ func TestRestMemo(t *testing.T) {
 			faces = append(faces, [3]int32{c, c + 1, c + 5}, [3]int32{c, c + 5, c + 4})
 		}
 	}
+	return faces
+}
+
+// restMemo returns, for faces and hinges whose inputs did not change, the
+// rest states that computing them gives, and nothing for those whose
+// corners moved, whose faces are new or whose nodes were renumbered.
+func TestRestMemo(t *testing.T) {
+	faces := grid4Faces()
 	u := make([]dense.Vec2, 16)
 	for v := range u {
 		u[v] = dense.Vec2{0.1 * float64(v%4), 0.1*float64(v/4) + 0.01*float64(v%4*v%4)}
@@ -127,15 +133,8 @@ func TestRestMemo(t *testing.T) {
 // borderNormalsAt gives borderNormals' values at the nodes it is asked
 // about and zero elsewhere.
 func TestBorderNormalsAt(t *testing.T) {
-	// A 4x4-vertex grid with one corner cut off.
-	var faces [][3]int32
-	for j := int32(0); j < 3; j++ {
-		for i := int32(0); i < 3; i++ {
-			c := 4*j + i
-			faces = append(faces, [3]int32{c, c + 1, c + 5}, [3]int32{c, c + 5, c + 4})
-		}
-	}
-	faces = faces[1:]
+	// The grid with one corner cut off.
+	faces := grid4Faces()[1:]
 	u := make([]dense.Vec2, 16)
 	for v := range u {
 		u[v] = dense.Vec2{0.1 * float64(v%4), 0.1 * float64(v/4)}
