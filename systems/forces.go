@@ -6,7 +6,7 @@ import (
 	"github.com/loomsim/loom/solver/elastic"
 )
 
-// ForceFill evaluates every element's elastic energy, gradient and PSD Hessian
+// ForceFill evaluates every element's elastic gradient and PSD Hessian
 // (membrane: projected in deformation-gradient space; hinge: Gauss-Newton),
 // each Hessian times its weight in the implicit system, in parallel into flat
 // per-element arrays (pass one), then assembles the gradient and the system
@@ -54,14 +54,14 @@ func (f *ForceFill) fillRange(lo, hi int) {
 			v := s.Faces[3*e : 3*e+3]
 			g := (*[9]float64)(s.ElemGrad[s.Pattern.GradOffset(0, e):])
 			H := (*[81]float64)(s.ElemHess[s.Pattern.HessOffset(0, e):])
-			s.ElemE[e] = elastic.MembraneGradHessPSD(&s.FaceRest[e], s.FaceLame[e], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), h*h+h*s.FaceBeta[e], g, H)
+			elastic.MembraneGradHessPSD(&s.FaceRest[e], s.FaceLame[e], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), h*h+h*s.FaceBeta[e], g, H)
 			continue
 		}
 		k := e - nf
 		v := s.Hinges[4*k : 4*k+4]
 		g := (*[12]float64)(s.ElemGrad[s.Pattern.GradOffset(1, k):])
 		H := (*[144]float64)(s.ElemHess[s.Pattern.HessOffset(1, k):])
-		s.ElemE[e] = elastic.HingeGradHessGN(&s.HingeRest[k], s.HingeKb[k], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), vec(s.X, v[3]), h*h+h*s.HingeBeta[k], g, H)
+		elastic.HingeGradHessGN(&s.HingeRest[k], s.HingeKb[k], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), vec(s.X, v[3]), h*h+h*s.HingeBeta[k], g, H)
 	}
 }
 

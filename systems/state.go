@@ -48,7 +48,6 @@ type ClothState struct {
 	A        *sparse.BSR // the system matrix of Weidner eq. 11 with damping
 	ElemGrad []float64
 	ElemHess []float64
-	ElemE    []float64 // elastic energy of each element (faces, then hinges)
 	Grad     []float64 // 3n, assembled elastic gradient dE/dx
 	MassDiag []float64 // 3n, (1 + h alpha) m per DOF
 
@@ -257,7 +256,6 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	s.Pattern, s.A = p, A
 	s.ElemGrad = resize(s.ElemGrad, p.GradLen())
 	s.ElemHess = resize(s.ElemHess, p.HessLen())
-	s.ElemE = resize(s.ElemE, len(s.FaceRest)+len(s.HingeRest))
 	s.PCG = sparse.NewPCG(n)
 	return nil
 }
