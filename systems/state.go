@@ -256,7 +256,9 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	s.Pattern, s.A = p, A
 	s.ElemGrad = resize(s.ElemGrad, p.GradLen())
 	s.ElemHess = resize(s.ElemHess, p.HessLen())
-	s.PCG = sparse.NewPCG(n)
+	if s.PCG == nil || s.PCG.N() != n {
+		s.PCG = sparse.NewPCG(n) // its buffers depend on n only
+	}
 	return nil
 }
 
