@@ -2,7 +2,9 @@ package ecs
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 )
 
 func TestPoolCoversEveryIndexOnce(t *testing.T) {
@@ -80,5 +82,31 @@ func TestSchedulerOrderAndErrors(t *testing.T) {
 	}
 	if ts := s.Timings(); len(ts) != 2 || ts[0].System != "a" || ts[1].System != "b" {
 		t.Fatalf("timings %+v", ts)
+	}
+}
+
+// BenchmarkPoolShortLoops times loops of two 25 us chunks with 5 us of
+// serial work between them, as a step's passes run: on two workers a loop
+// should take about one chunk, not two (with parked workers it took two:
+// waking one took longer than a chunk).
+func BenchmarkPoolShortLoops(b *testing.B) {
+	spin := func(d time.Duration) {
+		for t0 := time.Now(); time.Since(t0) < d; {
+		}
+	}
+	body := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			spin(25 * time.Microsecond)
+		}
+	}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p := NewPool(workers)
+			defer p.Close()
+			for i := 0; i < b.N; i++ {
+				p.For(2, body)
+				spin(5 * time.Microsecond)
+			}
+		})
 	}
 }
