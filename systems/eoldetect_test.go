@@ -127,13 +127,7 @@ func TestEOLDetectMatchesReference(t *testing.T) {
 				for bi := range e.rm.bodies {
 					b := &e.rm.bodies[bi]
 					m := e.rm.gather(b)
-					feature := make([]int32, len(m.X))
-					for vi, ent := range b.mesh.Verts {
-						feature[vi] = -1
-						if k := c.eolOf[c.dof[ent]]; k >= 0 {
-							feature[vi] = c.verts[k].feature
-						}
-					}
+					feature := eolFeatures(c, b)
 					check(i, m, feature)
 					none := make([]int32, len(m.X))
 					for vi := range none {
@@ -218,13 +212,7 @@ func BenchmarkEOLDetect(b *testing.B) {
 		}
 		body := &e.rm.bodies[0]
 		m := e.rm.gather(body)
-		feature := make([]int32, len(m.X))
-		for vi, ent := range body.mesh.Verts {
-			feature[vi] = -1
-			if k := c.eolOf[c.dof[ent]]; k >= 0 {
-				feature[vi] = c.verts[k].feature
-			}
-		}
+		feature := eolFeatures(c, body)
 		b.Logf("%s: %d faces, %d features, %d hits", name, len(m.F), len(c.features), len(refDetect(c, m, feature)))
 		b.Run(name+"/ref", func(b *testing.B) {
 			for range b.N {
@@ -238,4 +226,17 @@ func BenchmarkEOLDetect(b *testing.B) {
 			}
 		})
 	}
+}
+
+// eolFeatures returns, per vert of body's mesh, the feature its EOL vertex
+// lies on, -1 for Lagrangian verts (what detect takes).
+func eolFeatures(c *EOLCloth, body *remeshBody) []int32 {
+	feature := make([]int32, len(body.mesh.Verts))
+	for vi, ent := range body.mesh.Verts {
+		feature[vi] = -1
+		if k := c.eolOf[c.dof[ent]]; k >= 0 {
+			feature[vi] = c.verts[k].feature
+		}
+	}
+	return feature
 }
