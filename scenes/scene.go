@@ -96,7 +96,21 @@ type EOL struct {
 	// Reach (m): a cloth edge passing within this distance of a sharp
 	// feature (or inside the obstacle there) touches it.
 	Reach float64 `json:"reach"`
+	// QPDomains is the number of domains the QP's Gauss-Seidel sweeps go
+	// through at once (blockqp.Problem.Domains, cut by sparse.Dissect); 0
+	// takes DefaultQPDomains, 1 sweeps sequentially. The sweep order, and so
+	// the QP's answer within its tolerance, depends on it, never on the
+	// worker count.
+	QPDomains int `json:"qp_domains"`
 }
+
+// DefaultQPDomains is EOL.QPDomains' default: two, one for each core of the
+// 2-core machines loom targets; every further cut adds a separator that is
+// swept on one core (edge: 8% of the groups for one cut).
+const DefaultQPDomains = 2
+
+// MaxQPDomains bounds EOL.QPDomains.
+const MaxQPDomains = 64
 
 // Contact solvers.
 const (
@@ -669,4 +683,7 @@ func validateMode(v *validator, s *Solver) {
 		v.fail("solver.eol.flat_angle", "must be in [0, 90) degrees, got %v", e.FlatAngle)
 	}
 	v.positive("solver.eol.reach", e.Reach)
+	if e.QPDomains < 0 || e.QPDomains > MaxQPDomains {
+		v.fail("solver.eol.qp_domains", "must be in [0, %d], got %d", MaxQPDomains, e.QPDomains)
+	}
 }

@@ -3,6 +3,7 @@ package scenes
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -962,5 +963,23 @@ func TestBuildSheetTube(t *testing.T) {
 				t.Fatalf("hinge %v: faces %v %v", h, fa, fb)
 			}
 		}
+	}
+}
+
+// TestEOLQPDomains: solver.eol.qp_domains takes 0 (the default) to
+// MaxQPDomains; values outside are rejected with the key named, and a
+// rejected Set leaves the scene as it was.
+func TestEOLQPDomains(t *testing.T) {
+	s := mustBuiltin(t, "edge")
+	for _, v := range []string{"0", "1", "4", fmt.Sprint(MaxQPDomains)} {
+		if err := s.Set("solver.eol.qp_domains", v); err != nil {
+			t.Errorf("qp_domains %s: %v", v, err)
+		}
+	}
+	for _, v := range []string{"-1", fmt.Sprint(MaxQPDomains + 1)} {
+		wantErr(t, s.Set("solver.eol.qp_domains", v), "solver.eol.qp_domains", "must be in [0, 64], got "+v)
+	}
+	if s.Solver.EOL.QPDomains != MaxQPDomains {
+		t.Errorf("qp_domains = %d after the rejected Sets, want %d", s.Solver.EOL.QPDomains, MaxQPDomains)
 	}
 }

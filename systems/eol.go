@@ -74,6 +74,7 @@ type EOLCloth struct {
 	groups      []blockqp.Group
 	groupOf     []int32 // per vertex, its group (see solveFiltered)
 	rcm         sparse.RCM
+	dissect     sparse.Dissection
 	vars        []int32
 	brows       []blockqp.Row
 	coefs       []float64 // the blockqp rows' coefficients, back to back

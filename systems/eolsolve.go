@@ -152,8 +152,15 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 	// One group per vertex, in reverse Cuthill-McKee order of A's pattern:
 	// blockqp's Gauss-Seidel sweeps follow the group order, and a banded
 	// order carries a correction across the cloth in fewer iterations than
-	// the remesher's numbering (edge: about a fifth fewer).
-	order := c.rcm.Order(n, s.A.RowPtr, s.A.Col)
+	// the remesher's numbering (edge: about a fifth fewer). sparse.Dissect
+	// cuts it into domains whose sweeps run at once (blockqp.Problem.Domains;
+	// edge, 2 domains: 6% more iterations, 2.9 instead of 4.6 ms of sweeps a
+	// step on 2 workers).
+	parts := c.set.QPDomains
+	if parts == 0 {
+		parts = scenes.DefaultQPDomains
+	}
+	order, domains := c.dissect.Dissect(c.rcm.Order(n, s.A.RowPtr, s.A.Col), parts, s.A.RowPtr, s.A.Col)
 	c.groupOf = slices.Grow(c.groupOf[:0], n)[:n]
 	c.groups = c.groups[:0]
 	c.vars = c.vars[:0]
@@ -202,7 +209,7 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 	set := blockqp.DefaultSettings()
 	set.Tol = s.Tolerance
 	set.MaxCG = s.MaxIterations
-	res, err := c.block.Solve(w.Pool, &blockqp.Problem{H: H, F: c.rhs, Groups: c.groups, Rows: c.brows}, c.warm.X, set)
+	res, err := c.block.Solve(w.Pool, &blockqp.Problem{H: H, F: c.rhs, Groups: c.groups, Rows: c.brows, Domains: domains}, c.warm.X, set)
 	if err != nil {
 		return fmt.Errorf("EOL filtered QP: %w", err)
 	}

@@ -71,6 +71,10 @@ func TestBadInput(t *testing.T) {
 			p.Groups = []Group{{Vars: []int32{0, 1, 2, 3, 4, 5}}}
 			p.Rows = nil
 		}, nil, Settings{}},
+		{"coupled domains", "Domains: H couples group 0 of domain 0 to group 1 of another domain", func(p *Problem) { p.Domains = []int{0, 1, 2} }, nil, Settings{}},
+		{"Domains start", "Domains[0] = 1, want 0", func(p *Problem) { p.Domains = []int{1, 2} }, nil, Settings{}},
+		{"Domains descend", "Domains[2] = 1: the bounds must ascend within [0, 2]", func(p *Problem) { p.Domains = []int{0, 2, 1} }, nil, Settings{}},
+		{"Domains beyond", "Domains[1] = 3: the bounds must ascend within [0, 2]", func(p *Problem) { p.Domains = []int{0, 3} }, nil, Settings{}},
 		{"warm length", "len(warm) = 2, want 6", func(p *Problem) {}, []float64{1, 2}, Settings{}},
 		{"warm NaN", "warm[1] is NaN", func(p *Problem) {}, []float64{0, math.NaN(), 0, 0, 0, 0}, Settings{}},
 		{"bad Tol", "Settings.Tol = -1", func(p *Problem) {}, nil, Settings{Tol: -1}},
@@ -89,9 +93,15 @@ func TestBadInput(t *testing.T) {
 	if _, err := s.Solve(nil, nil, nil, Settings{}); err == nil {
 		t.Error("nil problem: no error")
 	}
-	// The Solver still works after the errors.
+	// The Solver still works after the errors, with and without domains
+	// (group 0 a domain, group 1 the separator).
 	if res, err := s.Solve(nil, small(t), nil, Settings{}); err != nil || !res.Converged {
 		t.Errorf("after errors: %v %s", err, res.Message)
+	}
+	p := small(t)
+	p.Domains = []int{0, 1}
+	if res, err := s.Solve(nil, p, nil, Settings{}); err != nil || !res.Converged {
+		t.Errorf("one domain and a separator: %v %s", err, res.Message)
 	}
 }
 

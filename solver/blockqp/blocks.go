@@ -1,5 +1,7 @@
 package blockqp
 
+import "fmt"
+
 // H in group order. Internally the variables are numbered group by group:
 // group g's variables are gptr[g] .. gptr[g+1]-1, in the order of
 // Groups[g].Vars, so every group's variables are contiguous and the vectors
@@ -125,6 +127,23 @@ func (s *Solver) buildBlocks() int {
 		}
 	}
 	return -1
+}
+
+// checkDomains returns an error if H couples groups of two different
+// domains (Problem.Domains).
+func (s *Solver) checkDomains() error {
+	nd := len(s.dom) - 1
+	for d := 0; d < nd; d++ {
+		lo, hi := s.dom[d], s.dom[d+1]
+		for g := lo; g < hi; g++ {
+			for _, o := range s.bgrp[s.bptr[g]:s.bptr[g+1]] {
+				if (o < lo || o >= hi) && o < s.dom[nd] {
+					return fmt.Errorf("blockqp: Domains: H couples group %d of domain %d to group %d of another domain", g, d, o)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // mulRow sets t[:k_g] = (H v)_g, v in group order.

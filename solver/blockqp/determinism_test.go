@@ -8,11 +8,16 @@ import (
 	"github.com/loomsim/loom/ecs"
 )
 
-// TestDeterminism solves the 30x30 cloth problem serially and on pools of 1,
-// 2 and 8 workers and requires bitwise identical X, Y, active sets and
-// iteration counts.
+// TestDeterminism solves the 30x30 cloth problem, as built and cut into 3
+// sweep domains, serially and on pools of 1, 2 and 8 workers and requires
+// bitwise identical X, Y, active sets and iteration counts.
 func TestDeterminism(t *testing.T) {
 	p := clothProblem(t, rand.New(rand.NewSource(5)), 30, 30)
+	determinism(t, p)
+	determinism(t, dissected(p, 3))
+}
+
+func determinism(t *testing.T, p *Problem) {
 	ref, err := NewSolver().Solve(nil, p, nil, Settings{})
 	if err != nil || !ref.Converged {
 		t.Fatal(err, ref.Message)

@@ -84,16 +84,20 @@
 //
 // Internally the variables are numbered group by group and H is held as
 // dense group-pair blocks (blocks.go), so no vector is indexed through a
-// map. The Gauss-Seidel sweeps are sequential (and so deterministic) and go
-// through the groups in the order of Problem.Groups: a banded order, such as
-// sparse.RCM's of H's group graph, carries a correction across the problem
-// in fewer iterations than a scattered one (TestGroupOrder). The
-// per-round passes (filters, residuals, multipliers) run on a caller's
-// Runner (an *ecs.Pool fits) when the problem is large enough for a fork
-// and join to pay (4096 groups or more), split into fixed blocks of groups
-// whose reductions sum each block sequentially and the block sums in
-// order, so results are bitwise identical for any worker count. The solve loop
-// allocates nothing; buffers are kept in the Solver.
+// map. The Gauss-Seidel sweeps go through the groups in the order of
+// Problem.Groups: a banded order, such as sparse.RCM's of H's group graph,
+// carries a correction across the problem in fewer iterations than a
+// scattered one (TestGroupOrder). Problem.Domains may cut that order into
+// domains that H does not couple to each other, followed by a separator
+// (sparse.Dissect cuts a banded order so): each sweep then goes through the
+// domains at once on the Runner, and the separator on its own. That is
+// still the sequential sweep in group order (TestDomainSweeps); only the
+// sweep's sums are added domain by domain. The per-round passes (filters,
+// residuals, multipliers) run on the Runner too (an *ecs.Pool fits), split
+// into fixed blocks of groups whose reductions sum each block sequentially
+// and the block sums in order. So results are bitwise identical for any
+// worker count. The solve loop allocates nothing; buffers are kept in the
+// Solver.
 //
 // The code is hand-written: no maintained Go library has a filtered PCG or a
 // group-local active-set QP.

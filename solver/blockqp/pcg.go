@@ -93,10 +93,43 @@ func (s *Solver) passInit(lo, hi int) {
 // P_g = S_g B_g^-1 S_g), so H_gh stands for K_gh there, and P_g's own
 // filter stands for S_g.
 
+// Each sweep goes through the domains (see Problem.Domains) concurrently and
+// then the separator, forwards, or the separator and then the domains,
+// backwards. No domain's groups couple to another's, so this is the
+// sequential sweep in group order; only the sweeps' reductions are split, by
+// domain, and summed in domain order, so the result does not depend on the
+// worker count.
+
+// forDomains runs fn over the domains, on the Runner when there are several.
+func (s *Solver) forDomains(fn func(lo, hi int)) {
+	nd := len(s.dom) - 1
+	if s.run == nil || nd == 1 {
+		fn(0, nd)
+		return
+	}
+	s.run.For(nd, fn)
+}
+
+// domainSum adds the domains' partials s.dpart in domain order.
+func (s *Solver) domainSum() float64 {
+	t := 0.0
+	for _, p := range s.dpart {
+		t += p
+	}
+	return t
+}
+
 // sweepStart sets r = C^T (D + L)^-1 q, c = r and returns r.r.
 func (s *Solver) sweepStart() float64 {
+	s.forDomains(s.fnStart)
+	nd := len(s.dom) - 1
+	return s.domainSum() + s.startRange(int(s.dom[nd]), s.ng)
+}
+
+// startRange is sweepStart over groups [g0, g1); it returns their part of r.r.
+func (s *Solver) startRange(g0, g1 int) float64 {
 	rho := 0.0
-	for g := 0; g < s.ng; g++ {
+	for g := g0; g < g1; g++ {
 		o, k := s.span(g)
 		var w, v, rh [MaxGroupSize]float64
 		s.mulBlocks(g, int(s.bptr[g]), int(s.bdiag[g]), s.v, &w)
@@ -118,8 +151,16 @@ func (s *Solver) sweepStart() float64 {
 // sweepBack sets c = r + beta c, t = (D + L^T)^-1 C c and v to the upper
 // sums L^T t.
 func (s *Solver) sweepBack(beta float64) {
-	bval, bcol, bvo := s.bval, s.bcol, s.bvo
-	for g := s.ng - 1; g >= 0; g-- {
+	s.beta = beta
+	nd := len(s.dom) - 1
+	s.backRange(int(s.dom[nd]), s.ng)
+	s.forDomains(s.fnBack)
+}
+
+// backRange is sweepBack over groups [g0, g1), last to first.
+func (s *Solver) backRange(g0, g1 int) {
+	bval, bcol, bvo, beta := s.bval, s.bcol, s.bvo, s.beta
+	for g := g1 - 1; g >= g0; g-- {
 		o, k := s.span(g)
 		if k == 3 {
 			t := s.t
@@ -175,9 +216,16 @@ func (s *Solver) sweepBack(beta float64) {
 // (so q = A c, A = C^T (D + L)^-1 K (D + L^T)^-1 C, by Eisenstat's trick)
 // and returns c.q.
 func (s *Solver) sweepFwd() float64 {
+	s.forDomains(s.fnFwd)
+	nd := len(s.dom) - 1
+	return s.domainSum() + s.fwdRange(int(s.dom[nd]), s.ng)
+}
+
+// fwdRange is sweepFwd over groups [g0, g1); it returns their part of c.q.
+func (s *Solver) fwdRange(g0, g1 int) float64 {
 	bval, bcol, bvo := s.bval, s.bcol, s.bvo
 	cq := 0.0
-	for g := 0; g < s.ng; g++ {
+	for g := g0; g < g1; g++ {
 		o, k := s.span(g)
 		if k == 3 && !s.reg[g] {
 			v := s.v
@@ -246,7 +294,17 @@ func (s *Solver) sweepFwd() float64 {
 
 // update does x += alpha t, r -= alpha q and returns r.r.
 func (s *Solver) update(alpha float64) float64 {
-	x, t, r, q := s.x, s.t[:len(s.x)], s.r[:len(s.x)], s.q[:len(s.x)]
+	s.alpha = alpha
+	s.forDomains(s.fnUpdate)
+	nd := len(s.dom) - 1
+	return s.domainSum() + s.updateRange(int(s.gptr[s.dom[nd]]), s.n)
+}
+
+// updateRange is update over variables [i0, i1); it returns their part of
+// r.r.
+func (s *Solver) updateRange(i0, i1 int) float64 {
+	alpha := s.alpha
+	x, t, r, q := s.x[i0:i1], s.t[i0:i1], s.r[i0:i1], s.q[i0:i1]
 	rho := 0.0
 	for i := range x {
 		x[i] += alpha * t[i]
@@ -341,10 +399,10 @@ func (s *Solver) mulCT(g, k int, t, out *[MaxGroupSize]float64) {
 }
 
 // minParallelBlocks is the fewest blocks of groups for which the passes go
-// to the Runner: below it a pass (under 0.1 ms on the edge scene's 23
-// blocks) costs about what a fork and join does on a loaded machine (the
-// edge scene's Solve ran 3 to 11% slower on a pool of 2 than serially).
-const minParallelBlocks = 64
+// to the Runner. ecs.Pool's workers poll for the next loop, so a fork and
+// join costs about a microsecond and the edge scene's 23 blocks already
+// gain (eol-solve 9.8 to 9.0 ms a step on 2 workers, with sweep domains).
+const minParallelBlocks = 2
 
 func (s *Solver) parallel(fn func(lo, hi int)) {
 	if s.run == nil || (s.nb < minParallelBlocks && !s.parallelAll) {

@@ -49,6 +49,16 @@ type Problem struct {
 	F      []float64
 	Groups []Group
 	Rows   []Row
+	// Domains, if not empty, lets the Gauss-Seidel sweeps run on several
+	// workers: with Domains[0] = 0 and ascending, groups Domains[d] ..
+	// Domains[d+1]-1 form domain d for d < len(Domains)-1, and the groups
+	// from Domains[len(Domains)-1] on form the separator. H must not couple
+	// groups of two different domains (the separator may couple to any
+	// group). The sweeps go through the domains at once and the separator on
+	// its own, which is the sequential sweep in group order, so only the
+	// order in which a sweep's sums are added depends on Domains, never on
+	// the worker count. sparse.Dissect orders groups this way.
+	Domains []int
 }
 
 // Settings controls a solve. Zero fields take the DefaultSettings values.

@@ -79,6 +79,9 @@ func (s *Solver) setup(p *Problem) error {
 			return fmt.Errorf("blockqp: variable %d is in no group", i)
 		}
 	}
+	if err := s.setDomains(p.Domains); err != nil {
+		return err
+	}
 
 	// Rows by group, in row order (counting sort).
 	s.rptr = resizeI32(s.rptr, ng+1)
@@ -155,6 +158,27 @@ func (s *Solver) setup(p *Problem) error {
 			s.a1 = math.Max(s.a1, c)
 		}
 	}
+	return nil
+}
+
+// setDomains checks the bounds of Problem.Domains and sets s.dom: without
+// Domains, one domain of all groups and no separator.
+func (s *Solver) setDomains(d []int) error {
+	s.dom = s.dom[:0]
+	if len(d) == 0 {
+		s.dom = append(s.dom, 0, int32(s.ng))
+	} else {
+		if d[0] != 0 {
+			return fmt.Errorf("blockqp: Domains[0] = %d, want 0", d[0])
+		}
+		for i, b := range d {
+			if b > s.ng || (i > 0 && b < d[i-1]) {
+				return fmt.Errorf("blockqp: Domains[%d] = %d: the bounds must ascend within [0, %d] groups", i, b, s.ng)
+			}
+			s.dom = append(s.dom, int32(b))
+		}
+	}
+	s.dpart = resizeF(s.dpart, len(s.dom)-1)
 	return nil
 }
 

@@ -74,8 +74,17 @@ type Solver struct {
 	forcePrimal, parallelAll             bool
 	primalRounds, degenerate, lockedRows int
 
+	// Sweep domains: domain d is groups dom[d] .. dom[d+1]-1 for d <
+	// len(dom)-1, the separator dom[len(dom)-1] .. ng-1 (see
+	// Problem.Domains); dpart holds the domains' partial sums of a sweep,
+	// beta the sweepBack argument.
+	dom         []int32
+	dpart       []float64
+	beta, alpha float64
+
 	// The passes bound once, so handing them to the Runner does not allocate.
-	fnProject, fnInit, fnMult func(lo, hi int)
+	fnProject, fnInit, fnMult        func(lo, hi int)
+	fnStart, fnBack, fnFwd, fnUpdate func(lo, hi int)
 }
 
 // NewSolver returns a Solver with no buffers yet.
@@ -89,6 +98,26 @@ func (s *Solver) bind() {
 	s.fnProject = s.passProject
 	s.fnInit = s.passInit
 	s.fnMult = s.passMult
+	s.fnStart = func(lo, hi int) {
+		for d := lo; d < hi; d++ {
+			s.dpart[d] = s.startRange(int(s.dom[d]), int(s.dom[d+1]))
+		}
+	}
+	s.fnBack = func(lo, hi int) {
+		for d := lo; d < hi; d++ {
+			s.backRange(int(s.dom[d]), int(s.dom[d+1]))
+		}
+	}
+	s.fnUpdate = func(lo, hi int) {
+		for d := lo; d < hi; d++ {
+			s.dpart[d] = s.updateRange(int(s.gptr[s.dom[d]]), int(s.gptr[s.dom[d+1]]))
+		}
+	}
+	s.fnFwd = func(lo, hi int) {
+		for d := lo; d < hi; d++ {
+			s.dpart[d] = s.fwdRange(int(s.dom[d]), int(s.dom[d+1]))
+		}
+	}
 }
 
 func (s *Solver) alloc() {
@@ -166,6 +195,9 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 	if k := s.buildBlocks(); k >= 0 {
 		i := sort.Search(s.n, func(i int) bool { return p.H.RowPtr[i+1] > k })
 		return Result{}, fmt.Errorf("blockqp: H: entry %d (row %d, column %d) is %v or outside %d columns", k, i, p.H.Col[k], p.H.Val[k], s.n)
+	}
+	if err := s.checkDomains(); err != nil {
+		return Result{}, err
 	}
 
 	// First working set: the equalities, the inequalities tight or violated
