@@ -17,116 +17,174 @@ import "fmt"
 
 // buildBlocks checks the entries of H and copies them into the block rows
 // and the diagonal blocks s.hgg; it returns the index of the first bad entry
-// in H.Col/H.Val, or -1.
+// in H.Col/H.Val (in group order), or -1. Both of its passes run on the
+// Runner by blocks of groups (passPattern, passValues); between them the
+// block rows' offsets are summed in order.
 func (s *Solver) buildBlocks() int {
+	rp := s.p.H.RowPtr
+	ng, nb := s.ng, s.nb
+	// Room for each block of groups' rows in s.scratch: at most its H rows'
+	// entries and each group itself.
+	s.soff = resizeI32(s.soff, nb+1)
+	for b := 0; b < nb; b++ {
+		g0, g1 := s.groups(b)
+		m := g1 - g0
+		for _, i := range s.gvar[s.gptr[g0]:s.gptr[g1]] {
+			m += rp[i+1] - rp[i]
+		}
+		s.soff[b+1] = s.soff[b] + int32(m)
+	}
+	s.scratch = resizeI32(s.scratch, int(s.soff[nb]))
+	s.bad = resizeI32(s.bad, nb)
+	s.bnv = resizeI32(s.bnv, nb+1)
+	s.bptr = resizeI32(s.bptr, ng+1)
+	s.parallel(s.fnPattern)
+	for _, k := range s.bad {
+		if k >= 0 {
+			return int(k)
+		}
+	}
+	// bptr held each row's length; bnv each block's values.
+	for g := 0; g < ng; g++ {
+		s.bptr[g+1] += s.bptr[g]
+	}
+	nv := int32(0)
+	for b := 0; b < nb; b++ {
+		nv, s.bnv[b] = nv+s.bnv[b], nv
+	}
+	s.bnv[nb] = nv
+	nblk := int(s.bptr[ng])
+	s.bgrp = resizeI32(s.bgrp, nblk)
+	s.bcol = resizeI32(s.bcol, nblk)
+	s.bk = resizeI8(s.bk, nblk)
+	s.bvo = resizeI32(s.bvo, nblk+1)
+	s.bdiag = resizeI32(s.bdiag, ng)
+	s.all3 = resizeB(s.all3, ng)
+	s.bval = resizeF(s.bval, int(nv))
+	s.parallel(s.fnValues)
+	s.bvo[nblk] = nv
+	return -1
+}
+
+// blockKey orders block row g: lower groups ascending, then g, then upper
+// groups descending (a group's own index at or below g, its mirror above).
+func blockKey(o, g, ng int32) int32 {
+	if o > g {
+		return 2*ng - o
+	}
+	return o
+}
+
+// passPattern finds the block rows of the blocks of groups [lo, hi): each
+// row's groups in blockKey order go to s.scratch from s.soff[b], its length
+// to s.bptr[g+1], the block's number of values (sum of k_g k_h) to
+// s.bnv[b], and the first bad entry of H, if any, to s.bad[b].
+func (s *Solver) passPattern(lo, hi int) {
 	h := s.p.H
 	rp, col, val := h.RowPtr, h.Col, h.Val
-	ng := s.ng
-	s.bptr = resizeI32(s.bptr, ng+1)
-	s.bdiag = resizeI32(s.bdiag, ng)
-	s.mark = resizeI32(s.mark, ng)
-	clear(s.mark)
-	s.bgrp = s.bgrp[:0]
-	// The groups each block row couples to, sorted.
-	for g := 0; g < ng; g++ {
-		start := len(s.bgrp)
-		s.mark[g] = int32(g + 1)
-		s.bgrp = append(s.bgrp, int32(g))
-		for _, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
-			last := int32(-1) // a row's entries of one group usually follow each other
-			for k := rp[i]; k < rp[i+1]; k++ {
-				j := col[k]
-				if j < 0 || j >= s.n || !finite(val[k]) {
-					return k
-				}
-				if o := s.gof[j]; o != last {
-					last = o
-					if s.mark[o] != int32(g+1) {
-						s.mark[o] = int32(g + 1)
-						s.bgrp = append(s.bgrp, o)
+	ng := int32(s.ng)
+	for b := lo; b < hi; b++ {
+		g0, g1 := s.groups(b)
+		w := s.scratch[s.soff[b]:s.soff[b+1]]
+		n, nv := 0, 0
+		s.bad[b] = -1
+	rows:
+		for g := g0; g < g1; g++ {
+			g32 := int32(g)
+			start := n
+			w[n] = g32
+			n++
+			for _, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+				last := int32(-1) // a row's entries of one group usually follow each other
+				for k := rp[i]; k < rp[i+1]; k++ {
+					j := col[k]
+					if j < 0 || j >= s.n || !finite(val[k]) {
+						s.bad[b] = int32(k)
+						break rows
 					}
-				}
-			}
-		}
-		// Insertion sort (rows are short): lower blocks ascending, then the
-		// diagonal, then upper blocks descending.
-		// The sort key: a group's own index below and at g, its mirror above
-		// g, so ascending keys put the upper groups in descending order.
-		row := s.bgrp[start:]
-		key := func(o int32) int32 {
-			if o > int32(g) {
-				return 2*int32(ng) - o
-			}
-			return o
-		}
-		for a := 1; a < len(row); a++ {
-			o := row[a]
-			ko := key(o)
-			b := a
-			for ; b > 0 && ko < key(row[b-1]); b-- {
-				row[b] = row[b-1]
-			}
-			row[b] = o
-		}
-		for b, o := range row {
-			if o == int32(g) {
-				s.bdiag[g] = int32(start + b)
-			}
-		}
-		s.bptr[g+1] = int32(len(s.bgrp))
-	}
-	nb := len(s.bgrp)
-	s.bcol = resizeI32(s.bcol, nb)
-	s.bk = resizeI8(s.bk, nb)
-	s.bvo = resizeI32(s.bvo, nb+1)
-	nv := 0
-	for g := 0; g < ng; g++ {
-		kg := int(s.gptr[g+1] - s.gptr[g])
-		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
-			o := s.bgrp[b]
-			kh := int(s.gptr[o+1] - s.gptr[o])
-			s.bcol[b], s.bk[b], s.bvo[b] = s.gptr[o], int8(kh), int32(nv)
-			nv += kg * kh
-		}
-	}
-	s.bvo[nb] = int32(nv)
-	s.all3 = resizeB(s.all3, ng)
-	for g := 0; g < ng; g++ {
-		all3 := s.gptr[g+1]-s.gptr[g] == 3
-		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
-			all3 = all3 && s.bk[b] == 3
-		}
-		s.all3[g] = all3
-	}
-	s.bval = resizeF(s.bval, nv)
-	clear(s.bval)
-	// Values: mark[o] now holds the block of row g that couples to o.
-	for g := 0; g < ng; g++ {
-		for b := s.bptr[g]; b < s.bptr[g+1]; b++ {
-			s.mark[s.bgrp[b]] = b
-		}
-		for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
-			last, row := int32(-1), []float64(nil) // row: H_g,last's row a
-			for k := rp[i]; k < rp[i+1]; k++ {
-				j := col[k]
-				if o := s.gof[j]; o != last {
+					o := s.gof[j]
+					if o == last {
+						continue
+					}
 					last = o
-					b := s.mark[o]
-					kh := int(s.bk[b])
-					row = s.bval[int(s.bvo[b])+a*kh : int(s.bvo[b])+a*kh+kh]
+					// Insert o in key order unless it is there (rows are
+					// short).
+					ko := blockKey(o, g32, ng)
+					p := n
+					for p > start && blockKey(w[p-1], g32, ng) > ko {
+						p--
+					}
+					if p > start && w[p-1] == o {
+						continue
+					}
+					copy(w[p+1:n+1], w[p:n])
+					w[p] = o
+					n++
 				}
-				row[s.gloc[j]] += val[k]
+			}
+			s.bptr[g+1] = int32(n - start)
+			kg := int(s.gptr[g+1] - s.gptr[g])
+			for _, o := range w[start:n] {
+				nv += kg * int(s.gptr[o+1]-s.gptr[o])
 			}
 		}
-		kg := int(s.gptr[g+1] - s.gptr[g])
-		d := s.bval[s.bvo[s.bdiag[g]]:]
-		hg := s.hgg[g*sq : g*sq+sq]
-		clear(hg)
-		for a := 0; a < kg; a++ {
-			copy(hg[a*MaxGroupSize:a*MaxGroupSize+kg], d[a*kg:a*kg+kg])
+		s.bnv[b] = int32(nv)
+	}
+}
+
+// passValues lays out the block rows of the blocks of groups [lo, hi) that
+// passPattern found and adds H's entries into them, and copies the diagonal
+// blocks to s.hgg.
+func (s *Solver) passValues(lo, hi int) {
+	h := s.p.H
+	rp, col, val := h.RowPtr, h.Col, h.Val
+	for b := lo; b < hi; b++ {
+		g0, g1 := s.groups(b)
+		src := s.scratch[s.soff[b]:]
+		nv := s.bnv[b]
+		for g := g0; g < g1; g++ {
+			b0, b1 := s.bptr[g], s.bptr[g+1]
+			row := s.bgrp[b0:b1]
+			src = src[copy(row, src):]
+			kg := int32(s.gptr[g+1] - s.gptr[g])
+			all3 := kg == 3
+			for q, o := range row {
+				kh := s.gptr[o+1] - s.gptr[o]
+				bq := b0 + int32(q)
+				s.bcol[bq], s.bk[bq], s.bvo[bq] = s.gptr[o], int8(kh), nv
+				nv += kg * kh
+				all3 = all3 && kh == 3
+				if o == int32(g) {
+					s.bdiag[g] = bq
+				}
+			}
+			s.all3[g] = all3
+			clear(s.bval[s.bvo[b0]:nv])
+			for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+				last, vrow := int32(-1), []float64(nil) // vrow: H_g,last's row a
+				for k := rp[i]; k < rp[i+1]; k++ {
+					j := col[k]
+					if o := s.gof[j]; o != last {
+						last = o
+						q := 0
+						for row[q] != o {
+							q++
+						}
+						bq := int(b0) + q
+						kh := int(s.bk[bq])
+						vrow = s.bval[int(s.bvo[bq])+a*kh : int(s.bvo[bq])+a*kh+kh]
+					}
+					vrow[s.gloc[j]] += val[k]
+				}
+			}
+			d := s.bval[s.bvo[s.bdiag[g]]:]
+			hg := s.hgg[g*sq : g*sq+sq]
+			clear(hg)
+			for a := 0; a < int(kg); a++ {
+				copy(hg[a*MaxGroupSize:a*MaxGroupSize+int(kg)], d[a*int(kg):a*int(kg)+int(kg)])
+			}
 		}
 	}
-	return -1
 }
 
 // checkDomains returns an error if H couples groups of two different

@@ -41,11 +41,13 @@ type Solver struct {
 	gloc                              []int8
 	fInf, aInf, bInf, a1              float64
 
-	// H in block rows (see blocks.go); mark is scratch for buildBlocks.
-	bptr, bdiag, bgrp, bcol, bvo, mark []int32
-	bk                                 []int8
-	all3                               []bool
-	bval                               []float64
+	// H in block rows (see blocks.go); scratch, soff, bad and bnv are
+	// buildBlocks' scratch.
+	bptr, bdiag, bgrp, bcol, bvo []int32
+	scratch, soff, bad, bnv      []int32
+	bk                           []int8
+	all3                         []bool
+	bval                         []float64
 
 	// Per-group dense data (see filter.go).
 	hgg, qb, lt, pinv, cz, chol, dcor, pc []float64
@@ -83,8 +85,8 @@ type Solver struct {
 	beta, alpha float64
 
 	// The passes bound once, so handing them to the Runner does not allocate.
-	fnProject, fnInit, fnMult        func(lo, hi int)
-	fnStart, fnBack, fnFwd, fnUpdate func(lo, hi int)
+	fnProject, fnInit, fnMult, fnPattern, fnValues func(lo, hi int)
+	fnStart, fnBack, fnFwd, fnUpdate               func(lo, hi int)
 }
 
 // NewSolver returns a Solver with no buffers yet.
@@ -98,6 +100,8 @@ func (s *Solver) bind() {
 	s.fnProject = s.passProject
 	s.fnInit = s.passInit
 	s.fnMult = s.passMult
+	s.fnPattern = s.passPattern
+	s.fnValues = s.passValues
 	s.fnStart = func(lo, hi int) {
 		for d := lo; d < hi; d++ {
 			s.dpart[d] = s.startRange(int(s.dom[d]), int(s.dom[d+1]))
