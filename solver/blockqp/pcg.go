@@ -25,15 +25,17 @@ func (s *Solver) span(g int) (int, int) {
 	return o, int(s.gptr[g+1]) - o
 }
 
-// passProject rebuilds the filters of changed groups and sets
-// x_g = z_g + S_g x_g.
+// passProject rebuilds the filters of changed groups, sets x_g = z_g + S_g
+// x_g and sets partial 0 to 1 in blocks where a filter was rebuilt.
 func (s *Solver) passProject(lo, hi int) {
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
+		s.part[b*nPart] = 0
 		for g := g0; g < g1; g++ {
 			if s.changed[g] {
 				s.reg[g] = s.buildFilter(g)
 				s.changed[g] = false
+				s.part[b*nPart] = 1
 			}
 			if s.nact[g] == 0 {
 				continue // S_g = I, z_g = 0
@@ -449,7 +451,7 @@ func (s *Solver) maxPart(j int) float64 {
 func (s *Solver) pcg(tol float64, maxIter int) (int, bool, float64, string) {
 	tol2 := tol * tol
 	iters := 0
-	s.wantBB, s.hxOK = true, false
+	s.hxOK = false
 	// fresh: q, hx and the partials hold the residual at x.
 	fresh := false
 	for {

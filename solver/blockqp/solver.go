@@ -61,7 +61,7 @@ type Solver struct {
 	x, r, c, q, t, v, z, f, hx, xo []float64
 	part                           []float64
 	bb                             float64 // |S (F - H z)|^2 of this round
-	wantBB                         bool    // passInit computes bb
+	wantBB                         bool    // passInit computes bb (z has changed)
 	hxOK                           bool    // hx holds H x (see pcg)
 	seen                           []uint64
 	toggled                        []int32
@@ -222,6 +222,7 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 	for g := range s.changed {
 		s.changed[g] = true
 	}
+	s.wantBB = true
 	s.seen = append(s.seen[:0], s.activeHash())
 
 	if s.forcePrimal {
@@ -246,7 +247,7 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 	// the rounds since it last fell.
 	fewest, stalled := math.MaxInt, 0
 	for round := 1; ; round++ {
-		s.parallel(s.fnProject)
+		s.project()
 		if primal {
 			copy(s.x0, s.x)
 		}
@@ -442,13 +443,22 @@ func (s *Solver) ratioTest(ptol float64) (int, float64) {
 	return best, alpha
 }
 
+// project runs passProject. z, and with it the reference residual bb, changes
+// only where a group's working rows have, so pcg recomputes bb only then.
+func (s *Solver) project() {
+	s.parallel(s.fnProject)
+	if s.maxPart(0) > 0 {
+		s.wantBB = true
+	}
+}
+
 // restoreFeasibility makes x feasible for the primal method: it adds every
 // inactive inequality violated by more than ptol to the working set and
 // projects x onto the working rows, until none is violated. A group's rows
 // are independent, so this ends with at most all of a group's rows working.
 func (s *Solver) restoreFeasibility(ptol float64) {
 	for pass := 0; pass <= MaxGroupSize; pass++ {
-		s.parallel(s.fnProject)
+		s.project()
 		added := false
 		for i := range s.p.Rows {
 			r := &s.p.Rows[i]
