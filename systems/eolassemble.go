@@ -2,7 +2,8 @@ package systems
 
 import (
 	"fmt"
-	"slices"
+
+	"github.com/loomsim/loom/ecs"
 
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
@@ -22,11 +23,28 @@ type eolAssembly struct {
 	// at, tr, tc and tv are the sort's scratch.
 	ptr, col, at, tr, tc []int
 	val, tv              []float64
-	ip, ie               int // the sorted entries of the row being built not yet merged
-	k                    int // the matrix's entries so far
 
 	seen  []bool  // per face: inertia has added it (false between steps)
 	faces []int32 // the faces inertia added
+
+	// The row builders of the chunks of rows (see assemble), and where each
+	// chunk's entries start in h.
+	chunks []rowBuilder
+	start  []int
+	fnRows func(lo, hi int) // assembles chunks [lo, hi)
+	fnCopy func(lo, hi int) // copies them into h
+	n      int              // vertices of the matrix being assembled
+
+	h qp.CSR // the assembled matrix
+}
+
+// rowBuilder assembles the rows of one chunk of the matrix into its own
+// buffers: row after row in col and val, rowEnd[r] the end of its r-th row.
+type rowBuilder struct {
+	col    []int
+	val    []float64
+	rowEnd []int
+	ip, ie int // the sorted inertia entries of the row being built not yet merged
 
 	// The blocks of a row of A in an EOL vertex's column, by EOL index, and
 	// the blocks of the row mapped by eq. 10.
@@ -34,9 +52,14 @@ type eolAssembly struct {
 	le []dense.Mat32
 	el [][2][3]float64
 	ee []dense.Mat2
-
-	h qp.CSR // the assembled matrix
 }
+
+// Chunks of assemble: lagChunk vertices' rows (3 each), or eolChunk EOL
+// vertices' Eulerian rows (2 each).
+const (
+	lagChunk = 128
+	eolChunk = 32
+)
 
 // reset empties the inertia's entries.
 func (t *eolAssembly) reset() { t.r, t.c, t.v = t.r[:0], t.c[:0], t.v[:0] }
@@ -84,95 +107,67 @@ func (t *eolAssembly) sortInertia(N int) {
 	}
 }
 
-// startRow begins row R of the matrix, with room for up to m stiffness
-// entries.
-func (t *eolAssembly) startRow(R, m int) {
-	t.ip, t.ie = t.ptr[R], t.ptr[R+1]
-	if need := t.k + m + t.ie - t.ip; need > len(t.h.Col) {
-		t.h.Col = slices.Grow(t.h.Col[:t.k], need-t.k)
-		t.h.Val = slices.Grow(t.h.Val[:t.k], need-t.k)
-		t.h.Col, t.h.Val = t.h.Col[:cap(t.h.Col)], t.h.Val[:cap(t.h.Val)]
-	}
+// startRow begins row R of the matrix, whose sorted inertia entries are
+// t's.
+func (b *rowBuilder) startRow(t *eolAssembly, R int) {
+	b.ip, b.ie = t.ptr[R], t.ptr[R+1]
 }
 
 // putA puts the row's stiffness entries of row r of the blocks lo..hi-1 of
 // the force fill's A.
-func (t *eolAssembly) putA(A *sparse.BSR, lo, hi, r int) {
-	if t.ip < t.ie {
-		for b := lo; b < hi; b++ {
-			j, v := 3*int(A.Col[b]), A.Val[9*b+3*r:9*b+3*r+3]
-			t.merge(j, v[0])
-			t.merge(j+1, v[1])
-			t.merge(j+2, v[2])
-		}
-		return
+func (b *rowBuilder) putA(t *eolAssembly, A *sparse.BSR, lo, hi, r int) {
+	for k := lo; k < hi; k++ {
+		j, v := 3*int(A.Col[k]), A.Val[9*k+3*r:9*k+3*r+3:9*k+3*r+3]
+		b.put(t, j, v[0])
+		b.put(t, j+1, v[1])
+		b.put(t, j+2, v[2])
 	}
-	col, val, k := t.h.Col, t.h.Val, t.k
-	for b := lo; b < hi; b++ {
-		j, v := 3*int(A.Col[b]), A.Val[9*b+3*r:9*b+3*r+3:9*b+3*r+3]
-		if v[0] != 0 {
-			col[k], val[k] = j, v[0]
-			k++
-		}
-		if v[1] != 0 {
-			col[k], val[k] = j+1, v[1]
-			k++
-		}
-		if v[2] != 0 {
-			col[k], val[k] = j+2, v[2]
-			k++
-		}
-	}
-	t.k = k
 }
 
 // put puts the row's stiffness entry v in column j, columns ascending.
-func (t *eolAssembly) put(j int, v float64) {
-	if t.ip < t.ie {
-		t.merge(j, v)
+func (b *rowBuilder) put(t *eolAssembly, j int, v float64) {
+	if b.ip < b.ie {
+		b.merge(t, j, v)
 	} else if v != 0 {
-		t.h.Col[t.k], t.h.Val[t.k] = j, v
-		t.k++
+		b.col, b.val = append(b.col, j), append(b.val, v)
 	}
 }
 
 // merge is put where the row may have inertia entries left: those in
 // columns before j go first, those in column j are added to v after it.
-func (t *eolAssembly) merge(j int, v float64) {
-	for t.ip < t.ie && t.col[t.ip] < j {
-		t.flush()
+func (b *rowBuilder) merge(t *eolAssembly, j int, v float64) {
+	for b.ip < b.ie && t.col[b.ip] < j {
+		b.flush(t)
 	}
 	has := v != 0
-	for ; t.ip < t.ie && t.col[t.ip] == j; t.ip++ {
+	for ; b.ip < b.ie && t.col[b.ip] == j; b.ip++ {
 		if has {
-			v += t.val[t.ip]
+			v += t.val[b.ip]
 		} else {
-			v, has = t.val[t.ip], true
+			v, has = t.val[b.ip], true
 		}
 	}
 	if has {
-		t.h.Col[t.k], t.h.Val[t.k] = j, v
-		t.k++
+		b.col, b.val = append(b.col, j), append(b.val, v)
 	}
 }
 
 // flush appends the sum of the row's next inertia entries, all in one
 // column (none of them is zero).
-func (t *eolAssembly) flush() {
-	j, v := t.col[t.ip], t.val[t.ip]
-	for t.ip++; t.ip < t.ie && t.col[t.ip] == j; t.ip++ {
-		v += t.val[t.ip]
+func (b *rowBuilder) flush(t *eolAssembly) {
+	j, v := t.col[b.ip], t.val[b.ip]
+	for b.ip++; b.ip < b.ie && t.col[b.ip] == j; b.ip++ {
+		v += t.val[b.ip]
 	}
-	t.h.Col[t.k], t.h.Val[t.k] = j, v
-	t.k++
+	b.col, b.val = append(b.col, j), append(b.val, v)
 }
 
 // endRow appends the row's remaining inertia entries and closes it.
-func (t *eolAssembly) endRow() {
-	for t.ip < t.ie {
-		t.flush()
+func (b *rowBuilder) endRow(t *eolAssembly) {
+	for b.ip < b.ie {
+		b.flush(t)
 	}
-	t.h.RowPtr = append(t.h.RowPtr, t.k)
+	b.rowEnd = append(b.rowEnd, len(b.col))
 }
 
 // assemble builds the system matrix of eq. 12 over the generalized
@@ -189,84 +184,147 @@ func (t *eolAssembly) endRow() {
 // order inertia added them, summed left to right, and it exists only if one
 // of them is nonzero, just as if all of them had been summed as triplets in
 // that order (qp.NewCSR), so the matrix is the same bit for bit.
-func (c *EOLCloth) assemble(n int) (*qp.CSR, error) {
+//
+// The rows go in fixed chunks (lagChunk vertices' rows, then eolChunk EOL
+// vertices' rows) that run on run, each into its own buffers, and are then
+// copied into place, so the matrix does not depend on the worker count.
+func (c *EOLCloth) assemble(run *ecs.Pool, n int) (*qp.CSR, error) {
 	A := c.state.A
 	if A.N != n {
 		return nil, fmt.Errorf("force matrix has %d block rows for %d vertices", A.N, n)
 	}
-	t := &c.asm
-	N := 3*n + 2*len(c.verts)
-	t.sortInertia(N)
-	H := &t.h
-	H.Rows, H.Cols = N, N
-	H.RowPtr = append(H.RowPtr[:0], 0)
-	H.Col, H.Val = H.Col[:cap(H.Col)], H.Val[:cap(H.Val)]
-	t.k = 0
 	for i := 0; i < n; i++ {
-		lo, hi := int(A.RowPtr[i]), int(A.RowPtr[i+1])
-		for b := lo + 1; b < hi; b++ {
+		for b := A.RowPtr[i] + 1; b < A.RowPtr[i+1]; b++ {
 			if A.Col[b] <= A.Col[b-1] {
 				return nil, fmt.Errorf("force matrix row %d is not sorted by column", i)
 			}
 		}
-		c.eolBlocks(lo, hi)
-		t.le = t.le[:0]
-		for _, b := range t.eb {
-			LE, _, _ := c.mapBlock(i, int(b))
-			t.le = append(t.le, LE)
-		}
-		for r := 0; r < 3; r++ {
-			t.startRow(3*i+r, 3*(hi-lo)+2*len(t.eb))
-			t.putA(A, lo, hi, r)
-			for e, b := range t.eb {
-				j := 3*n + 2*int(c.eolOf[A.Col[b]])
-				t.put(j, t.le[e][r][0])
-				t.put(j+1, t.le[e][r][1])
-			}
-			t.endRow()
+	}
+	t := &c.asm
+	if t.fnRows == nil {
+		t.fnRows, t.fnCopy = c.assembleChunks, c.copyChunks
+	}
+	N := 3*n + 2*len(c.verts)
+	t.sortInertia(N)
+	t.n = n
+	nc := (n+lagChunk-1)/lagChunk + (len(c.verts)+eolChunk-1)/eolChunk
+	if len(t.chunks) < nc {
+		t.chunks = append(t.chunks, make([]rowBuilder, nc-len(t.chunks))...)
+	}
+	t.chunks = t.chunks[:nc]
+	run.For(nc, t.fnRows)
+	H := &t.h
+	H.Rows, H.Cols = N, N
+	H.RowPtr = append(H.RowPtr[:0], 0)
+	t.start = t.start[:0]
+	for k := range t.chunks {
+		b := &t.chunks[k]
+		at := H.RowPtr[len(H.RowPtr)-1]
+		t.start = append(t.start, at)
+		for _, e := range b.rowEnd {
+			H.RowPtr = append(H.RowPtr, at+e)
 		}
 	}
-	for k := range c.verts {
-		i := int(c.verts[k].v)
-		lo, hi := int(A.RowPtr[i]), int(A.RowPtr[i+1])
-		c.eolBlocks(lo, hi)
-		t.el, t.ee = t.el[:0], t.ee[:0]
-		for b := lo; b < hi; b++ {
-			_, EL, EE := c.mapBlock(i, b)
-			t.el, t.ee = append(t.el, EL), append(t.ee, EE)
-		}
-		for r := 0; r < 2; r++ {
-			t.startRow(3*n+2*k+r, 3*(hi-lo)+2*len(t.eb))
-			for b := lo; b < hi; b++ {
-				j, v := 3*int(A.Col[b]), &t.el[b-lo][r]
-				t.put(j, v[0])
-				t.put(j+1, v[1])
-				t.put(j+2, v[2])
-			}
-			for _, b := range t.eb {
-				j, v := 3*n+2*int(c.eolOf[A.Col[b]]), &t.ee[int(b)-lo][r]
-				t.put(j, v[0])
-				t.put(j+1, v[1])
-			}
-			t.endRow()
-		}
-	}
-	H.Col, H.Val = H.Col[:t.k], H.Val[:t.k]
+	nnz := H.RowPtr[N]
+	H.Col, H.Val = resize(H.Col, nnz), resize(H.Val, nnz)
+	run.For(nc, t.fnCopy)
 	return H, nil
 }
 
-// eolBlocks sets c.asm.eb to the blocks lo..hi-1 of A whose column is an
-// EOL vertex, by EOL index.
-func (c *EOLCloth) eolBlocks(lo, hi int) {
-	A, t := c.state.A, &c.asm
-	t.eb = t.eb[:0]
-	for b := lo; b < hi; b++ {
-		if c.eolOf[A.Col[b]] < 0 {
+// assembleChunks builds the rows of chunks [lo, hi) of assemble.
+func (c *EOLCloth) assembleChunks(lo, hi int) {
+	t := &c.asm
+	n, A := t.n, c.state.A
+	nl := (n + lagChunk - 1) / lagChunk
+	for k := lo; k < hi; k++ {
+		b := &t.chunks[k]
+		b.col, b.val, b.rowEnd = b.col[:0], b.val[:0], b.rowEnd[:0]
+		if k < nl {
+			for i := k * lagChunk; i < min((k+1)*lagChunk, n); i++ {
+				c.lagrangianRows(b, A, i)
+			}
 			continue
 		}
-		t.eb = append(t.eb, int32(b))
-		for e := len(t.eb) - 1; e > 0 && c.eolOf[A.Col[t.eb[e]]] < c.eolOf[A.Col[t.eb[e-1]]]; e-- {
-			t.eb[e], t.eb[e-1] = t.eb[e-1], t.eb[e]
+		for e := (k - nl) * eolChunk; e < min((k-nl+1)*eolChunk, len(c.verts)); e++ {
+			c.eulerianRows(b, A, e)
+		}
+	}
+}
+
+// lagrangianRows builds the three rows of vertex i's world velocity.
+func (c *EOLCloth) lagrangianRows(b *rowBuilder, A *sparse.BSR, i int) {
+	t := &c.asm
+	n := t.n
+	lo, hi := int(A.RowPtr[i]), int(A.RowPtr[i+1])
+	c.eolBlocks(b, lo, hi)
+	b.le = b.le[:0]
+	for _, k := range b.eb {
+		LE, _, _ := c.mapBlock(i, int(k))
+		b.le = append(b.le, LE)
+	}
+	for r := 0; r < 3; r++ {
+		b.startRow(t, 3*i+r)
+		b.putA(t, A, lo, hi, r)
+		for e, k := range b.eb {
+			j := 3*n + 2*int(c.eolOf[A.Col[k]])
+			b.put(t, j, b.le[e][r][0])
+			b.put(t, j+1, b.le[e][r][1])
+		}
+		b.endRow(t)
+	}
+}
+
+// eulerianRows builds the two rows of EOL vertex k's material velocity.
+func (c *EOLCloth) eulerianRows(b *rowBuilder, A *sparse.BSR, k int) {
+	t := &c.asm
+	n := t.n
+	i := int(c.verts[k].v)
+	lo, hi := int(A.RowPtr[i]), int(A.RowPtr[i+1])
+	c.eolBlocks(b, lo, hi)
+	b.el, b.ee = b.el[:0], b.ee[:0]
+	for q := lo; q < hi; q++ {
+		_, EL, EE := c.mapBlock(i, q)
+		b.el, b.ee = append(b.el, EL), append(b.ee, EE)
+	}
+	for r := 0; r < 2; r++ {
+		b.startRow(t, 3*n+2*k+r)
+		for q := lo; q < hi; q++ {
+			j, v := 3*int(A.Col[q]), &b.el[q-lo][r]
+			b.put(t, j, v[0])
+			b.put(t, j+1, v[1])
+			b.put(t, j+2, v[2])
+		}
+		for _, q := range b.eb {
+			j, v := 3*n+2*int(c.eolOf[A.Col[q]]), &b.ee[int(q)-lo][r]
+			b.put(t, j, v[0])
+			b.put(t, j+1, v[1])
+		}
+		b.endRow(t)
+	}
+}
+
+// copyChunks copies the entries of chunks [lo, hi) into the matrix.
+func (c *EOLCloth) copyChunks(lo, hi int) {
+	t := &c.asm
+	for k := lo; k < hi; k++ {
+		b := &t.chunks[k]
+		copy(t.h.Col[t.start[k]:], b.col)
+		copy(t.h.Val[t.start[k]:], b.val)
+	}
+}
+
+// eolBlocks sets b.eb to the blocks lo..hi-1 of A whose column is an EOL
+// vertex, by EOL index.
+func (c *EOLCloth) eolBlocks(b *rowBuilder, lo, hi int) {
+	A := c.state.A
+	b.eb = b.eb[:0]
+	for q := lo; q < hi; q++ {
+		if c.eolOf[A.Col[q]] < 0 {
+			continue
+		}
+		b.eb = append(b.eb, int32(q))
+		for e := len(b.eb) - 1; e > 0 && c.eolOf[A.Col[b.eb[e]]] < c.eolOf[A.Col[b.eb[e-1]]]; e-- {
+			b.eb[e], b.eb[e-1] = b.eb[e-1], b.eb[e]
 		}
 	}
 }

@@ -90,7 +90,7 @@ func TestEOLAssemblyMatchesTriplets(t *testing.T) {
 		for _, sys := range sim.Scheduler.Systems() {
 			if sys.Name() == "eol-solve" {
 				n := c.state.NumVerts()
-				H, err := c.system(n)
+				H, err := c.system(sim.World.Pool, n)
 				if err != nil {
 					t.Fatalf("step %d: %v", step, err)
 				}

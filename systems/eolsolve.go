@@ -34,7 +34,7 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	n := s.NumVerts()
 	m := len(c.verts)
 	N := 3*n + 2*m
-	H, err := c.system(n)
+	H, err := c.system(w.Pool, n)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 // system sets up the step's QP (eq. 12): the EOL constraint rows, the
 // right-hand side M q' + h f with the world force mapped by eq. 9, and the
 // system matrix (inertia, assemble). The matrix is reused by the next step.
-func (c *EOLCloth) system(n int) (*qp.CSR, error) {
+func (c *EOLCloth) system(run *ecs.Pool, n int) (*qp.CSR, error) {
 	s := c.state
 	h := s.H
 	c.rows = c.rows[:0]
@@ -94,7 +94,7 @@ func (c *EOLCloth) system(n int) (*qp.CSR, error) {
 	}
 
 	c.inertia(n)
-	H, err := c.assemble(n)
+	H, err := c.assemble(run, n)
 	if err != nil {
 		return nil, fmt.Errorf("EOL system matrix: %w", err)
 	}
