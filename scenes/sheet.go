@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Sheet is the triangle mesh of a Body, with ARCSim's two levels of points
@@ -273,29 +274,74 @@ func Hinges(faces [][3]int32, nverts int) [][4]int32 {
 // HingesWithFaces returns Hinges and, per hinge, its two faces in the layout
 // of Sheet.HingeFaces.
 func HingesWithFaces(faces [][3]int32, nverts int) ([][4]int32, [][2]int32) {
-	key := func(a, b int32) int64 { return int64(a)*int64(nverts) + int64(b) }
-	opp := make(map[int64]int32, 3*len(faces)) // directed edge -> face holding it
-	for fi, f := range faces {
-		for e := range 3 {
-			opp[key(f[e], f[(e+1)%3])] = int32(fi)
+	var hb HingeBuilder
+	return hb.Append(nil, nil, faces, nverts)
+}
+
+// HingeBuilder finds the hinges of triangle meshes (HingesWithFaces) with
+// storage that it reuses from one mesh to the next.
+type HingeBuilder struct {
+	start []int32   // per vertex, where its directed edges begin in edges
+	edges []dirEdge // the directed face edges, grouped by first vertex
+}
+
+// dirEdge is a directed face edge from the vertex whose group holds it to
+// vertex to, in face face.
+type dirEdge struct{ to, face int32 }
+
+// Append appends the hinges of faces, whose corners are vertices 0 to
+// nverts-1, to hinges and their face pairs to hingeFaces, and returns the
+// extended slices. The hinges are those of HingesWithFaces, in its order:
+// for each face and each of its edges a->b with a <= b in turn, a hinge when
+// another face holds the edge b->a (the last face that does when several
+// do: that of a face index that maps each directed edge to the face holding
+// it, written in face order), with the faces in that order.
+func (hb *HingeBuilder) Append(hinges [][4]int32, hingeFaces [][2]int32, faces [][3]int32, nverts int) ([][4]int32, [][2]int32) {
+	// Counting sort of the directed edges by first vertex: start[a+2]
+	// counts a's edges, then, summed, start[a+1] is where a's edges begin
+	// and advances over them as they are placed.
+	start := slices.Grow(hb.start[:0], nverts+2)[:nverts+2]
+	clear(start)
+	for _, f := range faces {
+		for _, a := range f {
+			start[a+2]++
 		}
 	}
-	hinges := make([][4]int32, 0, 3*len(faces)/2)
-	hf := make([][2]int32, 0, 3*len(faces)/2)
+	for v := 2; v < len(start); v++ {
+		start[v] += start[v-1]
+	}
+	edges := slices.Grow(hb.edges[:0], 3*len(faces))[:3*len(faces)]
+	for fi, f := range faces {
+		for e := range 3 {
+			a := f[e]
+			edges[start[a+1]] = dirEdge{to: f[(e+1)%3], face: int32(fi)}
+			start[a+1]++
+		}
+	}
+	hb.start, hb.edges = start, edges
+	// A closed manifold mesh has 3/2 hinges per face; a sheet a few less.
+	hinges, hingeFaces = slices.Grow(hinges, 3*len(faces)/2), slices.Grow(hingeFaces, 3*len(faces)/2)
 	for fi, f := range faces {
 		for e := range 3 {
 			a, b := f[e], f[(e+1)%3]
 			if a > b {
 				continue // emitted from the other face (if interior)
 			}
-			if g, ok := opp[key(b, a)]; ok {
+			// The last face, in face order, that holds b->a.
+			be := edges[start[b]:start[b+1]]
+			for k := len(be) - 1; k >= 0; k-- {
+				if be[k].to != a {
+					continue
+				}
+				g := be[k].face
 				x3 := faces[g][0] + faces[g][1] + faces[g][2] - a - b
 				hinges = append(hinges, [4]int32{a, b, f[(e+2)%3], x3})
-				hf = append(hf, [2]int32{int32(fi), g})
+				hingeFaces = append(hingeFaces, [2]int32{int32(fi), g})
+				break
 			}
 		}
 	}
-	return hinges, hf
+	return hinges, hingeFaces
 }
 
 // Jitter makes a flat sheet's mesh irregular (the "static irregular

@@ -61,14 +61,9 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 
 	sim := &Sim{Scene: sc, World: w, Clock: clock, State: &ClothState{}}
 	damping := map[ecs.Entity]BodyDamping{}
-	type remeshed struct {
-		body     int
-		entity   ecs.Entity
-		faceEnts []ecs.Entity
-	}
-	var toRemesh []remeshed
+	var toRemesh []int // the bodies remeshed outside EOL mode
 	var bodyEnts []ecs.Entity
-	var faceEntsOf [][]ecs.Entity
+	var faceEntsOf, hingeEntsOf [][]ecs.Entity
 	var limited []ecs.Entity
 	var limits []scenes.StrainLimits
 	vertMap := generic.NewMap5[components.Position, components.Velocity, components.Mass, components.Material, components.Member](w.ECS)
@@ -130,18 +125,20 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 			faceEnts[fi] = faceMap.NewWith(&components.Face{Body: be, V: [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}, U: faceU[fi], Rest: rests[fi], Lame: lame})
 		}
 		if b.Remesh != nil && sc.Solver.Mode != scenes.ModeRegular && sc.Solver.Mode != scenes.ModeIrregular {
-			toRemesh = append(toRemesh, remeshed{body: bi, entity: be, faceEnts: faceEnts})
+			toRemesh = append(toRemesh, bi)
 		}
-		bodyEnts = append(bodyEnts, be)
-		faceEntsOf = append(faceEntsOf, faceEnts)
+		hingeEnts := make([]ecs.Entity, len(sheet.Hinges))
 		for hi, h := range sheet.Hinges {
 			fa, fb := sheet.HingeFaces[hi][0], sheet.HingeFaces[hi][1]
 			r, err := hingeRestFromFaces(h, sheet.Faces[fa], sheet.Faces[fb], faceU[fa], faceU[fb])
 			if err != nil {
 				return nil, fmt.Errorf("bodies[%d] (%s): hinge %d: %w", bi, b.Name, hi, err)
 			}
-			hingeMap.NewWith(&components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: r, Stiffness: mat.BendingStiffness})
+			hingeEnts[hi] = hingeMap.NewWith(&components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: r, Stiffness: mat.BendingStiffness})
 		}
+		bodyEnts = append(bodyEnts, be)
+		faceEntsOf = append(faceEntsOf, faceEnts)
+		hingeEntsOf = append(hingeEntsOf, hingeEnts)
 		U, _, UFaces := materialVerts(sheet.Faces, faceU)
 		sim.Bodies = append(sim.Bodies, BodyMesh{Name: b.Name, Verts: verts, Faces: sheet.Faces, U: vec2s(U), UFaces: UFaces})
 	}
@@ -194,7 +191,7 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 				if b.Remesh != nil {
 					set = *b.Remesh
 				}
-				rm.AddBody(bodyEnts[bi], &sim.Bodies[bi], faceEntsOf[bi], set, b.Material)
+				rm.AddBody(bodyEnts[bi], &sim.Bodies[bi], faceEntsOf[bi], hingeEntsOf[bi], set, b.Material)
 			}
 			st.Tolerance, st.MaxIterations, st.Linear, st.ContactSolver = sc.Solver.Tolerance, sc.Solver.MaxIterations, sc.Solver.Linear, sc.Solver.ContactSolver
 			ec := NewEOLCloth(w, st, contact, *sc.Solver.EOL, sc.GravityVector(), sc.Solver.Thickness, sc.Solver.Friction, density)
@@ -217,9 +214,9 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 		} else {
 			if len(toRemesh) > 0 {
 				rm := NewRemesh(w, sc.Solver.Thickness)
-				for _, t := range toRemesh {
-					b := &sc.Bodies[t.body]
-					rm.AddBody(t.entity, &sim.Bodies[t.body], t.faceEnts, *b.Remesh, b.Material)
+				for _, bi := range toRemesh {
+					b := &sc.Bodies[bi]
+					rm.AddBody(bodyEnts[bi], &sim.Bodies[bi], faceEntsOf[bi], hingeEntsOf[bi], *b.Remesh, b.Material)
 				}
 				sim.Remesh = rm
 				pipeline = append(pipeline, rm)

@@ -22,7 +22,8 @@ import (
 // obstacles' nearest points for eq. 9), remeshes (Algorithm 1), and then
 // writes the result back as entities: surviving vertices and faces keep their
 // entities, new ones are created, removed ones are deleted, and the hinges
-// (the interior edges) are rebuilt. Masses are re-lumped from the new faces.
+// (the interior edges) are rebuilt, reusing the body's hinge entities.
+// Masses are re-lumped from the new faces.
 // Afterwards vertices that the split placement moved into an obstacle are
 // moved back towards where they came from (sec. 4, "Handling
 // interpenetrations", applied per vertex).
@@ -35,7 +36,6 @@ type Remesh struct {
 	thickness float64
 	bodies    []remeshBody
 
-	hingeF    *generic.Filter1[components.Hinge]
 	obsF      *generic.Filter1[components.Obstacle]
 	pos       generic.Map1[components.Position]
 	vel       generic.Map1[components.Velocity]
@@ -48,7 +48,6 @@ type Remesh struct {
 	hingeMap  generic.Map1[components.Hinge]
 	sizingWS  sizing.Workspace
 	obstacles []components.Obstacle
-	dead      []ecs.Entity // writeBack's scratch: the hinges it removes
 
 	// Stats since the last Measure.
 	Splits, Flips, Collapses int
@@ -67,6 +66,14 @@ type remeshBody struct {
 	kb       float64
 	remesher remesh.Remesher
 	memo     restMemo
+	// The hinge entities, parallel to memo.hinges; each write-back gives
+	// them the new hinges in order, creating or removing them at the end.
+	hingeEnts []ecs.Entity
+	hingeB    scenes.HingeBuilder
+	// The hinge lists of the write-back before the memo's, whose storage
+	// the next write-back reuses.
+	spareHinges     [][4]int32
+	spareHingeFaces [][2]int32
 }
 
 // restMemo is what a body's last write-back computed the rest states of its
@@ -166,7 +173,6 @@ func sameBits2(a, b [3]dense.Vec2) bool {
 func NewRemesh(w *ecs.World, thickness float64) *Remesh {
 	return &Remesh{
 		thickness: thickness,
-		hingeF:    generic.NewFilter1[components.Hinge](),
 		obsF:      generic.NewFilter1[components.Obstacle](),
 		pos:       generic.NewMap1[components.Position](w.ECS),
 		vel:       generic.NewMap1[components.Velocity](w.ECS),
@@ -181,9 +187,10 @@ func NewRemesh(w *ecs.World, thickness float64) *Remesh {
 }
 
 // AddBody registers a body for remeshing; faceEnts lists its face entities in
-// the order of mesh.Faces.
-func (r *Remesh) AddBody(body ecs.Entity, mesh *BodyMesh, faceEnts []ecs.Entity, set scenes.Remesh, mat scenes.Material) {
-	r.bodies = append(r.bodies, remeshBody{entity: body, mesh: mesh, faceEnts: faceEnts, set: set, density: mat.Density,
+// the order of mesh.Faces, and hingeEnts its hinge entities in the order of
+// scenes.HingesWithFaces of mesh.Faces.
+func (r *Remesh) AddBody(body ecs.Entity, mesh *BodyMesh, faceEnts, hingeEnts []ecs.Entity, set scenes.Remesh, mat scenes.Material) {
+	r.bodies = append(r.bodies, remeshBody{entity: body, mesh: mesh, faceEnts: faceEnts, hingeEnts: hingeEnts, set: set, density: mat.Density,
 		lame: elastic.Lame{Mu: mat.ShearStiffness, Lambda: mat.StretchStiffness}, kb: mat.BendingStiffness})
 }
 
@@ -434,19 +441,6 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 		}
 	}
 
-	// The old hinges go first, while their vertices are all alive.
-	dead := r.dead[:0]
-	hq := r.hingeF.Query(w.ECS)
-	for hq.Next() {
-		if r.member.Get(hq.Get().V[0]).Body == b.entity {
-			dead = append(dead, hq.Entity())
-		}
-	}
-	for _, e := range dead {
-		w.ECS.RemoveEntity(e)
-	}
-	r.dead = dead
-
 	// Nodes: keep, create, remove.
 	keep := make([]bool, len(bm.Verts))
 	verts := make([]ecs.Entity, n)
@@ -496,8 +490,12 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	}
 
 	// Hinges: the interior edges in world space (seam edges included),
-	// rebuilt from the new faces with seam-aware flat rest states.
-	hinges, hingeFaces := scenes.HingesWithFaces(faces, n)
+	// rebuilt from the new faces with seam-aware flat rest states. The
+	// body's hinge entities take the new hinges in order (so that, with
+	// one body, the hinges' storage order is the order of the list, as if
+	// they had all been created anew); the list's storage is that of the
+	// write-back before the memo's.
+	hinges, hingeFaces := b.hingeB.Append(b.spareHinges[:0], b.spareHingeFaces[:0], faces, n)
 	hingeRests := make([]elastic.HingeRest, len(hinges))
 	for hi, h := range hinges {
 		fa, fb := hingeFaces[hi][0], hingeFaces[hi][1]
@@ -509,8 +507,20 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 			}
 		}
 		hingeRests[hi] = rest
-		r.hingeMap.NewWith(&components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: rest, Stiffness: b.kb})
+		c := components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: rest, Stiffness: b.kb}
+		if hi < len(b.hingeEnts) {
+			*r.hingeMap.Get(b.hingeEnts[hi]) = c
+			continue
+		}
+		b.hingeEnts = append(b.hingeEnts, r.hingeMap.NewWith(&c))
 	}
+	// Surplus entities go from the end, so that no other hinge moves in
+	// the storage.
+	for hi := len(b.hingeEnts) - 1; hi >= len(hinges); hi-- {
+		w.ECS.RemoveEntity(b.hingeEnts[hi])
+	}
+	b.hingeEnts = b.hingeEnts[:len(hinges)]
+	b.spareHinges, b.spareHingeFaces = b.memo.hinges, b.memo.hingeFaces
 	b.memo.set(faces, faceU, rests, hinges, hingeFaces, hingeRests)
 
 	bm.Verts, bm.Faces = verts, faces

@@ -7,6 +7,8 @@ import (
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/remesh"
 )
@@ -184,3 +186,45 @@ func edgeLengths(sim *Sim, x []dense.Vec3, faces [][3]int32) (near, far float64)
 }
 
 func dot2(a, b dense.Vec2) float64 { return a[0]*b[0] + a[1]*b[1] }
+
+// The hinge entities follow the remeshed meshes: after every write-back,
+// the world's hinges are the body's hinge entities, in storage order, and
+// hold the hinges of scenes.HingesWithFaces of the body's faces; the
+// entities of hinges that survive a write-back stay alive.
+func TestRemeshHingeEntities(t *testing.T) {
+	for _, scene := range []string{"sphere", "lo-res", "skirt"} {
+		sim := build(t, load(t, scene), 2)
+		rm := sim.Remesh
+		if sim.Conformal != nil {
+			rm = sim.Conformal.rm
+		}
+		hingeF := generic.NewFilter1[components.Hinge]()
+		first := rm.bodies[0].hingeEnts[0]
+		steps(t, sim, 30, func(i int) {
+			b := &rm.bodies[0]
+			bm := b.mesh
+			want, _ := scenes.HingesWithFaces(bm.Faces, len(bm.Verts))
+			q := hingeF.Query(sim.World.ECS)
+			k := 0
+			for q.Next() {
+				h := q.Get()
+				if k >= len(want) || q.Entity() != b.hingeEnts[k] {
+					q.Close()
+					t.Fatalf("%s step %d: hinge %d is not the body's hinge entity %d of %d", scene, i, k, k, len(b.hingeEnts))
+				}
+				wh := want[k]
+				if h.V != [4]ecs.Entity{bm.Verts[wh[0]], bm.Verts[wh[1]], bm.Verts[wh[2]], bm.Verts[wh[3]]} {
+					q.Close()
+					t.Fatalf("%s step %d: hinge %d on %v, want the vertices of %v", scene, i, k, h.V, wh)
+				}
+				k++
+			}
+			if k != len(want) || len(b.hingeEnts) != k {
+				t.Fatalf("%s step %d: %d hinge entities, %d listed, want %d", scene, i, k, len(b.hingeEnts), len(want))
+			}
+		})
+		if !sim.World.ECS.Alive(first) {
+			t.Errorf("%s: the first hinge entity was removed", scene)
+		}
+	}
+}
