@@ -116,7 +116,11 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	for i, f := range feature {
 		point[i] = f >= 0 && c.features[f].kind != components.FeatureEdge
 	}
-	nm, res, err := conformal.Preprocess(old, conformal.Features{Feature: feature, T: t, Point: point, Ends: c.ends}, hits, e.params)
+	preprocess := conformal.Preprocess
+	if b.valid {
+		preprocess = conformal.PreprocessValid
+	}
+	nm, res, err := preprocess(old, conformal.Features{Feature: feature, T: t, Point: point, Ends: c.ends}, hits, e.params)
 	if err != nil {
 		return fmt.Errorf("conformal preprocessing: %w", err)
 	}

@@ -74,6 +74,11 @@ type remeshBody struct {
 	// the next write-back reuses.
 	spareHinges     [][4]int32
 	spareHingeFaces [][2]int32
+	// valid is set once a write-back has made the body's mesh an output of
+	// the remesher or of conformal.Preprocess, whose connectivity is valid
+	// (remesh.Remesher.RemeshValid): gather rebuilds that mesh until the
+	// next write-back, with new per-node state only.
+	valid bool
 }
 
 // restMemo is what a body's last write-back computed the rest states of its
@@ -330,7 +335,7 @@ func (r *Remesh) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
 // remeshBody runs one remeshing pass on body b and writes it back.
 func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) {
 	old := r.gather(b)
-	nm, out, err := r.remeshMesh(w, b, old, false)
+	nm, out, err := r.remeshMesh(w, b, old, b.valid)
 	if err != nil {
 		return remesh.Result{}, err
 	}
@@ -409,7 +414,8 @@ func (r *Remesh) repairPenetrations(nm, old *remesh.Mesh, out remesh.Result) {
 	}
 }
 
-// writeBack turns the remeshed body nm into entities.
+// writeBack turns the remeshed body nm, an output of the remesher or of
+// conformal.Preprocess, into entities.
 func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result) error {
 	bm := b.mesh
 	n := len(nm.X)
@@ -526,5 +532,6 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 	bm.Verts, bm.Faces = verts, faces
 	bm.U, bm.UFaces = vec2s(nm.U), nm.F
 	b.faceEnts = faceEnts
+	b.valid = true
 	return nil
 }

@@ -250,13 +250,33 @@ type Result struct {
 // The work per cleanup iteration is proportional to the faces near conformal
 // nodes; loading and writing the mesh is linear in its size, once a call.
 func Preprocess(m *remesh.Mesh, c Features, hits []Hit, p Params) (*remesh.Mesh, Result, error) {
+	return preprocess(m, c, hits, p, true)
+}
+
+// PreprocessValid is Preprocess for a mesh m whose connectivity is known to
+// be valid: m is the output of Preprocess or of remesh.Remesher (which keep
+// a valid mesh valid), and the caller has changed at most its per-node
+// state (X, V, Extra) and Locked. It checks m's shape
+// (remesh.Mesh.CheckShape) but not what only a change of connectivity could
+// break, which Preprocess validates (remesh.Mesh.Validate).
+func PreprocessValid(m *remesh.Mesh, c Features, hits []Hit, p Params) (*remesh.Mesh, Result, error) {
+	return preprocess(m, c, hits, p, false)
+}
+
+// preprocess is Preprocess, validating m in full when validate is set and
+// otherwise as PreprocessValid does.
+func preprocess(m *remesh.Mesh, c Features, hits []Hit, p Params, validate bool) (*remesh.Mesh, Result, error) {
 	if err := checkParams(p); err != nil {
 		return nil, Result{}, err
 	}
 	if p.MaxIter <= 0 {
 		p.MaxIter = 64
 	}
-	if err := m.Validate(); err != nil {
+	check := m.Validate
+	if !validate {
+		check = m.CheckShape
+	}
+	if err := check(); err != nil {
 		return nil, Result{}, fmt.Errorf("conformal: %w", err)
 	}
 	if len(m.U) != len(m.X) {

@@ -2,6 +2,7 @@ package conformal
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -487,5 +488,41 @@ func TestBorderConformalPreserved(t *testing.T) {
 	}
 	if res.Collapses == 0 || res.Short != 0 {
 		t.Fatalf("collapses %d short %d", res.Collapses, res.Short)
+	}
+}
+
+// PreprocessValid, on a mesh of valid connectivity (here Preprocess's own
+// output, given new hits), gives exactly Preprocess's result, and still
+// rejects a shape or state that a caller may have set wrongly.
+func TestPreprocessValid(t *testing.T) {
+	m := grid(12)
+	hits := lineHits(m, dense.Vec2{0.41, 0}, dense.Vec2{math.Sin(0.3), math.Cos(0.3)}, 1)
+	m, res, err := Preprocess(m, noFeatures(len(m.X)), hits, testParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits = lineHits(m, dense.Vec2{0, 0.63}, dense.Vec2{1, 0.1}, 2)
+	a, ra, err := Preprocess(m, res.Features, hits, testParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, rb, err := PreprocessValid(m, res.Features, hits, testParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Inserted == 0 || hashMesh(a, ra) != hashMesh(b, rb) {
+		t.Fatalf("%d hits inserted; PreprocessValid and Preprocess differ", ra.Inserted)
+	}
+	for name, mod := range map[string]func(m *remesh.Mesh){
+		"nan X":    func(m *remesh.Mesh) { m.X[3][1] = math.NaN() },
+		"V length": func(m *remesh.Mesh) { m.V = m.V[1:] },
+		"face":     func(m *remesh.Mesh) { m.F[2][1] = int32(len(m.U)) },
+	} {
+		m2 := *m
+		m2.X, m2.V, m2.F = slices.Clone(m.X), slices.Clone(m.V), slices.Clone(m.F)
+		mod(&m2)
+		if _, _, err := PreprocessValid(&m2, res.Features, hits, testParams()); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }

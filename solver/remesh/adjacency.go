@@ -84,8 +84,11 @@ func posIn(t [3]int32, v int32) int {
 	return -1
 }
 
-// checkShape checks the array lengths, index ranges and finiteness of m.
-func (m *Mesh) checkShape() error {
+// CheckShape checks the array lengths, index ranges and finiteness of m:
+// the part of Validate that does not depend on its connectivity, which is
+// what a mesh known to have valid connectivity needs checked after a
+// change of its per-node state (see Remesher.RemeshValid).
+func (m *Mesh) CheckShape() error {
 	nn, nv := len(m.X), len(m.U)
 	if len(m.V) != nn {
 		return fmt.Errorf("remesh: len(V) = %d, want len(X) = %d", len(m.V), nn)
@@ -156,7 +159,7 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // used by two faces) or when a seam is ambiguous (more than two boundary edges
 // on one pair of nodes).
 func NewAdjacency(m *Mesh) (*Adjacency, error) {
-	if err := m.checkShape(); err != nil {
+	if err := m.CheckShape(); err != nil {
 		return nil, err
 	}
 	a := &Adjacency{}

@@ -145,7 +145,7 @@ func (r *Remesher) start(m *Mesh, M []dense.Mat2, p Params, validate bool) error
 		if err := m.Validate(); err != nil {
 			return err
 		}
-	} else if err := m.checkShape(); err != nil {
+	} else if err := m.CheckShape(); err != nil {
 		return err
 	}
 	if err := checkSizing(M, len(m.U)); err != nil {
