@@ -28,6 +28,7 @@ type ConformalRemesh struct {
 	params conformal.Params
 	lag    bool // conformal Lagrangian cloth: no EOL DOFs (Weidner 2018 sec. 7 "LAG conformal")
 	detect detectScratch
+	states []eolAssignment // by node, conformalStates' results for assign
 
 	Inserted, Collapses, Splits int // since the last Measure
 	// DetectTime is the time spent finding contacts with sharp features
@@ -136,12 +137,12 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 			return err
 		}
 	}
-	if err := e.rm.writeBack(w, b, nm, res.Result); err != nil {
+	// The conformal nodes' EOL states are computed while the mesh is
+	// written back.
+	if err := e.rm.writeBack(w, b, nm, res.Result, func() error { return e.conformalStates(nm, &res) }); err != nil {
 		return err
 	}
-	if err := e.assign(b, nm, &res); err != nil {
-		return err
-	}
+	e.assign(b, &res)
 	w.BumpTopology()
 	return nil
 }
@@ -249,12 +250,20 @@ func composeResult(res *conformal.Result, ar remesh.Result) {
 	res.Result, res.Features = out, feat
 }
 
-// assign gives the body's conformal vertices their EOL components and
-// Lagrangian velocities after a write-back: survivors and vertices split off
-// conformal edges keep their (interpolated) Eulerian velocity, with the
-// Lagrangian velocity from eq. 2; vertices made conformal by a hit get the
-// split of eq. 13 (sec. 6.2).
-func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.Result) error {
+// eolAssignment is what assign gives a conformal node's vertex: its
+// Lagrangian velocity and its EOL component.
+type eolAssignment struct {
+	vel  components.Velocity
+	comp components.EOL
+}
+
+// conformalStates computes, for mesh nm made by a conformal pass with result
+// res, what assign gives each conformal node (e.states, by node), from the
+// mesh alone, so that it can run while the mesh is written back: survivors
+// and vertices split off conformal edges keep their (interpolated) Eulerian
+// velocity, with the Lagrangian velocity from eq. 2; vertices made
+// conformal by a hit get the split of eq. 13 (sec. 6.2).
+func (e *ConformalRemesh) conformalStates(nm *remesh.Mesh, res *conformal.Result) error {
 	c := e.c
 	var fresh []bool // the nodes made by a hit; nil: none
 	for k, node := range res.HitNode {
@@ -270,13 +279,9 @@ func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.
 	if fresh != nil {
 		bn, _ = borderNormalsAt(nm.F, nm.U, nm.Node, len(nm.X), fresh)
 	}
-	for i, ent := range b.mesh.Verts {
-		fi := res.Feature[i]
-		has := c.eolMap.Has(ent)
+	e.states = resize(e.states, len(nm.X))
+	for i, fi := range res.Feature {
 		if fi < 0 {
-			if has {
-				c.eolGet.Remove(ent)
-			}
 			continue
 		}
 		f := &c.features[fi]
@@ -304,15 +309,34 @@ func (e *ConformalRemesh) assign(b *remeshBody, nm *remesh.Mesh, res *conformal.
 				return fmt.Errorf("velocity transfer at new EOL vertex %d: %w", i, err)
 			}
 		}
-		*e.rm.vel.Get(ent) = components.Velocity(xd)
-		comp := components.EOL{Obstacle: c.obstacleEnt[f.obstacle], Feature: f.id, Kind: f.kind, T: res.T[i], XDot: xdot}
-		if has {
-			*c.eolGet.Get(ent) = comp
-		} else {
-			c.eolGet.Assign(ent, &comp)
-		}
+		e.states[i] = eolAssignment{vel: components.Velocity(xd),
+			comp: components.EOL{Obstacle: c.obstacleEnt[f.obstacle], Feature: f.id, Kind: f.kind, T: res.T[i], XDot: xdot}}
 	}
 	return nil
+}
+
+// assign gives the body's conformal vertices, after the write-back of the
+// conformal pass with result res, their EOL components and Lagrangian
+// velocities (e.states, from conformalStates), and takes the EOL
+// component from the others.
+func (e *ConformalRemesh) assign(b *remeshBody, res *conformal.Result) {
+	c := e.c
+	for i, ent := range b.mesh.Verts {
+		has := c.eolMap.Has(ent)
+		if res.Feature[i] < 0 {
+			if has {
+				c.eolGet.Remove(ent)
+			}
+			continue
+		}
+		st := &e.states[i]
+		*e.rm.vel.Get(ent) = st.vel
+		if has {
+			*c.eolGet.Get(ent) = st.comp
+		} else {
+			c.eolGet.Assign(ent, &st.comp)
+		}
+	}
 }
 
 // featureTangent is the material direction that F maps onto the feature

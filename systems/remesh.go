@@ -70,10 +70,10 @@ type remeshBody struct {
 	// them the new hinges in order, creating or removing them at the end.
 	hingeEnts []ecs.Entity
 	hingeB    scenes.HingeBuilder
-	// The hinge lists of the write-back before the memo's, whose storage
-	// the next write-back reuses.
-	spareHinges     [][4]int32
-	spareHingeFaces [][2]int32
+	// spare holds the memo before the current one, whose lists (but for
+	// the faces, which are also mesh.Faces) the next write-back reuses.
+	spare restMemo
+	wb    writeBackScratch
 	// valid is set once a write-back has made the body's mesh an output of
 	// the remesher or of conformal.Preprocess, whose connectivity is valid
 	// (remesh.Remesher.RemeshValid): gather rebuilds that mesh until the
@@ -98,48 +98,55 @@ type restMemo struct {
 	first [][3]int32
 }
 
-// faceRestOf returns the remembered rest state of face fi of a new mesh with
-// corner coordinates faceU, which out maps onto the memo's mesh, when its
-// input face had the same corner coordinates then (so that
-// elastic.NewMembraneRest would compute the same rest state bit for bit).
-func (m *restMemo) faceRestOf(fi int, faceU [][3]dense.Vec2, out remesh.Result) (elastic.MembraneRest, bool) {
+// oldFace returns the face of the memo's mesh that face fi of a new mesh
+// with corner coordinates faceU, which out maps onto the memo's mesh, was,
+// when it had the same corner coordinates then (so that
+// elastic.NewMembraneRest would compute the same rest state, faceRest[o], bit
+// for bit), or -1.
+func (m *restMemo) oldFace(fi int, faceU [][3]dense.Vec2, out remesh.Result) int32 {
 	o := out.FaceOld[fi]
 	if o < 0 || int(o) >= len(m.faceU) || !sameBits2(faceU[fi], m.faceU[o]) {
-		return elastic.MembraneRest{}, false
+		return -1
 	}
-	return m.faceRest[o], true
+	return o
 }
 
-// hingeRestOf returns the remembered rest state of hinge h between faces fa and
-// fb of a new mesh with faces faces and corner coordinates faceU, which out
-// maps onto the memo's mesh, when the memo holds a hinge whose inputs to
-// hingeRestFromFaces are those of h renumbered by out.NodeOld (so that it
-// would compute the same rest state bit for bit).
-func (m *restMemo) hingeRestOf(h [4]int32, fa, fb int32, faces [][3]int32, faceU [][3]dense.Vec2, out remesh.Result) (elastic.HingeRest, bool) {
-	oa, ob := out.FaceOld[fa], out.FaceOld[fb]
-	if oa < 0 || ob < 0 || int(oa) >= len(m.first) || int(ob) >= len(m.first) {
+// sameNodes reports whether face o of the memo's mesh is over nodes f (of a
+// new mesh that out maps onto the memo's mesh) renumbered by out.NodeOld.
+func (m *restMemo) sameNodes(f [3]int32, o int32, out remesh.Result) bool {
+	return sameNodes(f[:], m.faces[o][:], out)
+}
+
+// hingeRestOf returns the remembered rest state of a hinge h of a new mesh,
+// which out maps onto the memo's mesh, when the memo holds a hinge whose
+// inputs to hingeRestFromFaces are those of h renumbered by out.NodeOld (so
+// that it would compute the same rest state bit for bit). oa and ob are
+// oldFace of h's two faces, or -1 where that face is not over the same nodes
+// (sameNodes).
+func (m *restMemo) hingeRestOf(h [4]int32, oa, ob int32, out remesh.Result) (elastic.HingeRest, bool) {
+	if oa < 0 || ob < 0 {
 		return elastic.HingeRest{}, false
-	}
-	same := func(nodes []int32, old []int32) bool {
-		for k, n := range nodes {
-			if out.NodeOld[n] != old[k] {
-				return false
-			}
-		}
-		return true
 	}
 	for _, j := range m.first[oa] {
 		if j < 0 {
 			break
 		}
-		if m.hingeFaces[j][1] != ob || !same(h[:], m.hinges[j][:]) ||
-			!same(faces[fa][:], m.faces[oa][:]) || !same(faces[fb][:], m.faces[ob][:]) ||
-			!sameBits2(faceU[fa], m.faceU[oa]) || !sameBits2(faceU[fb], m.faceU[ob]) {
-			continue
+		if m.hingeFaces[j][1] == ob && sameNodes(h[:], m.hinges[j][:], out) {
+			return m.hingeRest[j], true
 		}
-		return m.hingeRest[j], true
 	}
 	return elastic.HingeRest{}, false
+}
+
+// sameNodes reports whether nodes, of a new mesh that out maps onto an old
+// one, are the old mesh's nodes old renumbered by out.NodeOld.
+func sameNodes(nodes, old []int32, out remesh.Result) bool {
+	for k, n := range nodes {
+		if out.NodeOld[n] != old[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // set makes the memo hold the rest states of a write-back.
@@ -339,7 +346,7 @@ func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) 
 	if err != nil {
 		return remesh.Result{}, err
 	}
-	if err := r.writeBack(w, b, nm, out); err != nil {
+	if err := r.writeBack(w, b, nm, out, nil); err != nil {
 		return remesh.Result{}, err
 	}
 	return out, nil
@@ -414,106 +421,80 @@ func (r *Remesh) repairPenetrations(nm, old *remesh.Mesh, out remesh.Result) {
 	}
 }
 
+// writeBackScratch is writeBack's per-body scratch.
+type writeBackScratch struct {
+	mass  []float64    // per new node
+	uOf   []dense.Vec2 // per new node, its first vert's coordinate
+	hasU  []bool
+	kept  []int32 // per new face, the memo face it was over the same nodes, or -1
+	keep  []bool  // per old node
+	keepF []bool  // per old face
+}
+
 // writeBack turns the remeshed body nm, an output of the remesher or of
-// conformal.Preprocess, into entities.
-func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result) error {
-	bm := b.mesh
+// conformal.Preprocess, into entities. side, when not nil, runs on the
+// world's pool concurrently with the write-back's own work; it must not
+// touch the world. Its error is returned when the write-back succeeds.
+func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result, side func() error) error {
 	n := len(nm.X)
-	// Lumped masses and rest shapes of the new faces.
-	mass := make([]float64, n)
-	rests := make([]elastic.MembraneRest, len(nm.F))
-	faceU := make([][3]dense.Vec2, len(nm.F))
+	s := &b.wb
+	// The new faces over nodes, their corners' material coordinates and
+	// rest shapes, and the lumped masses.
+	faces := make([][3]int32, len(nm.F))
+	faceU := resize(b.spare.faceU, len(nm.F))
+	rests := resize(b.spare.faceRest, len(nm.F))
+	s.kept = resize(s.kept, len(nm.F))
+	s.mass = resize(s.mass, n)
+	clear(s.mass)
 	for fi, f := range nm.F {
+		faces[fi] = [3]int32{nm.Node[f[0]], nm.Node[f[1]], nm.Node[f[2]]}
 		faceU[fi] = [3]dense.Vec2{nm.U[f[0]], nm.U[f[1]], nm.U[f[2]]}
-		rest, ok := b.memo.faceRestOf(fi, faceU, out)
-		if !ok {
+		o := b.memo.oldFace(fi, faceU, out)
+		if o >= 0 {
+			rests[fi] = b.memo.faceRest[o]
+			if !b.memo.sameNodes(faces[fi], o, out) {
+				o = -1
+			}
+		} else {
 			var err error
-			if rest, err = elastic.NewMembraneRest(nm.U[f[0]], nm.U[f[1]], nm.U[f[2]]); err != nil {
+			if rests[fi], err = elastic.NewMembraneRest(nm.U[f[0]], nm.U[f[1]], nm.U[f[2]]); err != nil {
 				return fmt.Errorf("remeshed face %d: %w", fi, err)
 			}
 		}
-		rests[fi] = rest
+		s.kept[fi] = o
 		for _, v := range f {
-			mass[nm.Node[v]] += b.density * rest.Area / 3
-		}
-	}
-	// Each node's representative material coordinate (components.Material):
-	// that of its first vert.
-	uOf := make([]dense.Vec2, n)
-	hasU := make([]bool, n)
-	for v, node := range nm.Node {
-		if !hasU[node] {
-			uOf[node], hasU[node] = nm.U[v], true
+			s.mass[nm.Node[v]] += b.density * rests[fi].Area / 3
 		}
 	}
 
-	// Nodes: keep, create, remove.
-	keep := make([]bool, len(bm.Verts))
-	verts := make([]ecs.Entity, n)
-	for i, o := range out.NodeOld {
-		x, v := components.Position(nm.X[i]), components.Velocity(nm.V[i])
-		u, m := components.Material(uOf[i]), components.Mass(mass[i])
-		mem := components.Member{Body: b.entity, Index: int32(i)}
-		if o >= 0 {
-			e := bm.Verts[o]
-			keep[o] = true
-			verts[i] = e
-			*r.pos.Get(e), *r.vel.Get(e), *r.mat.Get(e), *r.mass.Get(e), *r.member.Get(e) = x, v, u, m, mem
-			continue
-		}
-		verts[i] = r.newVert.NewWith(&x, &v, &m, &u, &mem)
+	// The entities of the nodes and faces, and the hinges with their rest
+	// states, at once.
+	var verts, faceEnts []ecs.Entity
+	var hinges [][4]int32
+	var hingeFaces [][2]int32
+	var hingeRests []elastic.HingeRest
+	tasks := []func() error{
+		func() (err error) {
+			verts, faceEnts, err = r.writeNodesFaces(w, b, nm, out, faces, faceU, rests)
+			return err
+		},
+		func() (err error) {
+			hinges, hingeFaces, hingeRests, err = b.hingeRests(faces, faceU, n, out)
+			return err
+		},
 	}
-	for o, e := range bm.Verts {
-		if !keep[o] {
-			if r.pinned.Has(e) {
-				return fmt.Errorf("remeshing removed pinned vertex %d", o)
-			}
-			w.ECS.RemoveEntity(e)
-		}
+	if side != nil {
+		tasks = append(tasks, side)
+	}
+	if err := concurrently(w.Pool, tasks...); err != nil {
+		return err
 	}
 
-	// Faces: keep unchanged triples, create the rest.
-	keepF := make([]bool, len(b.faceEnts))
-	faceEnts := make([]ecs.Entity, len(nm.F))
-	faces := make([][3]int32, len(nm.F))
-	for fi, f := range nm.F {
-		faces[fi] = [3]int32{nm.Node[f[0]], nm.Node[f[1]], nm.Node[f[2]]}
-		V := [3]ecs.Entity{verts[faces[fi][0]], verts[faces[fi][1]], verts[faces[fi][2]]}
-		if o := out.FaceOld[fi]; o >= 0 {
-			// Same verts, so the same material coordinates and rest shape.
-			keepF[o] = true
-			faceEnts[fi] = b.faceEnts[o]
-			f := r.faces.Get(faceEnts[fi])
-			f.V, f.U = V, faceU[fi]
-			continue
-		}
-		faceEnts[fi] = r.faces.NewWith(&components.Face{Body: b.entity, V: V, U: faceU[fi], Rest: rests[fi], Lame: b.lame})
-	}
-	for o, e := range b.faceEnts {
-		if !keepF[o] {
-			w.ECS.RemoveEntity(e)
-		}
-	}
-
-	// Hinges: the interior edges in world space (seam edges included),
-	// rebuilt from the new faces with seam-aware flat rest states. The
-	// body's hinge entities take the new hinges in order (so that, with
+	// The body's hinge entities take the new hinges in order (so that, with
 	// one body, the hinges' storage order is the order of the list, as if
-	// they had all been created anew); the list's storage is that of the
-	// write-back before the memo's.
-	hinges, hingeFaces := b.hingeB.Append(b.spareHinges[:0], b.spareHingeFaces[:0], faces, n)
-	hingeRests := make([]elastic.HingeRest, len(hinges))
+	// they had all been created anew).
 	for hi, h := range hinges {
-		fa, fb := hingeFaces[hi][0], hingeFaces[hi][1]
-		rest, ok := b.memo.hingeRestOf(h, fa, fb, faces, faceU, out)
-		if !ok {
-			var err error
-			if rest, err = hingeRestFromFaces(h, faces[fa], faces[fb], faceU[fa], faceU[fb]); err != nil {
-				return fmt.Errorf("remeshed hinge %d: %w", hi, err)
-			}
-		}
-		hingeRests[hi] = rest
-		c := components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: rest, Stiffness: b.kb}
+		c := components.Hinge{V: [4]ecs.Entity{verts[h[0]], verts[h[1]], verts[h[2]], verts[h[3]]}, Rest: hingeRests[hi], Stiffness: b.kb}
 		if hi < len(b.hingeEnts) {
 			*r.hingeMap.Get(b.hingeEnts[hi]) = c
 			continue
@@ -526,12 +507,107 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 		w.ECS.RemoveEntity(b.hingeEnts[hi])
 	}
 	b.hingeEnts = b.hingeEnts[:len(hinges)]
-	b.spareHinges, b.spareHingeFaces = b.memo.hinges, b.memo.hingeFaces
+	b.spare = b.memo
+	b.spare.faces = nil
 	b.memo.set(faces, faceU, rests, hinges, hingeFaces, hingeRests)
 
+	bm := b.mesh
 	bm.Verts, bm.Faces = verts, faces
 	bm.U, bm.UFaces = vec2s(nm.U), nm.F
 	b.faceEnts = faceEnts
 	b.valid = true
 	return nil
+}
+
+// writeNodesFaces gives the nodes and faces of the remeshed body nm their
+// entities, with faces and faceU the new faces over nodes and their
+// corners' coordinates and rests their rest shapes (and b.wb.mass the
+// nodes' masses): surviving nodes and faces keep theirs, new ones are
+// created and the others removed. It returns the entities of nm's nodes
+// and of its faces.
+func (r *Remesh) writeNodesFaces(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result,
+	faces [][3]int32, faceU [][3]dense.Vec2, rests []elastic.MembraneRest) ([]ecs.Entity, []ecs.Entity, error) {
+	bm, s := b.mesh, &b.wb
+	n := len(nm.X)
+	// Each node's representative material coordinate (components.Material):
+	// that of its first vert.
+	s.uOf, s.hasU = resize(s.uOf, n), resize(s.hasU, n)
+	clear(s.hasU)
+	for v, node := range nm.Node {
+		if !s.hasU[node] {
+			s.uOf[node], s.hasU[node] = nm.U[v], true
+		}
+	}
+
+	// Nodes: keep, create, remove.
+	s.keep = resize(s.keep, len(bm.Verts))
+	clear(s.keep)
+	verts := make([]ecs.Entity, n)
+	for i, o := range out.NodeOld {
+		x, v := components.Position(nm.X[i]), components.Velocity(nm.V[i])
+		u, m := components.Material(s.uOf[i]), components.Mass(s.mass[i])
+		mem := components.Member{Body: b.entity, Index: int32(i)}
+		if o >= 0 {
+			e := bm.Verts[o]
+			s.keep[o] = true
+			verts[i] = e
+			*r.pos.Get(e), *r.vel.Get(e), *r.mat.Get(e), *r.mass.Get(e), *r.member.Get(e) = x, v, u, m, mem
+			continue
+		}
+		verts[i] = r.newVert.NewWith(&x, &v, &m, &u, &mem)
+	}
+	for o, e := range bm.Verts {
+		if !s.keep[o] {
+			if r.pinned.Has(e) {
+				return nil, nil, fmt.Errorf("remeshing removed pinned vertex %d", o)
+			}
+			w.ECS.RemoveEntity(e)
+		}
+	}
+
+	// Faces: keep unchanged triples, create the rest.
+	s.keepF = resize(s.keepF, len(b.faceEnts))
+	clear(s.keepF)
+	faceEnts := make([]ecs.Entity, len(faces))
+	for fi, f := range faces {
+		V := [3]ecs.Entity{verts[f[0]], verts[f[1]], verts[f[2]]}
+		if o := out.FaceOld[fi]; o >= 0 {
+			// Same verts, so the same material coordinates and rest shape.
+			s.keepF[o] = true
+			faceEnts[fi] = b.faceEnts[o]
+			f := r.faces.Get(faceEnts[fi])
+			f.V, f.U = V, faceU[fi]
+			continue
+		}
+		faceEnts[fi] = r.faces.NewWith(&components.Face{Body: b.entity, V: V, U: faceU[fi], Rest: rests[fi], Lame: b.lame})
+	}
+	for o, e := range b.faceEnts {
+		if !s.keepF[o] {
+			w.ECS.RemoveEntity(e)
+		}
+	}
+	return verts, faceEnts, nil
+}
+
+// hingeRests returns the hinges of the new faces of body b (over its n
+// nodes, with corner coordinates faceU), which out maps onto the input
+// mesh: the interior edges in world space (seam edges included), with their
+// faces and seam-aware flat rest states (remembered where the memo has
+// them; b.wb.kept gives each face's memo face). It touches no entity.
+func (b *remeshBody) hingeRests(faces [][3]int32, faceU [][3]dense.Vec2, n int, out remesh.Result) ([][4]int32, [][2]int32, []elastic.HingeRest, error) {
+	hinges, hingeFaces := b.hingeB.Append(b.spare.hinges[:0], b.spare.hingeFaces[:0], faces, n)
+	rests := resize(b.spare.hingeRest, len(hinges))
+	kept := b.wb.kept
+	for hi, h := range hinges {
+		fa, fb := hingeFaces[hi][0], hingeFaces[hi][1]
+		rest, ok := b.memo.hingeRestOf(h, kept[fa], kept[fb], out)
+		if !ok {
+			var err error
+			if rest, err = hingeRestFromFaces(h, faces[fa], faces[fb], faceU[fa], faceU[fb]); err != nil {
+				return nil, nil, nil, fmt.Errorf("remeshed hinge %d: %w", hi, err)
+			}
+		}
+		rests[hi] = rest
+	}
+	return hinges, hingeFaces, rests, nil
 }

@@ -105,27 +105,35 @@ func TestRestMemo(t *testing.T) {
 	out.FaceOld = identityNodes(len(faces))
 	out.FaceOld[0] = -1
 	touches := func(tri [3]int32, v int32) bool { return slices.Contains(tri[:], v) }
+	// kept is what writeBack passes hingeRestOf for a face.
+	kept := func(f int32, faceU [][3]dense.Vec2, out remesh.Result) int32 {
+		if o := m.oldFace(int(f), faceU, out); o >= 0 && m.sameNodes(faces[f], o, out) {
+			return o
+		}
+		return -1
+	}
 	for f, tri := range faces {
-		rest, ok := m.faceRestOf(f, faceU2, out)
-		if want := f != 0 && !touches(tri, 5); ok != want || ok && rest != fr2[f] {
-			t.Fatalf("face %d: got %v %v, want remembered %v and %v", f, rest, ok, want, fr2[f])
+		o := m.oldFace(f, faceU2, out)
+		if want := f != 0 && !touches(tri, 5); (o >= 0) != want || o >= 0 && (o != int32(f) || m.faceRest[o] != fr2[f]) {
+			t.Fatalf("face %d: got memo face %d, want one: %v (rest %v)", f, o, want, fr2[f])
 		}
 	}
 	for i, h := range hinges2 {
 		fa, fb := hf2[i][0], hf2[i][1]
-		rest, ok := m.hingeRestOf(h, fa, fb, faces, faceU2, out)
+		rest, ok := m.hingeRestOf(h, kept(fa, faceU2, out), kept(fb, faceU2, out), out)
 		want := fa != 0 && fb != 0 && !touches(faces[fa], 5) && !touches(faces[fb], 5)
 		if ok != want || ok && rest != hr2[i] {
 			t.Fatalf("hinge %d: got %v %v, want remembered %v and %v", i, rest, ok, want, hr2[i])
 		}
 	}
-	// Renumbered nodes: nothing matches.
+	// Renumbered nodes: nothing on them matches.
 	out.FaceOld = identityNodes(len(faces))
 	out.NodeOld = slices.Clone(out.NodeOld)
 	out.NodeOld[0], out.NodeOld[15] = 15, 0
 	for i, h := range hinges {
-		if _, ok := m.hingeRestOf(h, hf[i][0], hf[i][1], faces, faceU, out); ok && (slices.Contains(h[:], 0) || slices.Contains(h[:], 15)) {
-			t.Fatalf("hinge %d on renumbered nodes remembered", i)
+		on := slices.Contains(h[:], 0) || slices.Contains(h[:], 15)
+		if _, ok := m.hingeRestOf(h, kept(hf[i][0], faceU, out), kept(hf[i][1], faceU, out), out); ok == on {
+			t.Fatalf("hinge %d (on renumbered nodes: %v): remembered %v", i, on, ok)
 		}
 	}
 }
