@@ -29,6 +29,8 @@ type ConformalRemesh struct {
 	lag    bool // conformal Lagrangian cloth: no EOL DOFs (Weidner 2018 sec. 7 "LAG conformal")
 	detect detectScratch
 	states []eolAssignment // by node, conformalStates' results for assign
+	// body's scratch: the nodes of the body's EOL vertices on their feature
+	eolNodes []eolNode
 
 	Inserted, Collapses, Splits int // since the last Measure
 	// DetectTime is the time spent finding contacts with sharp features
@@ -73,16 +75,12 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	c := e.c
 	old := e.rm.gather(b)
 	n := len(old.X)
-	// Cloth corners stay Lagrangian (sec. 3): no hit may snap to one.
-	_, corner := borderNormals(old.F, old.U, old.Node, n)
-	for i, k := range corner {
-		old.Locked[i] = old.Locked[i] || k
-	}
 	feature := make([]int32, n)
 	t := make([]float64, n)
 	old.NExtra = 2
 	old.Extra = make([]float64, 2*n)
 	anyEOL := false
+	e.eolNodes = e.eolNodes[:0]
 	for i, ent := range b.mesh.Verts {
 		feature[i] = -1
 		v, ok := c.dof[ent]
@@ -99,17 +97,38 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 			continue // a conformal Lagrangian vertex that left its feature
 		}
 		feature[i], t[i] = ev.feature, ev.comp.T
-		F, _, err := c.vertexF(v)
-		if err != nil {
-			return err
-		}
-		// The remesher interpolates world velocities (sec. 6.2 cases 1-3).
-		old.V[i] = eol.LiftOffVelocity(old.V[i], ev.comp.XDot, F)
-		old.Extra[2*i], old.Extra[2*i+1] = ev.comp.XDot[0], ev.comp.XDot[1]
+		e.eolNodes = append(e.eolNodes, eolNode{node: int32(i), ev: k})
 	}
-	t0 := time.Now()
-	hits := c.detect(old, feature, &e.detect)
-	e.DetectTime += time.Since(t0)
+	// At once: the contacts with sharp features, which read the nodes'
+	// positions and features only, and the nodes' locks and velocities.
+	var hits []conformal.Hit
+	err := concurrently(w.Pool, func() error {
+		t0 := time.Now()
+		hits = c.detect(old, feature, &e.detect)
+		e.DetectTime += time.Since(t0)
+		return nil
+	}, func() error {
+		// Cloth corners stay Lagrangian (sec. 3): no hit may snap to one.
+		_, corner := borderNormals(old.F, old.U, old.Node, n)
+		for i, k := range corner {
+			old.Locked[i] = old.Locked[i] || k
+		}
+		for _, en := range e.eolNodes {
+			i, ev := en.node, &c.verts[en.ev]
+			F, _, err := c.vertexF(ev.v)
+			if err != nil {
+				return err
+			}
+			// The remesher interpolates world velocities (sec. 6.2 cases
+			// 1-3).
+			old.V[i] = eol.LiftOffVelocity(old.V[i], ev.comp.XDot, F)
+			old.Extra[2*i], old.Extra[2*i+1] = ev.comp.XDot[0], ev.comp.XDot[1]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	if len(hits) == 0 && !anyEOL {
 		return nil
 	}
@@ -249,6 +268,10 @@ func composeResult(res *conformal.Result, ar remesh.Result) {
 	}
 	res.Result, res.Features = out, feat
 }
+
+// eolNode is a node whose vertex is EOL vertex ev (an index into
+// EOLCloth.verts).
+type eolNode struct{ node, ev int32 }
 
 // eolAssignment is what assign gives a conformal node's vertex: its
 // Lagrangian velocity and its EOL component.

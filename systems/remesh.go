@@ -37,14 +37,10 @@ type Remesh struct {
 	bodies    []remeshBody
 
 	obsF      *generic.Filter1[components.Obstacle]
-	pos       generic.Map1[components.Position]
 	vel       generic.Map1[components.Velocity]
-	mat       generic.Map1[components.Material]
-	mass      generic.Map1[components.Mass]
-	member    generic.Map1[components.Member]
 	faces     generic.Map1[components.Face]
 	pinned    generic.Map[components.Pinned]
-	newVert   generic.Map5[components.Position, components.Velocity, components.Mass, components.Material, components.Member]
+	vertMap   generic.Map5[components.Position, components.Velocity, components.Mass, components.Material, components.Member]
 	hingeMap  generic.Map1[components.Hinge]
 	sizingWS  sizing.Workspace
 	obstacles []components.Obstacle
@@ -186,14 +182,10 @@ func NewRemesh(w *ecs.World, thickness float64) *Remesh {
 	return &Remesh{
 		thickness: thickness,
 		obsF:      generic.NewFilter1[components.Obstacle](),
-		pos:       generic.NewMap1[components.Position](w.ECS),
 		vel:       generic.NewMap1[components.Velocity](w.ECS),
-		mat:       generic.NewMap1[components.Material](w.ECS),
-		mass:      generic.NewMap1[components.Mass](w.ECS),
-		member:    generic.NewMap1[components.Member](w.ECS),
 		faces:     generic.NewMap1[components.Face](w.ECS),
 		pinned:    generic.NewMap[components.Pinned](w.ECS),
-		newVert:   generic.NewMap5[components.Position, components.Velocity, components.Mass, components.Material, components.Member](w.ECS),
+		vertMap:   generic.NewMap5[components.Position, components.Velocity, components.Mass, components.Material, components.Member](w.ECS),
 		hingeMap:  generic.NewMap1[components.Hinge](w.ECS),
 	}
 }
@@ -255,24 +247,23 @@ func (r *Remesh) loadObstacles(w *ecs.World) {
 // gather builds the remesh.Mesh of body b from its entities: the vertex
 // entities are the nodes, and the verts are the distinct (node, material
 // coordinate) pairs of the faces' corners (materialVerts), so a seam node
-// gets one vert per side.
+// gets one vert per side. The faces' nodes are the body's mesh.Faces, which
+// build and each write-back keep equal to the Member indices of the face
+// entities' vertices; their corners' coordinates, which the EOL system
+// moves, come from the entities.
 func (r *Remesh) gather(b *remeshBody) *remesh.Mesh {
 	bm := b.mesh
 	n := len(bm.Verts)
 	m := &remesh.Mesh{X: make([]dense.Vec3, n), V: make([]dense.Vec3, n), Locked: make([]bool, n)}
 	for i, e := range bm.Verts {
-		m.X[i] = dense.Vec3(*r.pos.Get(e))
-		m.V[i] = dense.Vec3(*r.vel.Get(e))
+		x, v, _, _, _ := r.vertMap.Get(e)
+		m.X[i], m.V[i] = dense.Vec3(*x), dense.Vec3(*v)
 		m.Locked[i] = r.pinned.Has(e)
 	}
-	nodeFaces := make([][3]int32, len(b.faceEnts))
+	nodeFaces := slices.Clone(bm.Faces)
 	faceU := make([][3]dense.Vec2, len(b.faceEnts))
 	for fi, e := range b.faceEnts {
-		f := r.faces.Get(e)
-		for k, v := range f.V {
-			nodeFaces[fi][k] = r.member.Get(v).Index
-		}
-		faceU[fi] = f.U
+		faceU[fi] = r.faces.Get(e).U
 	}
 	if u, ok := singlePanelVerts(nodeFaces, faceU, n); ok {
 		m.U, m.Node, m.F = u, identityNodes(n), nodeFaces
@@ -551,10 +542,11 @@ func (r *Remesh) writeNodesFaces(w *ecs.World, b *remeshBody, nm *remesh.Mesh, o
 			e := bm.Verts[o]
 			s.keep[o] = true
 			verts[i] = e
-			*r.pos.Get(e), *r.vel.Get(e), *r.mat.Get(e), *r.mass.Get(e), *r.member.Get(e) = x, v, u, m, mem
+			pe, ve, me, ue, be := r.vertMap.Get(e)
+			*pe, *ve, *me, *ue, *be = x, v, m, u, mem
 			continue
 		}
-		verts[i] = r.newVert.NewWith(&x, &v, &m, &u, &mem)
+		verts[i] = r.vertMap.NewWith(&x, &v, &m, &u, &mem)
 	}
 	for o, e := range bm.Verts {
 		if !s.keep[o] {

@@ -187,11 +187,13 @@ func edgeLengths(sim *Sim, x []dense.Vec3, faces [][3]int32) (near, far float64)
 
 func dot2(a, b dense.Vec2) float64 { return a[0]*b[0] + a[1]*b[1] }
 
-// The hinge entities follow the remeshed meshes: after every write-back,
-// the world's hinges are the body's hinge entities, in storage order, and
-// hold the hinges of scenes.HingesWithFaces of the body's faces; the
-// entities of hinges that survive a write-back stay alive.
-func TestRemeshHingeEntities(t *testing.T) {
+// The face and hinge entities follow the remeshed meshes: after every
+// write-back, the body's face entities are over the vertices of its
+// mesh.Faces (which gather reads instead of the entities), and the world's
+// hinges are the body's hinge entities, in storage order, and hold the
+// hinges of scenes.HingesWithFaces of the body's faces; the entities of
+// hinges that survive a write-back stay alive.
+func TestRemeshEntities(t *testing.T) {
 	for _, scene := range []string{"sphere", "lo-res", "skirt"} {
 		sim := build(t, load(t, scene), 2)
 		rm := sim.Remesh
@@ -199,10 +201,20 @@ func TestRemeshHingeEntities(t *testing.T) {
 			rm = sim.Conformal.rm
 		}
 		hingeF := generic.NewFilter1[components.Hinge]()
+		faceMap := generic.NewMap1[components.Face](sim.World.ECS)
+		memberMap := generic.NewMap1[components.Member](sim.World.ECS)
 		first := rm.bodies[0].hingeEnts[0]
 		steps(t, sim, 30, func(i int) {
 			b := &rm.bodies[0]
 			bm := b.mesh
+			for fi, e := range b.faceEnts {
+				f := faceMap.Get(e)
+				for k, v := range f.V {
+					if v != bm.Verts[bm.Faces[fi][k]] || memberMap.Get(v).Index != bm.Faces[fi][k] {
+						t.Fatalf("%s step %d: face %d's corner %d is not vertex %d", scene, i, fi, k, bm.Faces[fi][k])
+					}
+				}
+			}
 			want, _ := scenes.HingesWithFaces(bm.Faces, len(bm.Verts))
 			q := hingeF.Query(sim.World.ECS)
 			k := 0
