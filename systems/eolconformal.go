@@ -200,7 +200,7 @@ func (e *ConformalRemesh) adapt(w *ecs.World, b *remeshBody, nm *remesh.Mesh, re
 		return cmp.Compare(p[1], q[1])
 	})
 	nm.Preserved = slices.Compact(nm.Preserved)
-	am, ar, err := e.rm.remeshMesh(w, b, nm, true)
+	am, ar, err := e.rm.remeshMesh(w, b, nm, true, false)
 	if err != nil {
 		return nil, fmt.Errorf("adaptive remeshing after conformal preprocessing: %w", err)
 	}

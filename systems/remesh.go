@@ -333,7 +333,7 @@ func (r *Remesh) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
 // remeshBody runs one remeshing pass on body b and writes it back.
 func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) {
 	old := r.gather(b)
-	nm, out, err := r.remeshMesh(w, b, old, b.valid)
+	nm, out, err := r.remeshMesh(w, b, old, b.valid, true)
 	if err != nil {
 		return remesh.Result{}, err
 	}
@@ -345,10 +345,11 @@ func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) 
 
 // remeshMesh computes the sizing field of mesh old of body b, remeshes it
 // and repairs the split vertices that landed inside obstacles. valid says
-// that old's connectivity is known valid (it is the output of
+// that old's connectivity is known valid (an output of the remesher or of
 // conformal.Preprocess), so that the remesher need not validate it again
-// (remesh.Remesher.RemeshValid).
-func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh, valid bool) (*remesh.Mesh, remesh.Result, error) {
+// (remesh.Remesher.RemeshValid); sizes asks for the result's edge size
+// statistics.
+func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh, valid, sizes bool) (*remesh.Mesh, remesh.Result, error) {
 	set := b.set
 	M := make([]dense.Mat2, len(old.U))
 	p := sizing.Params{RefineAngle: set.RefineAngle, RefineCompression: set.RefineCompression, RefineVelocity: set.RefineVelocity,
@@ -358,6 +359,7 @@ func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh, valid
 	}
 	rp := remesh.DefaultParams()
 	rp.AspectMin = set.AspectMin
+	rp.NoSizes = !sizes
 	remeshFn := b.remesher.Remesh
 	if valid {
 		remeshFn = b.remesher.RemeshValid

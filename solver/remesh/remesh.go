@@ -25,6 +25,10 @@ type Params struct {
 	// MaxFaces stops refinement once the mesh has this many faces
 	// (Result.Truncated is then set); <= 0 means no limit.
 	MaxFaces int
+	// NoSizes leaves Result's edge size statistics (MinSize, MedianSize,
+	// MaxSize) zero, for a caller that does not read them: they take a
+	// pass over every edge of the new mesh.
+	NoSizes bool
 }
 
 // DefaultParams returns h = 0.2 (the paper's value), AspectMin = 0.2 and
@@ -59,7 +63,8 @@ type Result struct {
 
 	Splits, Flips, Collapses int
 	// Edge sizes (eq. 1, seam edges averaged with their partner and counted
-	// once) over the new mesh. MedianSize is the upper median.
+	// once) over the new mesh. MedianSize is the upper median. Zero with
+	// Params.NoSizes.
 	MinSize, MedianSize, MaxSize float64
 	// Truncated is set when refinement stopped at Params.MaxFaces or
 	// Params.MaxPasses with edges still invalid.
@@ -462,9 +467,11 @@ func (r *Remesher) output(withLocked bool) (*Mesh, Result) {
 	}
 
 	sizes := r.sizes[:0]
-	r.forEachEdge(func(a, b int32, boundary bool) {
-		sizes = append(sizes, r.edgeSize(a, b, boundary))
-	})
+	if !r.p.NoSizes {
+		r.forEachEdge(func(a, b int32, boundary bool) {
+			sizes = append(sizes, r.edgeSize(a, b, boundary))
+		})
+	}
 	r.sizes = sizes
 	if len(sizes) > 0 {
 		res.MinSize, res.MaxSize = sizes[0], sizes[0]

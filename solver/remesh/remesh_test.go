@@ -3,6 +3,7 @@ package remesh
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -529,5 +530,31 @@ func TestRemeshValid(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%s: error %v, want mention of %q", c.name, err, c.want)
 		}
+	}
+}
+
+// NoSizes changes nothing but the size statistics, which it leaves zero.
+func TestRemeshNoSizes(t *testing.T) {
+	m := gridMesh(12, 12, 1, 1, 0, nil)
+	M := bumpM(m, 0.03, 0.3)
+	a, ra, err := Remesh(m, M, DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := DefaultParams()
+	p.NoSizes = true
+	b, rb, err := Remesh(m, M, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(ra.MinSize > 0 && ra.MedianSize >= ra.MinSize && ra.MaxSize >= ra.MedianSize) {
+		t.Fatalf("sizes %v %v %v", ra.MinSize, ra.MedianSize, ra.MaxSize)
+	}
+	if rb.MinSize != 0 || rb.MedianSize != 0 || rb.MaxSize != 0 {
+		t.Fatalf("NoSizes: sizes %v %v %v, want 0", rb.MinSize, rb.MedianSize, rb.MaxSize)
+	}
+	ra.MinSize, ra.MedianSize, ra.MaxSize = 0, 0, 0
+	if !meshEqual(a, b) || !reflect.DeepEqual(ra, rb) {
+		t.Fatal("NoSizes changed the result")
 	}
 }
