@@ -70,6 +70,9 @@ type remeshBody struct {
 	// the faces, which are also mesh.Faces) the next write-back reuses.
 	spare restMemo
 	wb    writeBackScratch
+	// gatheredU is the face entities' corner coordinates as the last
+	// gather read them, parallel to faceEnts.
+	gatheredU [][3]dense.Vec2
 	// valid is set once a write-back has made the body's mesh an output of
 	// the remesher or of conformal.Preprocess, whose connectivity is valid
 	// (remesh.Remesher.RemeshValid): gather rebuilds that mesh until the
@@ -265,6 +268,7 @@ func (r *Remesh) gather(b *remeshBody) *remesh.Mesh {
 	for fi, e := range b.faceEnts {
 		faceU[fi] = r.faces.Get(e).U
 	}
+	b.gatheredU = faceU
 	if u, ok := singlePanelVerts(nodeFaces, faceU, n); ok {
 		m.U, m.Node, m.F = u, identityNodes(n), nodeFaces
 	} else {
@@ -569,8 +573,14 @@ func (r *Remesh) writeNodesFaces(w *ecs.World, b *remeshBody, nm *remesh.Mesh, o
 			// Same verts, so the same material coordinates and rest shape.
 			s.keepF[o] = true
 			faceEnts[fi] = b.faceEnts[o]
-			f := r.faces.Get(faceEnts[fi])
-			f.V, f.U = V, faceU[fi]
+			// The entity holds the vertices of the input's nodes
+			// bm.Faces[o] and the coordinates gather read: it changes
+			// only where nodes were renumbered or coordinates differ.
+			if sameNodes(f[:], bm.Faces[o][:], out) && sameBits2(faceU[fi], b.gatheredU[o]) {
+				continue
+			}
+			fc := r.faces.Get(faceEnts[fi])
+			fc.V, fc.U = V, faceU[fi]
 			continue
 		}
 		faceEnts[fi] = r.faces.NewWith(&components.Face{Body: b.entity, V: V, U: faceU[fi], Rest: rests[fi], Lame: b.lame})

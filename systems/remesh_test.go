@@ -189,9 +189,10 @@ func dot2(a, b dense.Vec2) float64 { return a[0]*b[0] + a[1]*b[1] }
 
 // The face and hinge entities follow the remeshed meshes: after every
 // write-back, the body's face entities are over the vertices of its
-// mesh.Faces (which gather reads instead of the entities), and the world's
-// hinges are the body's hinge entities, in storage order, and hold the
-// hinges of scenes.HingesWithFaces of the body's faces; the entities of
+// mesh.Faces (which gather reads instead of the entities) with the corner
+// coordinates of the write-back (where no EOL system moves them), and the
+// world's hinges are the body's hinge entities, in storage order, and hold
+// the hinges of scenes.HingesWithFaces of the body's faces; the entities of
 // hinges that survive a write-back stay alive.
 func TestRemeshEntities(t *testing.T) {
 	for _, scene := range []string{"sphere", "lo-res", "skirt"} {
@@ -213,6 +214,9 @@ func TestRemeshEntities(t *testing.T) {
 					if v != bm.Verts[bm.Faces[fi][k]] || memberMap.Get(v).Index != bm.Faces[fi][k] {
 						t.Fatalf("%s step %d: face %d's corner %d is not vertex %d", scene, i, fi, k, bm.Faces[fi][k])
 					}
+				}
+				if sim.EOL == nil && len(b.memo.faceU) == len(b.faceEnts) && !sameBits2(f.U, b.memo.faceU[fi]) {
+					t.Fatalf("%s step %d: face %d has coordinates %v, the write-back gave %v", scene, i, fi, f.U, b.memo.faceU[fi])
 				}
 			}
 			want, _ := scenes.HingesWithFaces(bm.Faces, len(bm.Verts))
