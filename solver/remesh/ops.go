@@ -2,6 +2,7 @@ package remesh
 
 import (
 	"math"
+	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
 )
@@ -419,41 +420,64 @@ func (r *Remesher) doFlip(a, b, fl, fr, k, l int32, newFaces *[]int32) {
 // active faces, the new faces becoming the active set (together with faces
 // whose flippable edge lost out in the independent set). Faces created are
 // appended to *created.
+//
+// Flips can cycle until maxFlipPasses (the diagonal of four cocircular
+// verts may pass flipTest both ways, by rounding). Once the passes repeat
+// (see flipCycle), the selections of the cycle's passes are reused instead
+// of being made again; the flips themselves are done as before, so the
+// result is the same.
 func (r *Remesher) flipEdges(act []int32, created *[]int32) {
 	cur := append(r.flipCur[:0], act...)
 	next := r.flipNext[:0]
+	cyc := &r.flipCycle
+	cyc.period, cyc.live = 0, 0
 	for pass := 0; pass < maxFlipPasses && len(cur) > 0; pass++ {
 		ep := r.nextVEpoch()
 		sel := r.flipSel[:0]
 		next = next[:0]
-		for _, f := range cur {
-			if !r.faceAlive[f] {
-				continue
+		rec := cyc.record(r, cur, pass)
+		if rec == nil {
+			rep := cyc.repeated(pass)
+			sel = append(sel, rep.sel...)
+			for _, ci := range rep.losers {
+				next = append(next, cur[ci])
 			}
-			t := r.f[f]
-			for e := 0; e < 3; e++ {
-				a, b := t[e], t[(e+1)%3]
-				if r.vmark[a] == ep || r.vmark[b] == ep {
-					// Possibly flippable but not independent: keep active.
-					if _, _, ok := r.flipTest(f, a, b); ok {
-						next = append(next, f)
+		} else {
+			for ci, f := range cur {
+				if !r.faceAlive[f] {
+					continue
+				}
+				t := r.f[f]
+				for e := 0; e < 3; e++ {
+					a, b := t[e], t[(e+1)%3]
+					if r.vmark[a] == ep || r.vmark[b] == ep {
+						// Possibly flippable but not independent: keep
+						// active.
+						if _, _, ok := r.flipTest(f, a, b); ok {
+							next = append(next, f)
+							rec.losers = append(rec.losers, int32(ci))
+						}
+						continue
 					}
-					continue
+					k, l, ok := r.flipTest(f, a, b)
+					if !ok {
+						continue
+					}
+					r.vmark[a], r.vmark[b] = ep, ep
+					sel = append(sel, [4]int32{a, b, k, l})
+					break // the face's other edges share a or b
 				}
-				k, l, ok := r.flipTest(f, a, b)
-				if !ok {
-					continue
-				}
-				r.vmark[a], r.vmark[b] = ep, ep
-				sel = append(sel, [4]int32{a, b, k, l})
-				break // the face's other edges share a or b
 			}
+			rec.sel = append(rec.sel, sel...)
 		}
 		for _, s := range sel {
 			a, b, k, l := s[0], s[1], s[2], s[3]
 			fl, fr := r.faceWith(a, b), r.faceWith(b, a)
 			if fl < 0 || fr < 0 || r.adjacent(k, l) {
 				continue
+			}
+			if rec != nil {
+				cyc.flip(rec, r.f[fl], r.f[fr], [3]int32{k, b, l}, [3]int32{l, a, k})
 			}
 			n0 := len(next)
 			r.doFlip(a, b, fl, fr, k, l, &next)
@@ -463,6 +487,123 @@ func (r *Remesher) flipEdges(act []int32, created *[]int32) {
 		cur, next = next, cur
 	}
 	r.flipCur, r.flipNext = cur, next
+}
+
+// flipCycle finds the passes of a flipEdges call repeating. A pass's
+// selection depends only on the active faces' vert triples (as stored: their
+// edges are tried in order) and liveness, on the set of live faces (which
+// flipTest reads through which faces hold which edges) and on the verts'
+// fixed data; and its flips, and so the next pass's active faces, depend on
+// the selection and that set alone. So when a pass starts with the same
+// active triples as the pass T passes earlier, and the flips of those T
+// passes made the faces that they killed (the same set of live faces), the
+// passes from there on repeat the selections of those T passes, in turn.
+type flipCycle struct {
+	recs   [maxFlipPeriod + 1]flipRecord // by pass, modulo their number
+	period int                           // T once found, else 0
+	first  int                           // the first pass that repeats
+	// live is the sum of faceHash over the faces made less that over the
+	// faces killed so far: passes that start with the same set of live
+	// faces start with the same sum.
+	live uint64
+	// For tests: off turns the finding off; replayed counts the passes
+	// whose selection was reused.
+	off      bool
+	replayed int
+	// Scratch of sameFaces.
+	killed, made [][3]int32
+}
+
+// maxFlipPeriod is the longest cycle of flip passes that flipCycle finds.
+const maxFlipPeriod = 16
+
+// flipRecord is what a pass of flipEdges started with and did.
+type flipRecord struct {
+	active []faceState // the active faces
+	sel    [][4]int32  // the selection
+	losers []int32     // the active faces (indices into them) kept active
+	// The faces killed and made by the flips, rotated to start at their
+	// smallest vert.
+	killed, made [][3]int32
+	live         uint64 // flipCycle.live at the start of the pass
+}
+
+// faceState is an active face's verts as stored and whether it is live.
+type faceState struct {
+	t     [3]int32
+	alive bool
+}
+
+// record returns, for pass number pass with active faces cur, the record
+// to fill, or nil when the passes repeat from here on (repeated then gives
+// the pass's selection).
+func (c *flipCycle) record(r *Remesher, cur []int32, pass int) *flipRecord {
+	if c.period > 0 {
+		c.replayed++
+		return nil
+	}
+	rec := &c.recs[pass%len(c.recs)]
+	rec.active = rec.active[:0]
+	for _, f := range cur {
+		rec.active = append(rec.active, faceState{r.f[f], r.faceAlive[f]})
+	}
+	rec.sel, rec.losers, rec.killed, rec.made = rec.sel[:0], rec.losers[:0], rec.killed[:0], rec.made[:0]
+	rec.live = c.live
+	for T := 1; T <= min(maxFlipPeriod, pass) && !c.off; T++ {
+		old := &c.recs[(pass-T)%len(c.recs)]
+		if old.live == rec.live && slices.Equal(rec.active, old.active) && c.sameFaces(pass-T, pass) {
+			c.period, c.first = T, pass
+			c.replayed++
+			return nil
+		}
+	}
+	return rec
+}
+
+// flip records in rec a flip that killed faces k1 and k2 and made m1 and
+// m2.
+func (c *flipCycle) flip(rec *flipRecord, k1, k2, m1, m2 [3]int32) {
+	k1, k2, m1, m2 = rotated(k1), rotated(k2), rotated(m1), rotated(m2)
+	rec.killed = append(rec.killed, k1, k2)
+	rec.made = append(rec.made, m1, m2)
+	c.live += faceHash(m1) + faceHash(m2) - faceHash(k1) - faceHash(k2)
+}
+
+// faceHash mixes the verts of a face rotated to start at its smallest.
+func faceHash(t [3]int32) uint64 {
+	h := uint64(uint32(t[0])) | uint64(uint32(t[1]))<<32
+	h ^= uint64(uint32(t[2])) * 0x9e3779b97f4a7c15
+	h ^= h >> 31
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>29
+}
+
+// sameFaces reports whether the flips of passes from to to-1 made the faces
+// that they killed.
+func (c *flipCycle) sameFaces(from, to int) bool {
+	killed, made := c.killed[:0], c.made[:0]
+	for p := from; p < to; p++ {
+		rec := &c.recs[p%len(c.recs)]
+		killed, made = append(killed, rec.killed...), append(made, rec.made...)
+	}
+	c.killed, c.made = killed, made
+	order := func(a, b [3]int32) int { return slices.Compare(a[:], b[:]) }
+	slices.SortFunc(killed, order)
+	slices.SortFunc(made, order)
+	return slices.Equal(killed, made)
+}
+
+// repeated returns the record of the pass that pass repeats.
+func (c *flipCycle) repeated(pass int) *flipRecord {
+	return &c.recs[(c.first-c.period+(pass-c.first)%c.period)%len(c.recs)]
+}
+
+// rotated returns face t rotated to start at its smallest vert.
+func rotated(t [3]int32) [3]int32 {
+	for t[0] > t[1] || t[0] > t[2] {
+		t = [3]int32{t[1], t[2], t[0]}
+	}
+	return t
 }
 
 const maxFlipPasses = 200

@@ -78,6 +78,7 @@ type Remesher struct {
 	flipNext  []int32
 	flipNew   []int32
 	flipSel   [][4]int32
+	flipCycle flipCycle
 	act       []int32
 	queue     []int32
 	pairs     [][2]int32
