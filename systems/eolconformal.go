@@ -485,8 +485,10 @@ func nodeFaces(m *remesh.Mesh) [][]int32 {
 // nodeF is the vertex deformation gradient (errata sec. 1) of node i of m,
 // over its faces fs weighted by their material angles at it.
 func nodeF(m *remesh.Mesh, fs []int32, i int32) (dense.Mat32, bool) {
-	Fs := make([]dense.Mat32, 0, len(fs))
-	ws := make([]float64, 0, len(fs))
+	// On the stack for up to 16 faces.
+	var fBuf [16]dense.Mat32
+	var wBuf [16]float64
+	Fs, ws := fBuf[:0], wBuf[:0]
 	for _, f := range fs {
 		var x [3]dense.Vec3
 		var u [3]dense.Vec2
