@@ -293,9 +293,8 @@ type dirEdge struct{ to, face int32 }
 // nverts-1, to hinges and their face pairs to hingeFaces, and returns the
 // extended slices. The hinges are those of HingesWithFaces, in its order:
 // for each face and each of its edges a->b with a <= b in turn, a hinge when
-// another face holds the edge b->a (the last face that does when several
-// do: that of a face index that maps each directed edge to the face holding
-// it, written in face order), with the faces in that order.
+// a face holds the edge b->a (when several do, the last in face order), with
+// its two faces in that order.
 func (hb *HingeBuilder) Append(hinges [][4]int32, hingeFaces [][2]int32, faces [][3]int32, nverts int) ([][4]int32, [][2]int32) {
 	// Counting sort of the directed edges by first vertex: start[a+2]
 	// counts a's edges, then, summed, start[a+1] is where a's edges begin
