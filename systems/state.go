@@ -249,7 +249,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 		s.HingeBeta = append(s.HingeBeta, d.damping[d.bodyOf.Get(h.V[0]).Body].Beta)
 	}
 
-	p, A, err := d.patterns.Build(n, []sparse.ElementGroup{{Stride: 3, Verts: s.Faces}, {Stride: 4, Verts: s.Hinges}})
+	p, A, err := d.patterns.Build(w.Pool, n, []sparse.ElementGroup{{Stride: 3, Verts: s.Faces}, {Stride: 4, Verts: s.Hinges}})
 	if err != nil {
 		return fmt.Errorf("sparsity pattern: %w", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/loomsim/loom/ecs"
 )
 
 func benchRunners() []namedRunner {
@@ -30,8 +32,10 @@ func BenchmarkAssembleHessian(b *testing.B) {
 	}
 }
 
-// BenchmarkPattern builds the pattern of the 100x100-vertex grid, from
-// scratch (NewPattern) and in a PatternBuilder's reused storage.
+// BenchmarkPattern builds the pattern of the 100x100-vertex grid from scratch
+// (NewPattern), and, in a PatternBuilder's reused storage, serially and on an
+// ecs pool, the patterns of two remeshed 38x38 grids by turns (the size of the
+// edge scene's cloth, whose topology changes nearly every step).
 func BenchmarkPattern(b *testing.B) {
 	s := newSystem(100, 100, 0, 1, 1)
 	b.Run("new", func(b *testing.B) {
@@ -42,15 +46,27 @@ func BenchmarkPattern(b *testing.B) {
 			}
 		}
 	})
-	b.Run("builder", func(b *testing.B) {
-		var pb PatternBuilder
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, _, err := pb.Build(s.n, s.groups); err != nil {
-				b.Fatal(err)
+	rng := rand.New(rand.NewPCG(3, 3))
+	var n [2]int
+	var groups [2][]ElementGroup
+	for i := range n {
+		n[i], groups[i] = remeshedMesh(38, 38, 0, 0, rng)
+	}
+	pool := ecs.NewPool(runtime.GOMAXPROCS(0))
+	defer pool.Close()
+	for _, nr := range []namedRunner{{"builder-serial", Serial{}}, {fmt.Sprintf("builder-pool%d", pool.Workers()), pool}} {
+		b.Run(nr.name, func(b *testing.B) {
+			var pb PatternBuilder
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, _, err := pb.Build(nr.r, n[i], groups[i]); err != nil {
+					b.Fatal(err)
+				}
+				i ^= 1
 			}
-		}
-	})
+		})
+	}
 }
 
 func BenchmarkAssembleGradient(b *testing.B) {

@@ -1,8 +1,11 @@
 package sparse
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -256,4 +259,115 @@ func newSystem(nx, ny, isolated int, h2 float64, seed uint64) *system {
 	p.AssembleHessian(Serial{}, s.elemH, s.A)
 	s.A.ScaleAddDiagonal(Serial{}, h2, 1, s.mass)
 	return s
+}
+
+// remeshedMesh returns the triangles and hinges of a triangulated nx x ny
+// grid (random diagonals) with its vertices numbered at random and its
+// elements in random order, as after remeshing, and a third group of extra
+// random 2-vertex elements, half of them on one of three hub vertices, so that
+// the rows differ widely in length. n counts isolated vertices after the
+// grid's.
+func remeshedMesh(nx, ny, isolated, extra int, rng *rand.Rand) (n int, groups []ElementGroup) {
+	tris, hinges := gridMesh(nx, ny, rng)
+	n = nx*ny + isolated
+	perm := rng.Perm(n)
+	groups = []ElementGroup{{Stride: 3, Verts: tris}, {Stride: 4, Verts: hinges}, {Stride: 2}}
+	for _, grp := range groups[:2] {
+		for i, v := range grp.Verts {
+			grp.Verts[i] = int32(perm[v])
+		}
+		k := grp.Stride
+		rng.Shuffle(len(grp.Verts)/k, func(a, b int) {
+			for c := 0; c < k; c++ {
+				grp.Verts[a*k+c], grp.Verts[b*k+c] = grp.Verts[b*k+c], grp.Verts[a*k+c]
+			}
+		})
+	}
+	for e := 0; e < extra && n >= 2; e++ {
+		u := rng.IntN(n)
+		if e%2 == 0 {
+			u = rng.IntN(min(n, 3))
+		}
+		v := (u + 1 + rng.IntN(n-1)) % n
+		groups[2].Verts = append(groups[2].Verts, int32(u), int32(v))
+	}
+	return n, groups
+}
+
+// refPattern builds the pattern NewPattern should, the obvious way: element
+// after element, in (group, element) order, each pair (a, b) of its local
+// vertices adds a contribution to block (Verts[a], Verts[b]); each row then
+// lists its blocks, and the diagonal, by column.
+func refPattern(n int, groups []ElementGroup) *Pattern {
+	type block struct{ row, col int32 }
+	cons := map[block][]contrib{}
+	grads := make([][]int32, n)
+	rows := make([][]int32, n)
+	for i := range rows {
+		rows[i] = []int32{int32(i)}
+	}
+	p := &Pattern{n: n}
+	for _, grp := range groups {
+		k := grp.Stride
+		gi := groupInfo{stride: k, count: len(grp.Verts) / k, hessBase: p.hessLen, gradBase: p.gradLen}
+		p.groups = append(p.groups, gi)
+		for e := 0; e < gi.count; e++ {
+			el := grp.Verts[e*k : e*k+k]
+			for a, va := range el {
+				grads[va] = append(grads[va], int32(gi.gradBase+3*(e*k+a)))
+				for b, vb := range el {
+					blk := block{va, vb}
+					if cons[blk] == nil && va != vb {
+						rows[va] = append(rows[va], vb)
+					}
+					off := gi.hessBase + e*9*k*k + 3*a*3*k + 3*b
+					cons[blk] = append(cons[blk], contrib{off: int32(off), stride: int32(3 * k)})
+				}
+			}
+		}
+		p.hessLen += gi.count * 9 * k * k
+		p.gradLen += gi.count * 3 * k
+	}
+	p.rowPtr, p.hPtr, p.gPtr = []int32{0}, []int32{0}, []int32{0}
+	for i, row := range rows {
+		slices.Sort(row)
+		for _, c := range row {
+			if c == int32(i) {
+				p.diag = append(p.diag, int32(len(p.col)))
+			}
+			p.col = append(p.col, c)
+			p.hCon = append(p.hCon, cons[block{int32(i), c}]...)
+			p.hPtr = append(p.hPtr, int32(len(p.hCon)))
+		}
+		p.rowPtr = append(p.rowPtr, int32(len(p.col)))
+		p.gOff = append(p.gOff, grads[i]...)
+		p.gPtr = append(p.gPtr, int32(len(p.gOff)))
+	}
+	return p
+}
+
+// patternDiff returns an error naming the first part in which got and want
+// differ, or nil when they are identical.
+func patternDiff(got, want *Pattern) error {
+	if got.n != want.n || got.hessLen != want.hessLen || got.gradLen != want.gradLen {
+		return fmt.Errorf("n, HessLen, GradLen = %d, %d, %d, want %d, %d, %d", got.n, got.hessLen, got.gradLen, want.n, want.hessLen, want.gradLen)
+	}
+	if !slices.Equal(got.groups, want.groups) {
+		return fmt.Errorf("groups %v, want %v", got.groups, want.groups)
+	}
+	if !slices.Equal(got.hCon, want.hCon) {
+		return errors.New("hCon differs")
+	}
+	for _, f := range []struct {
+		name      string
+		got, want []int32
+	}{
+		{"rowPtr", got.rowPtr, want.rowPtr}, {"col", got.col, want.col}, {"diag", got.diag, want.diag},
+		{"hPtr", got.hPtr, want.hPtr}, {"gPtr", got.gPtr, want.gPtr}, {"gOff", got.gOff, want.gOff},
+	} {
+		if !slices.Equal(f.got, f.want) {
+			return fmt.Errorf("%s differs", f.name)
+		}
+	}
+	return nil
 }

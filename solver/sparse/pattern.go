@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // ElementGroup is a list of elements that all have Stride vertices (3 for
@@ -56,10 +57,27 @@ type Pattern struct {
 	hessLen, gradLen int
 }
 
-// incidence records that local vertex a of element e of group g is some vertex.
+// incidence records that a vertex is local vertex a of an element whose
+// vertices are groups[g].Verts[first : first+Stride].
 type incidence struct {
-	g, e, a int32
+	g, first, a int32
 }
+
+// mark is a vertex's state while one block row is built: row is the row that
+// last met the vertex, and next counts the row's contributions to block
+// (row, vertex), then becomes the next free slot of that block in hCon.
+type mark struct {
+	row, next int32
+}
+
+// rowScratch is the per-vertex workspace of one goroutine building block rows.
+type rowScratch struct {
+	marks []mark
+	build uint64 // the Build for which marks were last reset
+}
+
+// rowChunk is the number of block rows per parallel chunk of a Build.
+const rowChunk = 64
 
 // NewPattern builds the pattern of a matrix with n block rows from the element
 // groups. It returns an error for negative n, a non-positive stride, a Verts
@@ -67,27 +85,53 @@ type incidence struct {
 // vertex repeated within one element, or arrays too large for 32-bit offsets.
 func NewPattern(n int, groups []ElementGroup) (*Pattern, error) {
 	var pb PatternBuilder
-	return pb.pattern(n, groups)
+	return pb.pattern(Serial{}, n, groups)
 }
 
 // PatternBuilder builds pattern after pattern, as for a mesh whose topology
 // changes every step, allocating only the Pattern and BSR headers once its
-// storage has grown to the meshes' size: each Build reuses the builder's scratch space and the storage
-// of the pattern and matrix the previous Build returned, so those must not be
-// used once Build is called again (whatever it returns). The zero value is
-// ready to use. A PatternBuilder is not safe for concurrent use.
+// storage has grown to the meshes' size: each Build reuses the builder's
+// scratch space and the storage of the pattern and matrix the previous Build
+// returned, so those must not be used once Build is called again (whatever it
+// returns). The zero value is ready to use. A PatternBuilder is not safe for
+// concurrent use.
+//
+// A Build lists each vertex's incidences serially, then builds the block rows
+// on a Runner, in chunks of rowChunk rows: rows are independent of each other
+// once the incidences are known, and so is where each row's contributions go
+// in hCon (after those of the rows before, which the incidences count). Where
+// a row's blocks go is known only once the rows before are built, so each
+// chunk is built into slots of its own, as many as its rows can have blocks
+// (one per contribution, plus the diagonal), and a serial pass then packs the
+// chunks into the block CSR arrays. A row is built the same way whichever
+// goroutine builds it, so the result is the same for any Runner.
 type PatternBuilder struct {
 	p *Pattern // the last pattern built, whose storage the next build takes over
 	m *BSR     // the last matrix built
 
-	inc       []incidence // vertex -> incidences, in (group, element) order
-	cur, mark []int32     // per-vertex cursors and marks
+	inc    []incidence // vertex -> incidences, in (group, element) order
+	fill   []int32     // per-vertex cursors into inc
+	hStart []int32     // n+1: where each row's contributions start in hCon
+	// The slots: the rows of the chunk that starts at row i go one after
+	// the other from slot(i) on, their columns into slotCol and into
+	// slotEnd where each block's contributions end in hCon (hPtr[j+1] for
+	// block j).
+	slotCol, slotEnd []int32
+
+	// The build in progress, read by rowKernel.
+	groups   []ElementGroup
+	building *Pattern
+	builds   uint64 // Builds started, to tell stale marks
+
+	mu   sync.Mutex
+	free []*rowScratch // idle workspaces of rowKernel, as many as ever ran at once
 }
 
 // Build returns the pattern NewPattern(n, groups) returns, or its error, and a
-// zero matrix with the pattern's structure (Pattern.NewMatrix).
-func (pb *PatternBuilder) Build(n int, groups []ElementGroup) (*Pattern, *BSR, error) {
-	p, err := pb.pattern(n, groups)
+// zero matrix with the pattern's structure (Pattern.NewMatrix). It builds the
+// block rows on r.
+func (pb *PatternBuilder) Build(r Runner, n int, groups []ElementGroup) (*Pattern, *BSR, error) {
+	p, err := pb.pattern(r, n, groups)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,8 +153,8 @@ func reuse[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// pattern is NewPattern in the builder's storage.
-func (pb *PatternBuilder) pattern(n int, groups []ElementGroup) (*Pattern, error) {
+// pattern is NewPattern in the builder's storage, with the rows built on r.
+func (pb *PatternBuilder) pattern(r Runner, n int, groups []ElementGroup) (*Pattern, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("sparse: negative vertex count %d", n)
 	}
@@ -123,6 +167,14 @@ func (pb *PatternBuilder) pattern(n int, groups []ElementGroup) (*Pattern, error
 	}
 	pb.p = nil
 	p := &Pattern{n: n, groups: reuse(old.groups, len(groups))}
+
+	// Check the elements; count each vertex's incidences and contributions
+	// (k per incidence of an element with k vertices).
+	incPtr := reuse(old.gPtr, n+1)
+	clear(incPtr)
+	hStart := reuse(pb.hStart, n+1)
+	pb.hStart = hStart
+	clear(hStart)
 	hess, grad := 0, 0
 	for g, grp := range groups {
 		k := grp.Stride
@@ -147,6 +199,8 @@ func (pb *PatternBuilder) pattern(n int, groups []ElementGroup) (*Pattern, error
 						return nil, fmt.Errorf("sparse: group %d element %d: vertex %d repeated", g, e, v)
 					}
 				}
+				incPtr[v+1]++
+				hStart[v+1] += int32(k)
 			}
 		}
 		p.groups[g] = groupInfo{stride: k, count: cnt, hessBase: hess, gradBase: grad}
@@ -157,100 +211,183 @@ func (pb *PatternBuilder) pattern(n int, groups []ElementGroup) (*Pattern, error
 		}
 	}
 	p.hessLen, p.gradLen = hess, grad
-
-	// Vertex -> (group, element, local index), in (group, element) order.
-	incPtr := reuse(old.gPtr, n+1)
-	clear(incPtr)
-	for _, grp := range groups {
-		for _, v := range grp.Verts {
-			incPtr[v+1]++
-		}
-	}
 	for i := 0; i < n; i++ {
 		incPtr[i+1] += incPtr[i]
+		hStart[i+1] += hStart[i]
 	}
+
+	// Vertex -> incidences, in (group, element) order.
 	inc := reuse(pb.inc, int(incPtr[n]))
 	pb.inc = inc
-	cur := reuse(pb.cur, n)
-	pb.cur = cur
-	copy(cur, incPtr[:n])
-	for g, grp := range groups {
-		k := grp.Stride
-		for idx, v := range grp.Verts {
-			inc[cur[v]] = incidence{g: int32(g), e: int32(idx / k), a: int32(idx % k)}
-			cur[v]++
-		}
-	}
-
-	// Gradient contributions: exactly the incidences.
 	p.gPtr = incPtr
 	p.gOff = reuse(old.gOff, len(inc))
-	for j, in := range inc {
-		gi := p.groups[in.g]
-		p.gOff[j] = int32(gi.gradBase + int(in.e)*3*gi.stride + 3*int(in.a))
+	fill := reuse(pb.fill, n)
+	pb.fill = fill
+	copy(fill, incPtr[:n])
+	for g, grp := range groups {
+		k := grp.Stride
+		for first := 0; first < len(grp.Verts); first += k {
+			for a, v := range grp.Verts[first : first+k] {
+				c := fill[v]
+				inc[c] = incidence{g: int32(g), first: int32(first), a: int32(a)}
+				fill[v] = c + 1
+			}
+		}
 	}
 
-	// Block rows, one at a time: the union of the vertices of the incident
-	// elements plus the diagonal, sorted, with the number of contributions
-	// to each block, then the contributions themselves, ordered by (group,
-	// element) as the incidences are.
+	// The block rows, into the slots, each row's length into rowPtr[i+1]
+	// and the index of its diagonal within the row into diag[i].
 	p.rowPtr = reuse(old.rowPtr, n+1)
-	p.rowPtr[0] = 0
 	p.diag = reuse(old.diag, n)
-	p.col = old.col[:0]
-	p.hPtr = append(old.hPtr[:0], 0)
 	p.hCon = reuse(old.hCon, hess/9)
-	mark := reuse(pb.mark, n)
-	pb.mark = mark
-	for i := range mark {
-		mark[i] = -1
-	}
-	next := cur // per column of the row: contributions, then the next slot
+	pb.slotCol = reuse(pb.slotCol, n+hess/9)
+	pb.slotEnd = reuse(pb.slotEnd, n+hess/9)
+	pb.groups, pb.building = groups, p
+	pb.builds++
+	t := getTask()
+	t.fn = rowKernel
+	t.pb = pb
+	r.For((n+rowChunk-1)/rowChunk, t.body)
+	putTask(t)
+	pb.groups, pb.building = nil, nil
+
+	// Pack the slots.
+	p.rowPtr[0] = 0
+	nnzb := 0
 	for i := 0; i < n; i++ {
-		start := len(p.col)
-		mark[i], next[i] = int32(i), 0
-		p.col = append(p.col, int32(i))
-		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
-			k := groups[in.g].Stride
-			for _, v := range groups[in.g].Verts[int(in.e)*k : int(in.e)*k+k] {
-				if mark[v] != int32(i) {
-					mark[v], next[v] = int32(i), 0
-					p.col = append(p.col, v)
-				}
-				next[v]++
-			}
-		}
-		if len(p.col) >= math.MaxInt32 {
+		nnzb += int(p.rowPtr[i+1])
+		if nnzb >= math.MaxInt32 {
 			return nil, errors.New("sparse: too many blocks for 32-bit indices")
 		}
-		row := p.col[start:]
-		for a := 1; a < len(row); a++ {
-			for b := a; b > 0 && row[b] < row[b-1]; b-- {
-				row[b], row[b-1] = row[b-1], row[b]
-			}
-		}
-		for j, v := range row {
-			if v == int32(i) {
-				p.diag[i] = int32(start + j)
-			}
-			h := p.hPtr[start+j]
-			p.hPtr = append(p.hPtr, h+next[v])
-			next[v] = h
-		}
-		p.rowPtr[i+1] = int32(len(p.col))
-		for _, in := range inc[incPtr[i]:incPtr[i+1]] {
-			gi := p.groups[in.g]
-			k := gi.stride
-			base := gi.hessBase + int(in.e)*9*k*k
-			rs := 3 * k
-			for b, v := range groups[in.g].Verts[int(in.e)*k : int(in.e)*k+k] {
-				p.hCon[next[v]] = contrib{off: int32(base + 3*int(in.a)*rs + 3*b), stride: int32(rs)}
-				next[v]++
-			}
-		}
+		p.rowPtr[i+1] = int32(nnzb)
+	}
+	p.col = reuse(old.col, nnzb)
+	p.hPtr = reuse(old.hPtr, nnzb+1)
+	p.hPtr[0] = 0
+	for i0 := 0; i0 < n; i0 += rowChunk {
+		lo, hi := int(p.rowPtr[i0]), int(p.rowPtr[min(i0+rowChunk, n)])
+		s := pb.slot(i0)
+		copy(p.col[lo:hi], pb.slotCol[s:])
+		copy(p.hPtr[lo+1:hi+1], pb.slotEnd[s:])
+	}
+	for i := range p.diag {
+		p.diag[i] += p.rowPtr[i]
 	}
 	pb.p = p
 	return p, nil
+}
+
+// rowKernel builds the block rows of chunks [lo, hi) of t.pb's build.
+func rowKernel(t *task, lo, hi int) {
+	pb := t.pb
+	s := pb.scratch()
+	for c := lo; c < hi; c++ {
+		i0 := c * rowChunk
+		at := pb.slot(i0)
+		for i := i0; i < min(i0+rowChunk, pb.building.n); i++ {
+			at += pb.row(i, at, s.marks)
+		}
+	}
+	pb.mu.Lock()
+	pb.free = append(pb.free, s)
+	pb.mu.Unlock()
+}
+
+// scratch takes a workspace for rowKernel off the free list, or makes one,
+// with its marks reset for the build in progress.
+func (pb *PatternBuilder) scratch() *rowScratch {
+	pb.mu.Lock()
+	var s *rowScratch
+	if k := len(pb.free); k > 0 {
+		s, pb.free = pb.free[k-1], pb.free[:k-1]
+	} else {
+		s = new(rowScratch)
+	}
+	pb.mu.Unlock()
+	if s.build != pb.builds {
+		s.marks = reuse(s.marks, pb.building.n)
+		for v := range s.marks {
+			s.marks[v].row = -1
+		}
+		s.build = pb.builds
+	}
+	return s
+}
+
+// row builds block row i into the slots from at on and returns its length:
+// the union of the vertices of the incident elements plus the diagonal,
+// sorted, with the number of contributions to each block, then the
+// contributions themselves, into hCon, ordered by (group, element) as the
+// incidences are, and vertex i's gradient contributions. marks must hold no
+// mark of row i.
+func (pb *PatternBuilder) row(i, at int, marks []mark) int {
+	p, groups := pb.building, pb.groups
+	h0 := pb.hStart[i]
+	cols := pb.slotCol[at : at+int(pb.hStart[i+1]-h0)+1]
+	ends := pb.slotEnd[at : at+len(cols)]
+	incs := pb.inc[p.gPtr[i]:p.gPtr[i+1]]
+	me := int32(i)
+	marks[i] = mark{row: me}
+	cols[0] = me
+	m := 1
+	for _, in := range incs {
+		grp := groups[in.g]
+		for _, v := range grp.Verts[in.first : int(in.first)+grp.Stride] {
+			// Whether v is new to the row is hard to predict, so v is
+			// written as the next column either way (the slot has room)
+			// and the rest compiles to conditional moves, not a branch.
+			mk := &marks[v]
+			cols[m] = v
+			c := mk.next + 1
+			if mk.row != me {
+				c = 1
+				m++
+			}
+			*mk = mark{row: me, next: c}
+		}
+	}
+	row := cols[:m]
+	for a := 1; a < len(row); a++ {
+		v, b := row[a], a
+		for ; b > 0 && row[b-1] > v; b-- {
+			row[b] = row[b-1]
+		}
+		row[b] = v
+	}
+	h := h0
+	for j, v := range row {
+		if v == me {
+			p.diag[i] = int32(j)
+		}
+		mk := &marks[v]
+		mk.next, h = h, h+mk.next
+		ends[j] = h
+	}
+	p.rowPtr[i+1] = int32(m)
+	// Local vertex a of element e of a group with stride k, at index
+	// idx = e*k+a of Verts, has its gradient at gradBase+3*idx and its
+	// Hessian block (a, b) at hessBase+9*k*idx+3*b.
+	hCon, gOff := p.hCon, p.gOff[p.gPtr[i]:p.gPtr[i+1]]
+	for c, in := range incs {
+		grp, gi := groups[in.g], p.groups[in.g]
+		k := int32(gi.stride)
+		idx := in.first + in.a
+		gOff[c] = int32(gi.gradBase) + 3*idx
+		off, rs := int32(gi.hessBase)+9*k*idx, 3*k
+		for _, v := range grp.Verts[in.first : in.first+k] {
+			mk := &marks[v]
+			hCon[mk.next] = contrib{off: off, stride: rs}
+			mk.next++
+			off += 3
+		}
+	}
+	return m
+}
+
+// slot returns where the slots of the rows from i on start: after room for
+// the blocks of each row before i, one per contribution plus the diagonal.
+func (pb *PatternBuilder) slot(i int) int {
+	return int(pb.hStart[i]) + i
 }
 
 // N returns the number of block rows (vertices).

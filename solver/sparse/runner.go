@@ -78,6 +78,7 @@ func dotKernel(t *task, lo, hi int) {
 type task struct {
 	fn      func(t *task, lo, hi int)
 	p       *Pattern
+	pb      *PatternBuilder
 	m       *BSR
 	u, v, w []float64
 	a, c    float64

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomsim/loom/ecs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -58,7 +59,8 @@ func TestPatternQuad(t *testing.T) {
 // one invalid mesh, with one builder, and checks that each pattern is
 // NewPattern's, that each matrix is zero with the pattern's structure and
 // assembles bit for bit like one from NewMatrix, and that a rebuild at a size
-// built before allocates only the Pattern and BSR headers.
+// built before allocates only the Pattern and BSR headers (unchecked under the
+// race detector).
 func TestPatternBuilder(t *testing.T) {
 	var pb PatternBuilder
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -68,14 +70,14 @@ func TestPatternBuilder(t *testing.T) {
 		tris, hinges := gridMesh(sz[0], sz[1], rng)
 		n = sz[0]*sz[1] + 2
 		groups = []ElementGroup{{Stride: 3, Verts: tris}, {Stride: 4, Verts: hinges}}
-		if _, _, err := pb.Build(n, []ElementGroup{{Stride: 3, Verts: []int32{0, 1, int32(n)}}}); err == nil {
+		if _, _, err := pb.Build(Serial{}, n, []ElementGroup{{Stride: 3, Verts: []int32{0, 1, int32(n)}}}); err == nil {
 			t.Fatal("Build accepted a vertex out of range")
 		}
 		want, err := NewPattern(n, groups)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, A, err := pb.Build(n, groups)
+		got, A, err := pb.Build(Serial{}, n, groups)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,12 +98,52 @@ func TestPatternBuilder(t *testing.T) {
 			t.Fatalf("%v: assembled matrices differ", sz)
 		}
 	}
+	if raceEnabled {
+		return // sync.Pool, which holds Build's task, drops items under the race detector
+	}
 	if allocs := testing.AllocsPerRun(5, func() {
-		if _, _, err := pb.Build(n, groups); err != nil {
+		if _, _, err := pb.Build(Serial{}, n, groups); err != nil {
 			t.Fatal(err)
 		}
 	}); allocs > 2 {
 		t.Fatalf("rebuild: %v allocations, want 2", allocs)
+	}
+}
+
+// TestPatternBuilderRunners builds, with one builder per Runner (serial, ecs
+// pools of 2 and 3 workers, and the test runners that split the rows in other
+// ways), the patterns of a run of meshes whose topology changes from one build
+// to the next, and checks each pattern against refPattern, bit for bit, and
+// each matrix's structure against the pattern's.
+func TestPatternBuilderRunners(t *testing.T) {
+	pool2, pool3 := ecs.NewPool(2), ecs.NewPool(3)
+	defer pool2.Close()
+	defer pool3.Close()
+	runners := append(testRunners(), namedRunner{"ecs2", pool2}, namedRunner{"ecs3", pool3})
+	type mesh struct {
+		n      int
+		groups []ElementGroup
+	}
+	var meshes []mesh
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, sz := range [][4]int{{30, 20, 3, 40}, {31, 20, 0, 60}, {12, 11, 0, 10}, {1, 1, 5, 0}, {0, 0, 0, 0}, {40, 35, 1, 100}, {40, 35, 1, 100}, {9, 8, 70, 30}} {
+		n, groups := remeshedMesh(sz[0], sz[1], sz[2], sz[3], rng)
+		meshes = append(meshes, mesh{n, groups})
+	}
+	for _, nr := range runners {
+		var pb PatternBuilder
+		for b, m := range meshes {
+			got, A, err := pb.Build(nr.r, m.n, m.groups)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := patternDiff(got, refPattern(m.n, m.groups)); err != nil {
+				t.Fatalf("%s, build %d: %v", nr.name, b, err)
+			}
+			if A.N != m.n || !slices.Equal(A.RowPtr, got.RowPtr()) || !slices.Equal(A.Col, got.Col()) || !slices.Equal(A.Diag, got.Diag()) || len(A.Val) != 9*got.NNZB() {
+				t.Fatalf("%s, build %d: matrix structure differs from the pattern's", nr.name, b)
+			}
+		}
 	}
 }
 
