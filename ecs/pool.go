@@ -34,21 +34,29 @@ func WorkerCount() (int, error) {
 // before it parks: a step runs its parallel loops close together, and
 // waking a parked goroutine takes tens of microseconds on a virtual machine
 // (a loop of two 25 us chunks ran no faster on two workers than on one), so
-// short loops would otherwise run on the calling goroutine alone.
+// short loops would otherwise run on the calling goroutine alone. For waits
+// only for the loop's chunks, never for an idle worker to check in: on a
+// loaded machine a worker whose thread is not running leaves its share to
+// the caller instead of holding it up.
 type Pool struct {
 	workers int
 	mu      sync.Mutex
 	wake    []chan struct{} // one token wakes a parked worker
 	parked  []atomic.Bool   // worker i may be blocked on wake[i]
 
-	// The loop being run; written by For before gen is advanced.
-	body    func(lo, hi int)
-	n       int
-	chunk   int
-	next    atomic.Int64
-	gen     atomic.Uint64 // advanced once per loop (and by Close)
-	pending atomic.Int32  // workers yet to finish the current loop
-	closed  atomic.Bool
+	// The loop being run; body, n and chunk are written by For while no
+	// chunk can be claimed, before claims is published.
+	body  func(lo, hi int)
+	n     int
+	chunk int
+	// claims holds the next chunk to claim (high 32 bits) and the loop's
+	// number of chunks (low 32): a claim is a compare-and-swap that
+	// succeeds only while chunks are left, so a claimed chunk always
+	// belongs to the current loop, whose fields stay put until it is done.
+	claims atomic.Uint64
+	done   atomic.Int64  // chunks of the current loop finished
+	gen    atomic.Uint64 // advanced once per loop (and by Close)
+	closed atomic.Bool
 }
 
 // spinFor is how long an idle worker polls for the next loop before it parks.
@@ -69,9 +77,9 @@ func NewPool(workers int) *Pool {
 }
 
 // work is worker i's loop: wait for a generation after seen, spinning for
-// spinFor and then parked, run its share of the loop, report done. seen is
-// read before the goroutine starts, so a loop started before it runs is not
-// missed.
+// spinFor and then parked, and claim chunks of the loop while there are
+// any. seen is read before the goroutine starts, so a loop started before
+// it runs is not missed.
 func (p *Pool) work(i int, seen uint64) {
 	for {
 		t0 := time.Now()
@@ -94,7 +102,6 @@ func (p *Pool) work(i int, seen uint64) {
 			return
 		}
 		p.claim()
-		p.pending.Add(-1)
 	}
 }
 
@@ -116,13 +123,14 @@ func (p *Pool) For(n int, body func(lo, hi int)) {
 	// About four chunks per worker balances uneven chunks; callers that pass
 	// coarse items (blocks of rows) get them one or a few at a time.
 	chunk := (n + 4*p.workers - 1) / (4 * p.workers)
+	chunks := int64((n + chunk - 1) / chunk)
 	p.body, p.n, p.chunk = body, n, chunk
-	p.next.Store(0)
-	p.pending.Store(int32(len(p.wake)))
+	p.done.Store(0)
+	p.claims.Store(uint64(chunks)) // chunk 0 of chunks
 	p.gen.Add(1)
 	p.rouse()
 	p.claim()
-	for spins := 0; p.pending.Load() > 0; spins++ {
+	for spins := 0; p.done.Load() < chunks; spins++ {
 		if spins&63 == 63 {
 			runtime.Gosched()
 		}
@@ -144,14 +152,20 @@ func (p *Pool) rouse() {
 	}
 }
 
+// claim runs chunks of the current loop until none is left.
 func (p *Pool) claim() {
-	n, chunk := int64(p.n), int64(p.chunk)
 	for {
-		lo := p.next.Add(chunk) - chunk
-		if lo >= n {
+		c := p.claims.Load()
+		next, chunks := c>>32, c&(1<<32-1)
+		if next >= chunks {
 			return
 		}
-		p.body(int(lo), int(min(lo+chunk, n)))
+		if !p.claims.CompareAndSwap(c, c+1<<32) {
+			continue
+		}
+		lo := int(next) * p.chunk
+		p.body(lo, min(lo+p.chunk, p.n))
+		p.done.Add(1)
 	}
 }
 
