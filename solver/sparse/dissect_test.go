@@ -1,7 +1,6 @@
 package sparse
 
 import (
-	"math/rand"
 	"slices"
 	"testing"
 )
@@ -15,12 +14,7 @@ import (
 func TestDissect(t *testing.T) {
 	const nx, ny = 40, 25
 	n := nx * ny
-	rng := rand.New(rand.NewSource(2))
-	label := make([]int32, n)
-	for i, p := range rng.Perm(n) {
-		label[i] = int32(p)
-	}
-	rowPtr, col := gridPattern(nx, ny, label)
+	rowPtr, col := gridPattern(nx, ny, randomLabels(n, 2))
 	var r RCM
 	in := slices.Clone(r.Order(n, rowPtr, col))
 	posIn := make([]int, n)

@@ -40,6 +40,15 @@ func gridPattern(nx, ny int, label []int32) (rowPtr, col []int32) {
 	return rowPtr, col
 }
 
+// randomLabels returns a random numbering of n vertices (seeded).
+func randomLabels(n int, seed int64) []int32 {
+	label := make([]int32, n)
+	for i, p := range rand.New(rand.NewSource(seed)).Perm(n) {
+		label[i] = int32(p)
+	}
+	return label
+}
+
 // bandwidth returns the largest |pos(i) - pos(j)| over the pattern's entries
 // when row i is placed at pos[i].
 func bandwidth(rowPtr, col []int32, pos []int) int {
@@ -59,12 +68,7 @@ func bandwidth(rowPtr, col []int32, pos []int) int {
 func TestRCMBandwidth(t *testing.T) {
 	const nx, ny = 40, 25
 	n := nx * ny
-	rng := rand.New(rand.NewSource(1))
-	label := make([]int32, n)
-	for i, p := range rng.Perm(n) {
-		label[i] = int32(p)
-	}
-	rowPtr, col := gridPattern(nx, ny, label)
+	rowPtr, col := gridPattern(nx, ny, randomLabels(n, 1))
 	identity := make([]int, n)
 	for i := range identity {
 		identity[i] = i
