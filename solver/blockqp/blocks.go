@@ -1,6 +1,9 @@
 package blockqp
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // H in group order. Internally the variables are numbered group by group:
 // group g's variables are gptr[g] .. gptr[g+1]-1, in the order of
@@ -78,7 +81,10 @@ func blockKey(o, g, ng int32) int32 {
 // passPattern finds the block rows of the blocks of groups [lo, hi): each
 // row's groups in blockKey order go to s.scratch from s.soff[b], its length
 // to s.bptr[g+1], the block's number of values (sum of k_g k_h) to
-// s.bnv[b], and the first bad entry of H, if any, to s.bad[b].
+// s.bnv[b], and the first bad entry of H, if any, to s.bad[b]. A group's
+// rows usually share one column pattern (a cloth vertex's three rows do),
+// so a row whose columns repeat the previous row's adds no groups and is
+// only checked.
 func (s *Solver) passPattern(lo, hi int) {
 	h := s.p.H
 	rp, col, val := h.RowPtr, h.Col, h.Val
@@ -94,37 +100,45 @@ func (s *Solver) passPattern(lo, hi int) {
 			start := n
 			w[n] = g32
 			n++
+			var prev []int
 			for _, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
-				last := int32(-1) // a row's entries of one group usually follow each other
-				for k := rp[i]; k < rp[i+1]; k++ {
-					j := col[k]
-					if j < 0 || j >= s.n || !finite(val[k]) {
-						s.bad[b] = int32(k)
+				cols := col[rp[i]:rp[i+1]]
+				for k, j := range cols {
+					if j < 0 || j >= s.n || !finite(val[rp[i]+k]) {
+						s.bad[b] = int32(rp[i] + k)
 						break rows
 					}
-					o := s.gof[j]
-					if o == last {
-						continue
+				}
+				if slices.Equal(cols, prev) {
+					continue
+				}
+				prev = cols
+				last := int32(-1) // a row's entries of one group usually follow each other
+				for _, j := range cols {
+					if o := s.gof[j]; o != last {
+						last = o
+						if !slices.Contains(w[start:n], o) {
+							w[n] = o
+							n++
+						}
 					}
-					last = o
-					// Insert o in key order unless it is there (rows are
-					// short).
-					ko := blockKey(o, g32, ng)
-					p := n
-					for p > start && blockKey(w[p-1], g32, ng) > ko {
-						p--
-					}
-					if p > start && w[p-1] == o {
-						continue
-					}
-					copy(w[p+1:n+1], w[p:n])
-					w[p] = o
-					n++
 				}
 			}
-			s.bptr[g+1] = int32(n - start)
+			// Insertion sort into blockKey order (rows are short).
+			row := w[start:n]
+			for q := 1; q < len(row); q++ {
+				o := row[q]
+				ko := blockKey(o, g32, ng)
+				p := q
+				for p > 0 && blockKey(row[p-1], g32, ng) > ko {
+					row[p] = row[p-1]
+					p--
+				}
+				row[p] = o
+			}
+			s.bptr[g+1] = int32(len(row))
 			kg := int(s.gptr[g+1] - s.gptr[g])
-			for _, o := range w[start:n] {
+			for _, o := range row {
 				nv += kg * int(s.gptr[o+1]-s.gptr[o])
 			}
 		}
@@ -132,12 +146,20 @@ func (s *Solver) passPattern(lo, hi int) {
 	}
 }
 
+// maxReuse is the longest row of H whose value offsets passValues keeps for
+// the next row of the same columns.
+const maxReuse = 256
+
 // passValues lays out the block rows of the blocks of groups [lo, hi) that
 // passPattern found and adds H's entries into them, and copies the diagonal
-// blocks to s.hgg.
+// blocks to s.hgg. Entry k of a group's row a goes to the block of its
+// column's group h at row a, offset dst_k + a k_h; a row with the previous
+// row's columns reuses dst and k_h.
 func (s *Solver) passValues(lo, hi int) {
 	h := s.p.H
 	rp, col, val := h.RowPtr, h.Col, h.Val
+	var dst [maxReuse]int32
+	var dk [maxReuse]int32
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
 		src := s.scratch[s.soff[b]:]
@@ -159,25 +181,37 @@ func (s *Solver) passValues(lo, hi int) {
 				}
 			}
 			s.all3[g] = all3
-			clear(s.bval[s.bvo[b0]:nv])
+			bval := s.bval
+			clear(bval[s.bvo[b0]:nv])
+			var prev []int
 			for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
-				last, vrow := int32(-1), []float64(nil) // vrow: H_g,last's row a
-				for k := rp[i]; k < rp[i+1]; k++ {
-					j := col[k]
+				cols, vals := col[rp[i]:rp[i+1]], val[rp[i]:rp[i+1]]
+				if len(cols) <= maxReuse && slices.Equal(cols, prev) {
+					for e, v := range vals {
+						bval[dst[e]+int32(a)*dk[e]] += v
+					}
+					continue
+				}
+				prev = cols
+				last, at, kh := int32(-1), int32(0), int32(0) // at: the block of group last, row 0
+				for e, j := range cols {
 					if o := s.gof[j]; o != last {
 						last = o
 						q := 0
 						for row[q] != o {
 							q++
 						}
-						bq := int(b0) + q
-						kh := int(s.bk[bq])
-						vrow = s.bval[int(s.bvo[bq])+a*kh : int(s.bvo[bq])+a*kh+kh]
+						bq := b0 + int32(q)
+						at, kh = s.bvo[bq], int32(s.bk[bq])
 					}
-					vrow[s.gloc[j]] += val[k]
+					d := at + int32(s.gloc[j])
+					bval[d+int32(a)*kh] += vals[e]
+					if e < maxReuse {
+						dst[e], dk[e] = d, kh
+					}
 				}
 			}
-			d := s.bval[s.bvo[s.bdiag[g]]:]
+			d := bval[s.bvo[s.bdiag[g]]:]
 			hg := s.hgg[g*sq : g*sq+sq]
 			clear(hg)
 			for a := 0; a < int(kg); a++ {
