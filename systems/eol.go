@@ -57,6 +57,7 @@ type EOLCloth struct {
 	border       []bool
 	corner       []bool
 	borderNormal []dense.Vec2 // outward, material space, unit
+	borders      borderWork   // holds borderNormal and corner
 
 	// Per step.
 	obstacles   []components.Obstacle
@@ -238,7 +239,7 @@ func (c *EOLCloth) refreshTopology(w *ecs.World) {
 	for f := range faces {
 		faces[f] = [3]int32{s.Faces[3*f], s.Faces[3*f+1], s.Faces[3*f+2]}
 	}
-	c.borderNormal, c.corner = borderNormals(faces, c.materialOf(w), nil, n)
+	c.borderNormal, c.corner = c.borders.borderNormals(faces, c.materialOf(w), nil, n)
 	c.border = append(c.border[:0], make([]bool, n)...)
 	for i, b := range c.borderNormal {
 		c.border[i] = b != (dense.Vec2{})

@@ -29,6 +29,9 @@ type ConformalRemesh struct {
 	lag    bool // conformal Lagrangian cloth: no EOL DOFs (Weidner 2018 sec. 7 "LAG conformal")
 	detect detectScratch
 	states []eolAssignment // by node, conformalStates' results for assign
+	// The buffers of the border normals of the mesh before (body) and after
+	// (conformalStates) the conformal remesh.
+	oldBorder, newBorder borderWork
 	// body's scratch: the nodes of the body's EOL vertices on their feature
 	eolNodes []eolNode
 
@@ -109,7 +112,7 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		return nil
 	}, func() error {
 		// Cloth corners stay Lagrangian (sec. 3): no hit may snap to one.
-		_, corner := borderNormals(old.F, old.U, old.Node, n)
+		_, corner := e.oldBorder.borderNormals(old.F, old.U, old.Node, n)
 		for i, k := range corner {
 			old.Locked[i] = old.Locked[i] || k
 		}
@@ -300,7 +303,7 @@ func (e *ConformalRemesh) conformalStates(nm *remesh.Mesh, res *conformal.Result
 	vf := nodeFaces(nm)
 	var bn []dense.Vec2 // read at fresh nodes only
 	if fresh != nil {
-		bn, _ = borderNormalsAt(nm.F, nm.U, nm.Node, len(nm.X), fresh)
+		bn, _ = e.newBorder.borderNormalsAt(nm.F, nm.U, nm.Node, len(nm.X), fresh)
 	}
 	e.states = resize(e.states, len(nm.X))
 	for i, fi := range res.Feature {
@@ -376,19 +379,27 @@ func featureTangent(F dense.Mat32, d dense.Vec3) dense.Vec2 {
 	return dense.Vec2{t[0] / l, t[1] / l}
 }
 
+// borderWork holds the buffers of borderNormals; the slices it returns are
+// valid until its next use.
+type borderWork struct {
+	start, to, fill []int32
+	out, first      []dense.Vec2
+	corner          []bool
+}
+
 // borderNormals returns, for a mesh of faces over verts with material
 // coordinates u, each node's outward unit border normal in material space
 // (the mean of its border edges' normals; zero for interior nodes) and
 // whether it is a cloth corner (its border edges turn by more than 30
 // degrees). node maps verts to nodes; nil means the identity.
-func borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([]dense.Vec2, []bool) {
-	return borderNormalsAt(faces, u, node, nodes, nil)
+func (bw *borderWork) borderNormals(faces [][3]int32, u []dense.Vec2, node []int32, nodes int) ([]dense.Vec2, []bool) {
+	return bw.borderNormalsAt(faces, u, node, nodes, nil)
 }
 
 // borderNormalsAt is borderNormals at the nodes that at marks (at every node
 // when at is nil): it skips the edges of other nodes, whose entries stay zero
 // and false.
-func borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []int32, nodes int, at []bool) ([]dense.Vec2, []bool) {
+func (bw *borderWork) borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []int32, nodes int, at []bool) ([]dense.Vec2, []bool) {
 	nodeOf := func(v int32) int32 {
 		if node == nil {
 			return v
@@ -397,7 +408,8 @@ func borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []int32, nodes int, 
 	}
 	// The directed face edges a->b, listed per vert a (CSR): a->b is a
 	// border edge when b->a is not among them.
-	start := make([]int32, len(u)+1)
+	start := resize(bw.start, len(u)+1)
+	clear(start)
 	for _, t := range faces {
 		for _, v := range t {
 			start[v+1]++
@@ -406,7 +418,8 @@ func borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []int32, nodes int, 
 	for i := range len(u) {
 		start[i+1] += start[i]
 	}
-	to, fill := make([]int32, 3*len(faces)), make([]int32, len(u))
+	to, fill := resize(bw.to, 3*len(faces)), resize(bw.fill, len(u))
+	clear(fill)
 	for _, t := range faces {
 		for k := range 3 {
 			a := t[k]
@@ -422,9 +435,11 @@ func borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []int32, nodes int, 
 		}
 		return false
 	}
-	out := make([]dense.Vec2, nodes)
-	first := make([]dense.Vec2, nodes)
-	corner := make([]bool, nodes)
+	out, first, corner := resize(bw.out, nodes), resize(bw.first, nodes), resize(bw.corner, nodes)
+	clear(out)
+	clear(first)
+	clear(corner)
+	bw.start, bw.to, bw.fill, bw.out, bw.first, bw.corner = start, to, fill, out, first, corner
 	for _, t := range faces {
 		for k := range 3 {
 			a, b := t[k], t[(k+1)%3]

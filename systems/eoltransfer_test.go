@@ -87,7 +87,8 @@ func checkFirstTransfer(t *testing.T, sim *Sim, step int, h float64, old *remesh
 	b := &e.rm.bodies[0]
 	nm := e.rm.gather(b)
 	vf := nodeFaces(nm)
-	bn, _ := borderNormals(nm.F, nm.U, nm.Node, len(nm.X))
+	var bw borderWork
+	bn, _ := bw.borderNormals(nm.F, nm.U, nm.Node, len(nm.X))
 	vertOf := make([]int32, len(nm.X))
 	for v, node := range nm.Node {
 		vertOf[node] = int32(v)

@@ -139,7 +139,8 @@ func TestRestMemo(t *testing.T) {
 }
 
 // borderNormalsAt gives borderNormals' values at the nodes it is asked
-// about and zero elsewhere.
+// about and zero elsewhere; a borderWork used before gives the same as a
+// new one.
 func TestBorderNormalsAt(t *testing.T) {
 	// The grid with one corner cut off.
 	faces := grid4Faces()[1:]
@@ -147,15 +148,21 @@ func TestBorderNormalsAt(t *testing.T) {
 	for v := range u {
 		u[v] = dense.Vec2{0.1 * float64(v%4), 0.1 * float64(v/4)}
 	}
-	bn, corner := borderNormals(faces, u, nil, 16)
+	var bw, bwAt borderWork
+	bn, corner := bw.borderNormals(faces, u, nil, 16)
 	at := make([]bool, 16)
 	for _, v := range []int{0, 1, 5, 7, 10} {
 		at[v] = true
 	}
-	bn2, corner2 := borderNormalsAt(faces, u, nil, 16, at)
+	bn2, corner2 := bwAt.borderNormalsAt(faces, u, nil, 16, at)
 	for v := range at {
 		if at[v] && (bn2[v] != bn[v] || corner2[v] != corner[v]) || !at[v] && (bn2[v] != dense.Vec2{} || corner2[v]) {
 			t.Fatalf("node %d (asked: %v): got %v %v, borderNormals gives %v %v", v, at[v], bn2[v], corner2[v], bn[v], corner[v])
 		}
+	}
+	bn3, corner3 := bwAt.borderNormals(faces[1:], u, nil, 16)
+	bn4, corner4 := new(borderWork).borderNormals(faces[1:], u, nil, 16)
+	if !slices.Equal(bn3, bn4) || !slices.Equal(corner3, corner4) {
+		t.Fatalf("reused borderWork: %v %v, new: %v %v", bn3, corner3, bn4, corner4)
 	}
 }

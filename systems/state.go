@@ -256,8 +256,10 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	s.Pattern, s.A = p, A
 	s.ElemGrad = resize(s.ElemGrad, p.GradLen())
 	s.ElemHess = resize(s.ElemHess, p.HessLen())
-	if s.PCG == nil || s.PCG.N() != n {
-		s.PCG = sparse.NewPCG(n) // its buffers depend on n only
+	if s.PCG == nil {
+		s.PCG = sparse.NewPCG(n)
+	} else {
+		s.PCG.Resize(n)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func (s *Solver) buildBlocks() int {
 	ng, nb := s.ng, s.nb
 	// Room for each block of groups' rows in s.scratch: at most its H rows'
 	// entries and each group itself.
-	s.soff = resizeI32(s.soff, nb+1)
+	s.soff = resize(s.soff, nb+1)
 	for b := 0; b < nb; b++ {
 		g0, g1 := s.groups(b)
 		m := g1 - g0
@@ -37,10 +37,10 @@ func (s *Solver) buildBlocks() int {
 		}
 		s.soff[b+1] = s.soff[b] + int32(m)
 	}
-	s.scratch = resizeI32(s.scratch, int(s.soff[nb]))
-	s.bad = resizeI32(s.bad, nb)
-	s.bnv = resizeI32(s.bnv, nb+1)
-	s.bptr = resizeI32(s.bptr, ng+1)
+	s.scratch = resize(s.scratch, int(s.soff[nb]))
+	s.bad = resize(s.bad, nb)
+	s.bnv = resize(s.bnv, nb+1)
+	s.bptr = resize(s.bptr, ng+1)
 	s.parallel(s.fnPattern)
 	for _, k := range s.bad {
 		if k >= 0 {
@@ -57,13 +57,13 @@ func (s *Solver) buildBlocks() int {
 	}
 	s.bnv[nb] = nv
 	nblk := int(s.bptr[ng])
-	s.bgrp = resizeI32(s.bgrp, nblk)
-	s.bcol = resizeI32(s.bcol, nblk)
-	s.bk = resizeI8(s.bk, nblk)
-	s.bvo = resizeI32(s.bvo, nblk+1)
-	s.bdiag = resizeI32(s.bdiag, ng)
-	s.all3 = resizeB(s.all3, ng)
-	s.bval = resizeF(s.bval, int(nv))
+	s.bgrp = resize(s.bgrp, nblk)
+	s.bcol = resize(s.bcol, nblk)
+	s.bk = resize(s.bk, nblk)
+	s.bvo = resize(s.bvo, nblk+1)
+	s.bdiag = resize(s.bdiag, ng)
+	s.all3 = resize(s.all3, ng)
+	s.bval = resize(s.bval, int(nv))
 	s.parallel(s.fnValues)
 	s.bvo[nblk] = nv
 	return -1

@@ -77,7 +77,7 @@ func TestDomainSweeps(t *testing.T) {
 			copy(v, start[k])
 		}
 		s.run, s.dom = run, dom
-		s.dpart = resizeF(s.dpart, len(dom)-1)
+		s.dpart = resize(s.dpart, len(dom)-1)
 		var sums [3]float64
 		sums[0] = s.sweepStart()
 		s.sweepBack(0.3)

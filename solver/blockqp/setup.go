@@ -49,12 +49,12 @@ func (s *Solver) setup(p *Problem) error {
 	ng := len(p.Groups)
 	s.n, s.ng, s.nr = n, ng, len(p.Rows)
 	s.nb = (ng + blockGroups - 1) / blockGroups
-	s.gof = resizeI32(s.gof, n)
-	s.gloc = resizeI8(s.gloc, n)
+	s.gof = resize(s.gof, n)
+	s.gloc = resize(s.gloc, n)
 	for i := range s.gof {
 		s.gof[i] = -1
 	}
-	s.gptr = resizeI32(s.gptr, ng+1)
+	s.gptr = resize(s.gptr, ng+1)
 	s.gvar = s.gvar[:0]
 	for g, grp := range p.Groups {
 		k := len(grp.Vars)
@@ -84,7 +84,7 @@ func (s *Solver) setup(p *Problem) error {
 	}
 
 	// Rows by group, in row order (counting sort).
-	s.rptr = resizeI32(s.rptr, ng+1)
+	s.rptr = resize(s.rptr, ng+1)
 	clear(s.rptr)
 	s.bInf, s.aInf = 0, 0
 	for i := range p.Rows {
@@ -116,8 +116,8 @@ func (s *Solver) setup(p *Problem) error {
 	for g := 0; g < ng; g++ {
 		s.rptr[g+1] += s.rptr[g]
 	}
-	s.ridx = resizeI32(s.ridx, s.nr)
-	s.next = resizeI32(s.next, ng)
+	s.ridx = resize(s.ridx, s.nr)
+	s.next = resize(s.next, ng)
 	copy(s.next, s.rptr[:ng])
 	for i := range p.Rows {
 		g := p.Rows[i].Group
@@ -178,7 +178,7 @@ func (s *Solver) setDomains(d []int) error {
 			s.dom = append(s.dom, int32(b))
 		}
 	}
-	s.dpart = resizeF(s.dpart, len(s.dom)-1)
+	s.dpart = resize(s.dpart, len(s.dom)-1)
 	return nil
 }
 
@@ -206,30 +206,12 @@ func orthogonalize(q []float64, m, k int, u, l []float64) float64 {
 	return math.Sqrt(nu)
 }
 
-func resizeI32(b []int32, n int) []int32 {
+// resize returns b resliced to length n, its contents left as they are, or a
+// new zeroed slice with a quarter more capacity than n when b is too short:
+// sizes that follow a remeshed cloth settle without reallocating every solve.
+func resize[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]int32, n)
-	}
-	return b[:n]
-}
-
-func resizeI8(b []int8, n int) []int8 {
-	if cap(b) < n {
-		return make([]int8, n)
-	}
-	return b[:n]
-}
-
-func resizeF(b []float64, n int) []float64 {
-	if cap(b) < n {
-		return make([]float64, n)
-	}
-	return b[:n]
-}
-
-func resizeB(b []bool, n int) []bool {
-	if cap(b) < n {
-		return make([]bool, n)
+		return make([]T, n, n+n/4)
 	}
 	return b[:n]
 }
