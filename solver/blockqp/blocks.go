@@ -20,20 +20,26 @@ import (
 
 // buildBlocks checks the entries of H and copies them into the block rows
 // and the diagonal blocks s.hgg; it returns the index of the first bad entry
-// in H.Col/H.Val (in group order), or -1. Both of its passes run on the
+// in H.Col/H.Val (in group order), or with HG that of the first bad block,
+// or -1. Both of its passes run on the
 // Runner by blocks of groups (passPattern, passValues); between them the
 // block rows' offsets are summed in order.
 func (s *Solver) buildBlocks() int {
-	rp := s.p.H.RowPtr
 	ng, nb := s.ng, s.nb
+	hg := s.p.HG
 	// Room for each block of groups' rows in s.scratch: at most its H rows'
-	// entries and each group itself.
+	// entries (HG: its blocks) and each group itself.
 	s.soff = resize(s.soff, nb+1)
 	for b := 0; b < nb; b++ {
 		g0, g1 := s.groups(b)
 		m := g1 - g0
-		for _, i := range s.gvar[s.gptr[g0]:s.gptr[g1]] {
-			m += rp[i+1] - rp[i]
+		if hg != nil {
+			m += int(hg.Ptr[g1] - hg.Ptr[g0])
+		} else {
+			rp := s.p.H.RowPtr
+			for _, i := range s.gvar[s.gptr[g0]:s.gptr[g1]] {
+				m += rp[i+1] - rp[i]
+			}
 		}
 		s.soff[b+1] = s.soff[b] + int32(m)
 	}
@@ -41,7 +47,11 @@ func (s *Solver) buildBlocks() int {
 	s.bad = resize(s.bad, nb)
 	s.bnv = resize(s.bnv, nb+1)
 	s.bptr = resize(s.bptr, ng+1)
-	s.parallel(s.fnPattern)
+	if hg != nil {
+		s.parallel(s.fnGPattern)
+	} else {
+		s.parallel(s.fnPattern)
+	}
 	for _, k := range s.bad {
 		if k >= 0 {
 			return int(k)
@@ -64,7 +74,11 @@ func (s *Solver) buildBlocks() int {
 	s.bdiag = resize(s.bdiag, ng)
 	s.all3 = resize(s.all3, ng)
 	s.bval = resize(s.bval, int(nv))
-	s.parallel(s.fnValues)
+	if hg != nil {
+		s.parallel(s.fnGValues)
+	} else {
+		s.parallel(s.fnValues)
+	}
 	s.bvo[nblk] = nv
 	return -1
 }
@@ -88,7 +102,6 @@ func blockKey(o, g, ng int32) int32 {
 func (s *Solver) passPattern(lo, hi int) {
 	h := s.p.H
 	rp, col, val := h.RowPtr, h.Col, h.Val
-	ng := int32(s.ng)
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
 		w := s.scratch[s.soff[b]:s.soff[b+1]]
@@ -124,26 +137,90 @@ func (s *Solver) passPattern(lo, hi int) {
 					}
 				}
 			}
-			// Insertion sort into blockKey order (rows are short).
-			row := w[start:n]
-			for q := 1; q < len(row); q++ {
-				o := row[q]
-				ko := blockKey(o, g32, ng)
-				p := q
-				for p > 0 && blockKey(row[p-1], g32, ng) > ko {
-					row[p] = row[p-1]
-					p--
-				}
-				row[p] = o
-			}
-			s.bptr[g+1] = int32(len(row))
-			kg := int(s.gptr[g+1] - s.gptr[g])
-			for _, o := range row {
-				nv += kg * int(s.gptr[o+1]-s.gptr[o])
-			}
+			nv += s.finishRow(g, w[start:n])
 		}
 		s.bnv[b] = int32(nv)
 	}
+}
+
+// finishRow sorts block row g's groups into blockKey order (rows are short:
+// insertion sort), sets its length s.bptr[g+1] and returns its number of
+// values.
+func (s *Solver) finishRow(g int, row []int32) int {
+	g32, ng := int32(g), int32(s.ng)
+	for q := 1; q < len(row); q++ {
+		o := row[q]
+		ko := blockKey(o, g32, ng)
+		p := q
+		for p > 0 && blockKey(row[p-1], g32, ng) > ko {
+			row[p] = row[p-1]
+			p--
+		}
+		row[p] = o
+	}
+	s.bptr[g+1] = int32(len(row))
+	kg, nv := int(s.gptr[g+1]-s.gptr[g]), 0
+	for _, o := range row {
+		nv += kg * int(s.gptr[o+1]-s.gptr[o])
+	}
+	return nv
+}
+
+// passGPattern is passPattern for HG: each block row's groups are those its
+// blocks list, and the first bad block (a group outside the problem or
+// listed twice, values outside Val or not finite) goes to s.bad[b].
+func (s *Solver) passGPattern(lo, hi int) {
+	m := s.p.HG
+	for b := lo; b < hi; b++ {
+		g0, g1 := s.groups(b)
+		w := s.scratch[s.soff[b]:s.soff[b+1]]
+		n, nv := 0, 0
+		s.bad[b] = -1
+	rows:
+		for g := g0; g < g1; g++ {
+			g32 := int32(g)
+			start := n
+			w[n] = g32
+			n++
+			for q := m.Ptr[g]; q < m.Ptr[g+1]; q++ {
+				o := m.Col[q]
+				if s.groupBlockError(g, q) != "" {
+					s.bad[b] = q
+					break rows
+				}
+				if o != g32 {
+					w[n] = o
+					n++
+				}
+			}
+			nv += s.finishRow(g, w[start:n])
+		}
+		s.bnv[b] = int32(nv)
+	}
+}
+
+// groupBlockError says what is wrong with block q of HG's block row g, or
+// returns "".
+func (s *Solver) groupBlockError(g int, q int32) string {
+	m := s.p.HG
+	o := m.Col[q]
+	if o < 0 || int(o) >= s.ng {
+		return fmt.Sprintf("its group %d is outside the %d groups", o, s.ng)
+	}
+	if slices.Contains(m.Col[m.Ptr[g]:q], o) {
+		return fmt.Sprintf("group %d is listed twice", o)
+	}
+	kg, kh := int(s.gptr[g+1]-s.gptr[g]), int(s.gptr[o+1]-s.gptr[o])
+	off := int(m.Off[q])
+	if off < 0 || off+kg*kh > len(m.Val) {
+		return fmt.Sprintf("its %dx%d values at Off %d are outside len(Val) = %d", kg, kh, off, len(m.Val))
+	}
+	for k, v := range m.Val[off : off+kg*kh] {
+		if !finite(v) {
+			return fmt.Sprintf("value %d is %v", k, v)
+		}
+	}
+	return ""
 }
 
 // maxReuse is the longest row of H whose value offsets passValues keeps for
@@ -161,28 +238,12 @@ func (s *Solver) passValues(lo, hi int) {
 	var dst [maxReuse]int32
 	var dk [maxReuse]int32
 	for b := lo; b < hi; b++ {
+		src, nv := s.scratch[s.soff[b]:], s.bnv[b]
 		g0, g1 := s.groups(b)
-		src := s.scratch[s.soff[b]:]
-		nv := s.bnv[b]
 		for g := g0; g < g1; g++ {
-			b0, b1 := s.bptr[g], s.bptr[g+1]
-			row := s.bgrp[b0:b1]
-			src = src[copy(row, src):]
-			kg := int32(s.gptr[g+1] - s.gptr[g])
-			all3 := kg == 3
-			for q, o := range row {
-				kh := s.gptr[o+1] - s.gptr[o]
-				bq := b0 + int32(q)
-				s.bcol[bq], s.bk[bq], s.bvo[bq] = s.gptr[o], int8(kh), nv
-				nv += kg * kh
-				all3 = all3 && kh == 3
-				if o == int32(g) {
-					s.bdiag[g] = bq
-				}
-			}
-			s.all3[g] = all3
-			bval := s.bval
-			clear(bval[s.bvo[b0]:nv])
+			var row []int32
+			row, src, nv = s.layoutRow(g, src, nv)
+			b0, bval := s.bptr[g], s.bval
 			var prev []int
 			for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
 				cols, vals := col[rp[i]:rp[i+1]], val[rp[i]:rp[i+1]]
@@ -211,13 +272,68 @@ func (s *Solver) passValues(lo, hi int) {
 					}
 				}
 			}
-			d := bval[s.bvo[s.bdiag[g]]:]
-			hg := s.hgg[g*sq : g*sq+sq]
-			clear(hg)
-			for a := 0; a < int(kg); a++ {
-				copy(hg[a*MaxGroupSize:a*MaxGroupSize+int(kg)], d[a*int(kg):a*int(kg)+int(kg)])
-			}
+			s.copyDiag(g)
 		}
+	}
+}
+
+// passGValues is passValues for HG: each block is copied into place.
+func (s *Solver) passGValues(lo, hi int) {
+	m := s.p.HG
+	for b := lo; b < hi; b++ {
+		src, nv := s.scratch[s.soff[b]:], s.bnv[b]
+		g0, g1 := s.groups(b)
+		for g := g0; g < g1; g++ {
+			var row []int32
+			row, src, nv = s.layoutRow(g, src, nv)
+			cols := m.Col[m.Ptr[g]:m.Ptr[g+1]]
+			kg := s.gptr[g+1] - s.gptr[g]
+			for q, o := range row {
+				bq := s.bptr[g] + int32(q)
+				if k := slices.Index(cols, o); k >= 0 {
+					off, at := m.Off[int(m.Ptr[g])+k], s.bvo[bq]
+					copy(s.bval[at:at+kg*int32(s.bk[bq])], m.Val[off:])
+				}
+			}
+			s.copyDiag(g)
+		}
+	}
+}
+
+// layoutRow lays out block row g, whose groups are at the start of src,
+// from value offset nv: it sets the row's s.bgrp, s.bcol, s.bk, s.bvo,
+// s.bdiag[g] and s.all3[g], zeroes its values and returns the row, the rest
+// of src and the next value offset.
+func (s *Solver) layoutRow(g int, src []int32, nv int32) ([]int32, []int32, int32) {
+	b0, b1 := s.bptr[g], s.bptr[g+1]
+	row := s.bgrp[b0:b1]
+	src = src[copy(row, src):]
+	kg := s.gptr[g+1] - s.gptr[g]
+	all3 := kg == 3
+	start := nv
+	for q, o := range row {
+		kh := s.gptr[o+1] - s.gptr[o]
+		bq := b0 + int32(q)
+		s.bcol[bq], s.bk[bq], s.bvo[bq] = s.gptr[o], int8(kh), nv
+		nv += kg * kh
+		all3 = all3 && kh == 3
+		if o == int32(g) {
+			s.bdiag[g] = bq
+		}
+	}
+	s.all3[g] = all3
+	clear(s.bval[start:nv])
+	return row, src, nv
+}
+
+// copyDiag copies block row g's diagonal block to s.hgg.
+func (s *Solver) copyDiag(g int) {
+	kg := int(s.gptr[g+1] - s.gptr[g])
+	d := s.bval[s.bvo[s.bdiag[g]]:]
+	hg := s.hgg[g*sq : g*sq+sq]
+	clear(hg)
+	for a := 0; a < kg; a++ {
+		copy(hg[a*MaxGroupSize:a*MaxGroupSize+kg], d[a*kg:a*kg+kg])
 	}
 }
 

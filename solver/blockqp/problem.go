@@ -37,7 +37,9 @@ type Row struct {
 
 // Problem is the QP minimize 1/2 v^T H v - F^T v subject to the Rows.
 //
-// H is stored in full (both triangles) and must be symmetric (not checked);
+// H is given either as a scalar CSR matrix (H) or by pairs of groups (HG),
+// exactly one of the two. It is stored in full (both triangles) and must be
+// symmetric (not checked);
 // it must be positive definite on the subspace the equality rows leave free,
 // and may be singular only along directions the equalities remove. Every
 // variable belongs to exactly one group of 1 to MaxGroupSize variables. The
@@ -46,6 +48,7 @@ type Row struct {
 // must be finite.
 type Problem struct {
 	H      *qp.CSR
+	HG     *GroupMatrix
 	F      []float64
 	Groups []Group
 	Rows   []Row
@@ -59,6 +62,53 @@ type Problem struct {
 	// order in which a sweep's sums are added depends on Domains, never on
 	// the worker count. sparse.Dissect orders groups this way.
 	Domains []int
+}
+
+// GroupMatrix is H by pairs of groups, for callers that assemble it so (a
+// cloth's vertex blocks): block row g, for group g of Problem.Groups, is
+// blocks Ptr[g] .. Ptr[g+1]-1, and block b is the k_g x k_h part of H in the
+// rows of group g's variables and the columns of group h = Col[b]'s (each in
+// Vars order), row major at Val[Off[b]:Off[b]+k_g k_h]. A block row lists a
+// group at most once; the groups it leaves out are not coupled to g (a
+// diagonal block left out is zero).
+type GroupMatrix struct {
+	Ptr, Col, Off []int32
+	Val           []float64
+}
+
+// CSR returns m as a scalar CSR matrix of n rows over the variables of
+// groups (for solvers that take one, such as solver/qp's); it keeps every
+// entry of the blocks, zeros too, and its rows' columns are in block order,
+// not sorted.
+func (m *GroupMatrix) CSR(groups []Group, n int) *qp.CSR {
+	h := &qp.CSR{Rows: n, Cols: n, RowPtr: make([]int, n+1)}
+	for g, grp := range groups {
+		w := 0
+		for _, o := range m.Col[m.Ptr[g]:m.Ptr[g+1]] {
+			w += len(groups[o].Vars)
+		}
+		for _, v := range grp.Vars {
+			h.RowPtr[v+1] = w
+		}
+	}
+	for i := 0; i < n; i++ {
+		h.RowPtr[i+1] += h.RowPtr[i]
+	}
+	h.Col, h.Val = make([]int, h.RowPtr[n]), make([]float64, h.RowPtr[n])
+	for g, grp := range groups {
+		for a, v := range grp.Vars {
+			k := h.RowPtr[v]
+			for b := m.Ptr[g]; b < m.Ptr[g+1]; b++ {
+				vars := groups[m.Col[b]].Vars
+				val := m.Val[int(m.Off[b])+a*len(vars):]
+				for c, j := range vars {
+					h.Col[k], h.Val[k] = int(j), val[c]
+					k++
+				}
+			}
+		}
+	}
+	return h
 }
 
 // Settings controls a solve. Zero fields take the DefaultSettings values.

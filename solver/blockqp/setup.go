@@ -3,6 +3,8 @@ package blockqp
 import (
 	"fmt"
 	"math"
+
+	"github.com/loomsim/loom/solver/qp"
 )
 
 // depTol is the relative size below which a row's component orthogonal to
@@ -20,23 +22,15 @@ func (s *Solver) setup(p *Problem) error {
 		return fmt.Errorf("blockqp: nil problem")
 	}
 	n := len(p.F)
-	h := p.H
-	if h == nil {
+	switch {
+	case p.H == nil && p.HG == nil:
 		return fmt.Errorf("blockqp: H is nil")
-	}
-	if h.Rows != n || h.Cols != n {
-		return fmt.Errorf("blockqp: H is %dx%d, want %dx%d (len(F))", h.Rows, h.Cols, n, n)
-	}
-	if len(h.RowPtr) != n+1 || h.RowPtr[0] != 0 {
-		return fmt.Errorf("blockqp: H: len(RowPtr) = %d, want %d, starting at 0", len(h.RowPtr), n+1)
-	}
-	for i := 0; i < n; i++ {
-		if h.RowPtr[i+1] < h.RowPtr[i] {
-			return fmt.Errorf("blockqp: H: RowPtr decreases at row %d", i)
+	case p.H != nil && p.HG != nil:
+		return fmt.Errorf("blockqp: both H and HG are given")
+	case p.H != nil:
+		if err := checkCSR(p.H, n); err != nil {
+			return err
 		}
-	}
-	if nnz := h.RowPtr[n]; len(h.Col) < nnz || len(h.Val) < nnz {
-		return fmt.Errorf("blockqp: H: RowPtr[%d] = %d but len(Col) = %d, len(Val) = %d", n, nnz, len(h.Col), len(h.Val))
 	}
 	s.fInf = 0
 	for i, f := range p.F {
@@ -77,6 +71,19 @@ func (s *Solver) setup(p *Problem) error {
 	for i, g := range s.gof {
 		if g < 0 {
 			return fmt.Errorf("blockqp: variable %d is in no group", i)
+		}
+	}
+	if m := p.HG; m != nil {
+		if len(m.Ptr) != ng+1 || m.Ptr[0] != 0 {
+			return fmt.Errorf("blockqp: HG: len(Ptr) = %d, want %d (groups + 1), starting at 0", len(m.Ptr), ng+1)
+		}
+		for g := 0; g < ng; g++ {
+			if m.Ptr[g+1] < m.Ptr[g] {
+				return fmt.Errorf("blockqp: HG: Ptr decreases at group %d", g)
+			}
+		}
+		if nb := int(m.Ptr[ng]); len(m.Col) < nb || len(m.Off) < nb {
+			return fmt.Errorf("blockqp: HG: Ptr[%d] = %d but len(Col) = %d, len(Off) = %d", ng, nb, len(m.Col), len(m.Off))
 		}
 	}
 	if err := s.setDomains(p.Domains); err != nil {
@@ -157,6 +164,26 @@ func (s *Solver) setup(p *Problem) error {
 		for _, c := range col[:k] {
 			s.a1 = math.Max(s.a1, c)
 		}
+	}
+	return nil
+}
+
+// checkCSR checks the structure of H as a CSR matrix of n rows (its entries
+// are checked by buildBlocks).
+func checkCSR(h *qp.CSR, n int) error {
+	if h.Rows != n || h.Cols != n {
+		return fmt.Errorf("blockqp: H is %dx%d, want %dx%d (len(F))", h.Rows, h.Cols, n, n)
+	}
+	if len(h.RowPtr) != n+1 || h.RowPtr[0] != 0 {
+		return fmt.Errorf("blockqp: H: len(RowPtr) = %d, want %d, starting at 0", len(h.RowPtr), n+1)
+	}
+	for i := 0; i < n; i++ {
+		if h.RowPtr[i+1] < h.RowPtr[i] {
+			return fmt.Errorf("blockqp: H: RowPtr decreases at row %d", i)
+		}
+	}
+	if nnz := h.RowPtr[n]; len(h.Col) < nnz || len(h.Val) < nnz {
+		return fmt.Errorf("blockqp: H: RowPtr[%d] = %d but len(Col) = %d, len(Val) = %d", n, nnz, len(h.Col), len(h.Val))
 	}
 	return nil
 }

@@ -86,6 +86,7 @@ type Solver struct {
 
 	// The passes bound once, so handing them to the Runner does not allocate.
 	fnProject, fnInit, fnMult, fnPattern, fnValues func(lo, hi int)
+	fnGPattern, fnGValues                          func(lo, hi int)
 	fnStart, fnBack, fnFwd, fnUpdate               func(lo, hi int)
 }
 
@@ -102,6 +103,8 @@ func (s *Solver) bind() {
 	s.fnMult = s.passMult
 	s.fnPattern = s.passPattern
 	s.fnValues = s.passValues
+	s.fnGPattern = s.passGPattern
+	s.fnGValues = s.passGValues
 	s.fnStart = func(lo, hi int) {
 		for d := lo; d < hi; d++ {
 			s.dpart[d] = s.startRange(int(s.dom[d]), int(s.dom[d+1]))
@@ -196,7 +199,10 @@ func (s *Solver) Solve(run Runner, p *Problem, warm []float64, set Settings) (Re
 		s.f[k] = p.F[i]
 	}
 
-	if k := s.buildBlocks(); k >= 0 {
+	if k := s.buildBlocks(); k >= 0 && p.HG != nil {
+		g := sort.Search(s.ng, func(g int) bool { return p.HG.Ptr[g+1] > int32(k) })
+		return Result{}, fmt.Errorf("blockqp: HG: block %d (of group %d): %s", k, g, s.groupBlockError(g, int32(k)))
+	} else if k >= 0 {
 		i := sort.Search(s.n, func(i int) bool { return p.H.RowPtr[i+1] > k })
 		return Result{}, fmt.Errorf("blockqp: H: entry %d (row %d, column %d) is %v or outside %d columns", k, i, p.H.Col[k], p.H.Val[k], s.n)
 	}
