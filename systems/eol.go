@@ -73,7 +73,9 @@ type EOLCloth struct {
 	qpSolver    *qp.Solver
 	block       blockqp.Solver
 	groups      []blockqp.Group
-	groupOf     []int32 // per vertex, its group (see solveFiltered)
+	groupOf     []int32 // per vertex, its group (see groupOrder)
+	order       []int32 // per group, its vertex
+	domains     []int   // the groups' sweep domains (blockqp.Problem.Domains)
 	rcm         sparse.RCM
 	dissect     sparse.Dissection
 	vars        []int32

@@ -4,11 +4,9 @@ import (
 	"fmt"
 
 	"github.com/loomsim/loom/ecs"
-
+	"github.com/loomsim/loom/solver/blockqp"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
-	"github.com/loomsim/loom/solver/qp"
-	"github.com/loomsim/loom/solver/sparse"
 )
 
 // eolAssembly is the assembly of the system matrix of eq. 12 (see
@@ -27,39 +25,10 @@ type eolAssembly struct {
 	seen  []bool  // per face: inertia has added it (false between steps)
 	faces []int32 // the faces inertia added
 
-	// The row builders of the chunks of rows (see assemble), and where each
-	// chunk's entries start in h.
-	chunks []rowBuilder
-	start  []int
-	fnRows func(lo, hi int) // assembles chunks [lo, hi)
-	fnCopy func(lo, hi int) // copies them into h
 	n      int              // vertices of the matrix being assembled
-
-	h qp.CSR // the assembled matrix
+	fnRows func(lo, hi int) // assembles the block rows of groups [lo, hi)
+	hg     blockqp.GroupMatrix
 }
-
-// rowBuilder assembles the rows of one chunk of the matrix into its own
-// buffers: row after row in col and val, rowEnd[r] the end of its r-th row.
-type rowBuilder struct {
-	col    []int
-	val    []float64
-	rowEnd []int
-	ip, ie int // the sorted inertia entries of the row being built not yet merged
-
-	// The blocks of a row of A in an EOL vertex's column, by EOL index, and
-	// the blocks of the row mapped by eq. 10.
-	eb []int32
-	le []dense.Mat32
-	el [][2][3]float64
-	ee []dense.Mat2
-}
-
-// Chunks of assemble: lagChunk vertices' rows (3 each), or eolChunk EOL
-// vertices' Eulerian rows (2 each).
-const (
-	lagChunk = 128
-	eolChunk = 32
-)
 
 // reset empties the inertia's entries.
 func (t *eolAssembly) reset() { t.r, t.c, t.v = t.r[:0], t.c[:0], t.v[:0] }
@@ -107,88 +76,25 @@ func (t *eolAssembly) sortInertia(N int) {
 	}
 }
 
-// startRow begins row R of the matrix, whose sorted inertia entries are
-// t's.
-func (b *rowBuilder) startRow(t *eolAssembly, R int) {
-	b.ip, b.ie = t.ptr[R], t.ptr[R+1]
-}
-
-// putA puts the row's stiffness entries of row r of the blocks lo..hi-1 of
-// the force fill's A.
-func (b *rowBuilder) putA(t *eolAssembly, A *sparse.BSR, lo, hi, r int) {
-	for k := lo; k < hi; k++ {
-		j, v := 3*int(A.Col[k]), A.Val[9*k+3*r:9*k+3*r+3:9*k+3*r+3]
-		b.put(t, j, v[0])
-		b.put(t, j+1, v[1])
-		b.put(t, j+2, v[2])
-	}
-}
-
-// put puts the row's stiffness entry v in column j, columns ascending.
-func (b *rowBuilder) put(t *eolAssembly, j int, v float64) {
-	if b.ip < b.ie {
-		b.merge(t, j, v)
-	} else if v != 0 {
-		b.col, b.val = append(b.col, j), append(b.val, v)
-	}
-}
-
-// merge is put where the row may have inertia entries left: those in
-// columns before j go first, those in column j are added to v after it.
-func (b *rowBuilder) merge(t *eolAssembly, j int, v float64) {
-	for b.ip < b.ie && t.col[b.ip] < j {
-		b.flush(t)
-	}
-	has := v != 0
-	for ; b.ip < b.ie && t.col[b.ip] == j; b.ip++ {
-		if has {
-			v += t.val[b.ip]
-		} else {
-			v, has = t.val[b.ip], true
-		}
-	}
-	if has {
-		b.col, b.val = append(b.col, j), append(b.val, v)
-	}
-}
-
-// flush appends the sum of the row's next inertia entries, all in one
-// column (none of them is zero).
-func (b *rowBuilder) flush(t *eolAssembly) {
-	j, v := t.col[b.ip], t.val[b.ip]
-	for b.ip++; b.ip < b.ie && t.col[b.ip] == j; b.ip++ {
-		v += t.val[b.ip]
-	}
-	b.col, b.val = append(b.col, j), append(b.val, v)
-}
-
-// endRow appends the row's remaining inertia entries and closes it.
-func (b *rowBuilder) endRow(t *eolAssembly) {
-	for b.ip < b.ie {
-		b.flush(t)
-	}
-	b.rowEnd = append(b.rowEnd, len(b.col))
-}
-
 // assemble builds the system matrix of eq. 12 over the generalized
-// velocities (see solve) in c.asm.h, once inertia has collected the entries
-// of the generalized inertia (eq. 8). The Lagrangian blocks are the force
-// fill's A (whose rows are sorted by column with no repeats, as
-// sparse.Pattern makes them); for EOL vertices i and j the 3x3 block S of A
-// (less the lumped mass on the diagonal, which inertia replaces) is mapped by
-// eq. 10 with J_i = (I, -F_i) into the blocks -S F_j (Lagrangian row i,
-// Eulerian column j), -F_i^T S and F_i^T S F_j (Eulerian row i).
+// velocities (see solve) in c.asm.hg, by pairs of vertices in the group
+// order c.groups (blockqp.GroupMatrix), once inertia has collected the
+// entries of the generalized inertia (eq. 8). Block row g is vertex i =
+// c.order[g]'s: one block for each block A_ij of the force fill's A (whose
+// rows are sorted by column with no repeats, as sparse.Pattern makes them),
+// of k_i x k_j values (3, or 5 for an EOL vertex: world then material
+// velocity). Its world rows and columns hold A_ij; for EOL vertices A_ij (less
+// the lumped mass on the diagonal, which inertia replaces) is mapped by eq.
+// 10 with J_i = (I, -F_i) into -A_ij F_j (world rows, material columns),
+// -F_i^T A_ij and F_i^T A_ij F_j (material rows). Then the inertia's
+// entries are added, in the order inertia added them, so every entry is the
+// stiffness value followed by its inertia contributions summed left to right,
+// as if all had been summed as triplets in that order.
 //
-// Each row is built in column order with its inertia entries merged in: an
-// entry is the stiffness value followed by the inertia contributions in the
-// order inertia added them, summed left to right, and it exists only if one
-// of them is nonzero, just as if all of them had been summed as triplets in
-// that order (qp.NewCSR), so the matrix is the same bit for bit.
-//
-// The rows go in fixed chunks (lagChunk vertices' rows, then eolChunk EOL
-// vertices' rows) that run on run, each into its own buffers, and are then
-// copied into place, so the matrix does not depend on the worker count.
-func (c *EOLCloth) assemble(run *ecs.Pool, n int) (*qp.CSR, error) {
+// The layout (Ptr, Col, Off) is laid out in order; the values are filled by
+// block rows on run, each into its own part of Val, so the matrix does not
+// depend on the worker count.
+func (c *EOLCloth) assemble(run *ecs.Pool, n int) (*blockqp.GroupMatrix, error) {
 	A := c.state.A
 	if A.N != n {
 		return nil, fmt.Errorf("force matrix has %d block rows for %d vertices", A.N, n)
@@ -202,129 +108,90 @@ func (c *EOLCloth) assemble(run *ecs.Pool, n int) (*qp.CSR, error) {
 	}
 	t := &c.asm
 	if t.fnRows == nil {
-		t.fnRows, t.fnCopy = c.assembleChunks, c.copyChunks
+		t.fnRows = c.assembleRows
 	}
-	N := 3*n + 2*len(c.verts)
-	t.sortInertia(N)
+	t.sortInertia(3*n + 2*len(c.verts))
 	t.n = n
-	nc := (n+lagChunk-1)/lagChunk + (len(c.verts)+eolChunk-1)/eolChunk
-	if len(t.chunks) < nc {
-		t.chunks = append(t.chunks, make([]rowBuilder, nc-len(t.chunks))...)
-	}
-	t.chunks = t.chunks[:nc]
-	run.For(nc, t.fnRows)
-	H := &t.h
-	H.Rows, H.Cols = N, N
-	H.RowPtr = append(H.RowPtr[:0], 0)
-	t.start = t.start[:0]
-	for k := range t.chunks {
-		b := &t.chunks[k]
-		at := H.RowPtr[len(H.RowPtr)-1]
-		t.start = append(t.start, at)
-		for _, e := range b.rowEnd {
-			H.RowPtr = append(H.RowPtr, at+e)
+	m := &t.hg
+	m.Ptr = append(m.Ptr[:0], 0)
+	m.Col, m.Off = m.Col[:0], m.Off[:0]
+	off := int32(0)
+	for _, i := range c.order {
+		ki := int32(c.groupSize(i))
+		for _, j := range A.Col[A.RowPtr[i]:A.RowPtr[i+1]] {
+			m.Col = append(m.Col, c.groupOf[j])
+			m.Off = append(m.Off, off)
+			off += ki * int32(c.groupSize(j))
 		}
+		m.Ptr = append(m.Ptr, int32(len(m.Col)))
 	}
-	nnz := H.RowPtr[N]
-	H.Col, H.Val = resize(H.Col, nnz), resize(H.Val, nnz)
-	run.For(nc, t.fnCopy)
-	return H, nil
+	m.Val = resize(m.Val, int(off))
+	run.For(len(c.order), t.fnRows)
+	return m, nil
 }
 
-// assembleChunks builds the rows of chunks [lo, hi) of assemble.
-func (c *EOLCloth) assembleChunks(lo, hi int) {
+// groupSize returns the number of generalized velocities of vertex i.
+func (c *EOLCloth) groupSize(i int32) int {
+	if c.eolOf[i] >= 0 {
+		return 5
+	}
+	return 3
+}
+
+// assembleRows fills the block rows of groups [lo, hi) of assemble.
+func (c *EOLCloth) assembleRows(lo, hi int) {
 	t := &c.asm
-	n, A := t.n, c.state.A
-	nl := (n + lagChunk - 1) / lagChunk
-	for k := lo; k < hi; k++ {
-		b := &t.chunks[k]
-		b.col, b.val, b.rowEnd = b.col[:0], b.val[:0], b.rowEnd[:0]
-		if k < nl {
-			for i := k * lagChunk; i < min((k+1)*lagChunk, n); i++ {
-				c.lagrangianRows(b, A, i)
+	n, A, m := t.n, c.state.A, &t.hg
+	for g := lo; g < hi; g++ {
+		i := int(c.order[g])
+		ki := c.groupSize(int32(i))
+		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
+			j := A.Col[q]
+			kj := c.groupSize(j)
+			blk := m.Val[m.Off[int(m.Ptr[g])+int(q-A.RowPtr[i])]:][: ki*kj : ki*kj]
+			clear(blk)
+			for r := 0; r < 3; r++ {
+				copy(blk[r*kj:r*kj+3], A.Val[9*int(q)+3*r:9*int(q)+3*r+3])
 			}
-			continue
+			if ki == 3 && kj == 3 {
+				continue
+			}
+			LE, EL, EE := c.mapBlock(i, int(q))
+			if kj == 5 {
+				for r := 0; r < 3; r++ {
+					blk[r*kj+3], blk[r*kj+4] = LE[r][0], LE[r][1]
+				}
+			}
+			if ki == 5 {
+				for r := 0; r < 2; r++ {
+					copy(blk[(3+r)*kj:(3+r)*kj+3], EL[r][:])
+					if kj == 5 {
+						blk[(3+r)*kj+3], blk[(3+r)*kj+4] = EE[r][0], EE[r][1]
+					}
+				}
+			}
 		}
-		for e := (k - nl) * eolChunk; e < min((k-nl+1)*eolChunk, len(c.verts)); e++ {
-			c.eulerianRows(b, A, e)
-		}
-	}
-}
-
-// lagrangianRows builds the three rows of vertex i's world velocity.
-func (c *EOLCloth) lagrangianRows(b *rowBuilder, A *sparse.BSR, i int) {
-	t := &c.asm
-	n := t.n
-	lo, hi := int(A.RowPtr[i]), int(A.RowPtr[i+1])
-	c.eolBlocks(b, lo, hi)
-	b.le = b.le[:0]
-	for _, k := range b.eb {
-		LE, _, _ := c.mapBlock(i, int(k))
-		b.le = append(b.le, LE)
-	}
-	for r := 0; r < 3; r++ {
-		b.startRow(t, 3*i+r)
-		b.putA(t, A, lo, hi, r)
-		for e, k := range b.eb {
-			j := 3*n + 2*int(c.eolOf[A.Col[k]])
-			b.put(t, j, b.le[e][r][0])
-			b.put(t, j+1, b.le[e][r][1])
-		}
-		b.endRow(t)
-	}
-}
-
-// eulerianRows builds the two rows of EOL vertex k's material velocity.
-func (c *EOLCloth) eulerianRows(b *rowBuilder, A *sparse.BSR, k int) {
-	t := &c.asm
-	n := t.n
-	i := int(c.verts[k].v)
-	lo, hi := int(A.RowPtr[i]), int(A.RowPtr[i+1])
-	c.eolBlocks(b, lo, hi)
-	b.el, b.ee = b.el[:0], b.ee[:0]
-	for q := lo; q < hi; q++ {
-		_, EL, EE := c.mapBlock(i, q)
-		b.el, b.ee = append(b.el, EL), append(b.ee, EE)
-	}
-	for r := 0; r < 2; r++ {
-		b.startRow(t, 3*n+2*k+r)
-		for q := lo; q < hi; q++ {
-			j, v := 3*int(A.Col[q]), &b.el[q-lo][r]
-			b.put(t, j, v[0])
-			b.put(t, j+1, v[1])
-			b.put(t, j+2, v[2])
-		}
-		for _, q := range b.eb {
-			j, v := 3*n+2*int(c.eolOf[A.Col[q]]), &b.ee[int(q)-lo][r]
-			b.put(t, j, v[0])
-			b.put(t, j+1, v[1])
-		}
-		b.endRow(t)
-	}
-}
-
-// copyChunks copies the entries of chunks [lo, hi) into the matrix.
-func (c *EOLCloth) copyChunks(lo, hi int) {
-	t := &c.asm
-	for k := lo; k < hi; k++ {
-		b := &t.chunks[k]
-		copy(t.h.Col[t.start[k]:], b.col)
-		copy(t.h.Val[t.start[k]:], b.val)
-	}
-}
-
-// eolBlocks sets b.eb to the blocks lo..hi-1 of A whose column is an EOL
-// vertex, by EOL index.
-func (c *EOLCloth) eolBlocks(b *rowBuilder, lo, hi int) {
-	A := c.state.A
-	b.eb = b.eb[:0]
-	for q := lo; q < hi; q++ {
-		if c.eolOf[A.Col[q]] < 0 {
-			continue
-		}
-		b.eb = append(b.eb, int32(q))
-		for e := len(b.eb) - 1; e > 0 && c.eolOf[A.Col[b.eb[e]]] < c.eolOf[A.Col[b.eb[e-1]]]; e-- {
-			b.eb[e], b.eb[e-1] = b.eb[e-1], b.eb[e]
+		// The inertia's entries of the group's rows, each row's by column in
+		// the order inertia added them.
+		for a := 0; a < ki; a++ {
+			R := 3*i + a
+			if a >= 3 {
+				R = 3*n + 2*int(c.eolOf[i]) + a - 3
+			}
+			for p := t.ptr[R]; p < t.ptr[R+1]; p++ {
+				C := t.col[p]
+				j, b := int32(C/3), C%3 // vertex and local index of column C
+				if C >= 3*n {
+					k := (C - 3*n) / 2
+					j, b = c.verts[k].v, 3+(C-3*n)%2
+				}
+				q := int(A.RowPtr[i])
+				for A.Col[q] != j {
+					q++
+				}
+				kj := c.groupSize(j)
+				m.Val[int(m.Off[int(m.Ptr[g])+q-int(A.RowPtr[i])])+a*kj+b] += t.val[p]
+			}
 		}
 	}
 }

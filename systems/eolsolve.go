@@ -48,7 +48,7 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 		if s.ContactSolver == scenes.ContactFilter {
 			err = c.solveFiltered(w, H, n, m)
 		} else {
-			err = c.solveQP(H, n, N, m)
+			err = c.solveQP(H.CSR(c.groups, N), n, N, m)
 		}
 		if err != nil || round == maxRefinements || !c.contact.refine(s) {
 			return err
@@ -57,9 +57,10 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 }
 
 // system sets up the step's QP (eq. 12): the EOL constraint rows, the
-// right-hand side M q' + h f with the world force mapped by eq. 9, and the
-// system matrix (inertia, assemble). The matrix is reused by the next step.
-func (c *EOLCloth) system(run *ecs.Pool, n int) (*qp.CSR, error) {
+// right-hand side M q' + h f with the world force mapped by eq. 9, the
+// vertices' groups (groupOrder) and the system matrix by pairs of them
+// (inertia, assemble). The matrix's buffers are reused by the next step.
+func (c *EOLCloth) system(run *ecs.Pool, n int) (*blockqp.GroupMatrix, error) {
 	s := c.state
 	h := s.H
 	c.rows = c.rows[:0]
@@ -94,6 +95,7 @@ func (c *EOLCloth) system(run *ecs.Pool, n int) (*qp.CSR, error) {
 	}
 
 	c.inertia(n)
+	c.groupOrder(n)
 	H, err := c.assemble(run, n)
 	if err != nil {
 		return nil, fmt.Errorf("EOL system matrix: %w", err)
@@ -147,32 +149,8 @@ func (c *EOLCloth) solveQP(H *qp.CSR, n, N, m int) error {
 // solveFiltered solves the step's QP by the active-set filtered PCG of
 // solver/blockqp: every constraint row lies in one vertex's variables (its
 // world velocity, and for an EOL vertex its material velocity too).
-func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
+func (c *EOLCloth) solveFiltered(w *ecs.World, H *blockqp.GroupMatrix, n, m int) error {
 	s := c.state
-	// One group per vertex, in reverse Cuthill-McKee order of A's pattern:
-	// blockqp's Gauss-Seidel sweeps follow the group order, and a banded
-	// order carries a correction across the cloth in fewer iterations than
-	// the remesher's numbering (edge: about a fifth fewer). sparse.Dissect
-	// cuts it into domains whose sweeps run at once (blockqp.Problem.Domains;
-	// edge, 2 domains: 6% more iterations, about 3.4 instead of 4.8 ms of sweeps a
-	// step on 2 workers).
-	parts := c.set.QPDomains
-	if parts == 0 {
-		parts = scenes.DefaultQPDomains
-	}
-	order, domains := c.dissect.Dissect(c.rcm.Order(n, s.A.RowPtr, s.A.Col), parts, s.A.RowPtr, s.A.Col)
-	c.groupOf = slices.Grow(c.groupOf[:0], n)[:n]
-	c.groups = c.groups[:0]
-	c.vars = c.vars[:0]
-	for g, i := range order {
-		c.groupOf[i] = int32(g)
-		off := len(c.vars)
-		c.vars = append(c.vars, 3*i, 3*i+1, 3*i+2)
-		if k := c.eolOf[i]; k >= 0 {
-			c.vars = append(c.vars, int32(3*n)+2*k, int32(3*n)+2*k+1)
-		}
-		c.groups = append(c.groups, blockqp.Group{Vars: c.vars[off:len(c.vars):len(c.vars)]})
-	}
 	// Row coefficients go into one reused buffer, sliced once it is full.
 	c.brows, c.coefs, c.coefAt = c.brows[:0], c.coefs[:0], c.coefAt[:0]
 	add := func(v int32, eq, warm bool, target float64, coef ...float64) {
@@ -209,7 +187,7 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 	set := blockqp.DefaultSettings()
 	set.Tol = s.Tolerance
 	set.MaxCG = s.MaxIterations
-	res, err := c.block.Solve(w.Pool, &blockqp.Problem{H: H, F: c.rhs, Groups: c.groups, Rows: c.brows, Domains: domains}, c.warm.X, set)
+	res, err := c.block.Solve(w.Pool, &blockqp.Problem{HG: H, F: c.rhs, Groups: c.groups, Rows: c.brows, Domains: c.domains}, c.warm.X, set)
 	if err != nil {
 		return fmt.Errorf("EOL filtered QP: %w", err)
 	}
@@ -239,6 +217,39 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *qp.CSR, n, m int) error {
 		}
 	}
 	return nil
+}
+
+// groupOrder sets the vertices' groups of generalized velocities for
+// blockqp, one per vertex (its world velocity, then an EOL vertex's
+// material velocity), in c.groups, c.order (vertex by group), c.groupOf and
+// c.domains.
+//
+// The order is the reverse Cuthill-McKee order of A's pattern: blockqp's
+// Gauss-Seidel sweeps follow the group order, and a banded order carries a
+// correction across the cloth in fewer iterations than the remesher's
+// numbering (edge: about a fifth fewer). sparse.Dissect cuts it into domains
+// whose sweeps run at once (blockqp.Problem.Domains; edge, 2 domains: 6%
+// more iterations, about 3.4 instead of 4.8 ms of sweeps a step on 2
+// workers).
+func (c *EOLCloth) groupOrder(n int) {
+	s := c.state
+	parts := c.set.QPDomains
+	if parts == 0 {
+		parts = scenes.DefaultQPDomains
+	}
+	c.order, c.domains = c.dissect.Dissect(c.rcm.Order(n, s.A.RowPtr, s.A.Col), parts, s.A.RowPtr, s.A.Col)
+	c.groupOf = slices.Grow(c.groupOf[:0], n)[:n]
+	c.groups = c.groups[:0]
+	c.vars = c.vars[:0]
+	for g, i := range c.order {
+		c.groupOf[i] = int32(g)
+		off := len(c.vars)
+		c.vars = append(c.vars, 3*i, 3*i+1, 3*i+2)
+		if k := c.eolOf[i]; k >= 0 {
+			c.vars = append(c.vars, int32(3*n)+2*k, int32(3*n)+2*k+1)
+		}
+		c.groups = append(c.groups, blockqp.Group{Vars: c.vars[off:len(c.vars):len(c.vars)]})
+	}
 }
 
 // activeSet remembers, by vertex entity, which inequality rows were in the
