@@ -25,9 +25,12 @@ type eolAssembly struct {
 	seen  []bool  // per face: inertia has added it (false between steps)
 	faces []int32 // the faces inertia added
 
-	n      int              // vertices of the matrix being assembled
-	fnRows func(lo, hi int) // assembles the block rows of groups [lo, hi)
-	hg     blockqp.GroupMatrix
+	n          int              // vertices of the matrix being assembled
+	nval, voff []int32          // per block row: its values, and where they start
+	unsorted   []bool           // per block row: its row of A is not sorted
+	fnCount    func(lo, hi int) // countRows
+	fnRows     func(lo, hi int) // assembleRows
+	hg         blockqp.GroupMatrix
 }
 
 // reset empties the inertia's entries.
@@ -91,42 +94,34 @@ func (t *eolAssembly) sortInertia(N int) {
 // stiffness value followed by its inertia contributions summed left to right,
 // as if all had been summed as triplets in that order.
 //
-// The layout (Ptr, Col, Off) is laid out in order; the values are filled by
-// block rows on run, each into its own part of Val, so the matrix does not
-// depend on the worker count.
+// Two passes over the block rows run on run: the first counts each row's
+// values (and checks that A's row is sorted), the second, after the counts
+// are summed in order, lays out and fills each row in its own part of the
+// matrix, so the matrix does not depend on the worker count.
 func (c *EOLCloth) assemble(run *ecs.Pool, n int) (*blockqp.GroupMatrix, error) {
-	A := c.state.A
-	if A.N != n {
-		return nil, fmt.Errorf("force matrix has %d block rows for %d vertices", A.N, n)
-	}
-	for i := 0; i < n; i++ {
-		for b := A.RowPtr[i] + 1; b < A.RowPtr[i+1]; b++ {
-			if A.Col[b] <= A.Col[b-1] {
-				return nil, fmt.Errorf("force matrix row %d is not sorted by column", i)
-			}
-		}
-	}
 	t := &c.asm
-	if t.fnRows == nil {
-		t.fnRows = c.assembleRows
+	if t.fnCount == nil {
+		t.fnCount, t.fnRows = c.countRows, c.assembleRows
 	}
 	t.sortInertia(3*n + 2*len(c.verts))
 	t.n = n
-	m := &t.hg
-	m.Ptr = append(m.Ptr[:0], 0)
-	m.Col, m.Off = m.Col[:0], m.Off[:0]
-	off := int32(0)
-	for _, i := range c.order {
-		ki := int32(c.groupSize(i))
-		for _, j := range A.Col[A.RowPtr[i]:A.RowPtr[i+1]] {
-			m.Col = append(m.Col, c.groupOf[j])
-			m.Off = append(m.Off, off)
-			off += ki * int32(c.groupSize(j))
+	ng := len(c.order)
+	t.nval = resize(t.nval, ng)
+	t.unsorted = resize(t.unsorted, ng)
+	run.For(ng, t.fnCount)
+	m, A := &t.hg, c.state.A
+	m.Ptr = resize(m.Ptr, ng+1)
+	t.voff = resize(t.voff, ng+1)
+	for g, i := range c.order {
+		if t.unsorted[g] {
+			return nil, fmt.Errorf("force matrix row %d is not sorted by column", i)
 		}
-		m.Ptr = append(m.Ptr, int32(len(m.Col)))
+		m.Ptr[g+1] = m.Ptr[g] + A.RowPtr[i+1] - A.RowPtr[i]
+		t.voff[g+1] = t.voff[g] + t.nval[g]
 	}
-	m.Val = resize(m.Val, int(off))
-	run.For(len(c.order), t.fnRows)
+	m.Col, m.Off = resize(m.Col, int(m.Ptr[ng])), resize(m.Off, int(m.Ptr[ng]))
+	m.Val = resize(m.Val, int(t.voff[ng]))
+	run.For(ng, t.fnRows)
 	return m, nil
 }
 
@@ -138,17 +133,40 @@ func (c *EOLCloth) groupSize(i int32) int {
 	return 3
 }
 
-// assembleRows fills the block rows of groups [lo, hi) of assemble.
+// countRows sets, for the block rows of groups [lo, hi), their number of
+// values and whether their row of A is unsorted.
+func (c *EOLCloth) countRows(lo, hi int) {
+	t, A := &c.asm, c.state.A
+	for g := lo; g < hi; g++ {
+		i := c.order[g]
+		cols := A.Col[A.RowPtr[i]:A.RowPtr[i+1]]
+		w := int32(0)
+		t.unsorted[g] = false
+		for q, j := range cols {
+			w += int32(c.groupSize(j))
+			if q > 0 && j <= cols[q-1] {
+				t.unsorted[g] = true
+			}
+		}
+		t.nval[g] = int32(c.groupSize(i)) * w
+	}
+}
+
+// assembleRows lays out and fills the block rows of groups [lo, hi) of
+// assemble.
 func (c *EOLCloth) assembleRows(lo, hi int) {
 	t := &c.asm
 	n, A, m := t.n, c.state.A, &t.hg
 	for g := lo; g < hi; g++ {
 		i := int(c.order[g])
 		ki := c.groupSize(int32(i))
+		p0, off := int(m.Ptr[g])-int(A.RowPtr[i]), t.voff[g]
 		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
 			j := A.Col[q]
 			kj := c.groupSize(j)
-			blk := m.Val[m.Off[int(m.Ptr[g])+int(q-A.RowPtr[i])]:][: ki*kj : ki*kj]
+			m.Col[p0+int(q)], m.Off[p0+int(q)] = c.groupOf[j], off
+			blk := m.Val[off : off+int32(ki*kj) : off+int32(ki*kj)]
+			off += int32(ki * kj)
 			clear(blk)
 			for r := 0; r < 3; r++ {
 				copy(blk[r*kj:r*kj+3], A.Val[9*int(q)+3*r:9*int(q)+3*r+3])
@@ -189,8 +207,7 @@ func (c *EOLCloth) assembleRows(lo, hi int) {
 				for A.Col[q] != j {
 					q++
 				}
-				kj := c.groupSize(j)
-				m.Val[int(m.Off[int(m.Ptr[g])+q-int(A.RowPtr[i])])+a*kj+b] += t.val[p]
+				m.Val[int(m.Off[p0+q])+a*c.groupSize(j)+b] += t.val[p]
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package systems
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
@@ -184,5 +185,28 @@ func TestEOLContactQP(t *testing.T) {
 	}
 	if eolSteps < 20 {
 		t.Fatalf("only %d steps with EOL vertices under the QP solver", eolSteps)
+	}
+}
+
+// TestEOLAssemblyBadForceMatrix: a force matrix whose size or row order the
+// assembly cannot use gives an error naming it, not a wrong matrix.
+func TestEOLAssemblyBadForceMatrix(t *testing.T) {
+	sim := build(t, load(t, "edge", edgeSets...), 2)
+	for step := 0; step < 3; step++ {
+		if err := sim.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := sim.EOL
+	n := c.state.NumVerts()
+	if _, err := c.system(sim.World.Pool, n-1); err == nil || !strings.Contains(err.Error(), "block rows for") {
+		t.Errorf("wrong size: %v", err)
+	}
+	A := c.state.A
+	i := 5
+	lo := A.RowPtr[i]
+	A.Col[lo], A.Col[lo+1] = A.Col[lo+1], A.Col[lo]
+	if _, err := c.system(sim.World.Pool, n); err == nil || !strings.Contains(err.Error(), "row 5 is not sorted by column") {
+		t.Errorf("unsorted row: %v", err)
 	}
 }

@@ -61,6 +61,30 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 // vertices' groups (groupOrder) and the system matrix by pairs of them
 // (inertia, assemble). The matrix's buffers are reused by the next step.
 func (c *EOLCloth) system(run *ecs.Pool, n int) (*blockqp.GroupMatrix, error) {
+	if A := c.state.A; A.N != n {
+		return nil, fmt.Errorf("EOL system matrix: force matrix has %d block rows for %d vertices", A.N, n)
+	}
+	// The group order needs only A's pattern: it is found while the rows,
+	// the right-hand side and the inertia are built.
+	err := concurrently(run, func() error {
+		c.groupOrder(n)
+		return nil
+	}, func() error {
+		return c.rowsAndRHS(n)
+	})
+	if err != nil {
+		return nil, err
+	}
+	H, err := c.assemble(run, n)
+	if err != nil {
+		return nil, fmt.Errorf("EOL system matrix: %w", err)
+	}
+	return H, nil
+}
+
+// rowsAndRHS builds the EOL constraint rows, the right-hand side and the
+// inertia's entries (see system).
+func (c *EOLCloth) rowsAndRHS(n int) error {
 	s := c.state
 	h := s.H
 	c.rows = c.rows[:0]
@@ -68,7 +92,7 @@ func (c *EOLCloth) system(run *ecs.Pool, n int) (*blockqp.GroupMatrix, error) {
 		ev := &c.verts[k]
 		var err error
 		if ev.F, ev.flat, err = c.vertexF(ev.v); err != nil {
-			return nil, err
+			return err
 		}
 		ev.rowLo = len(c.rows)
 		c.appendRows(ev, int32(k))
@@ -93,14 +117,8 @@ func (c *EOLCloth) system(run *ecs.Pool, n int) (*blockqp.GroupMatrix, error) {
 		fe := eol.EulerianForce(f, ev.F)
 		c.rhs[3*n+2*k], c.rhs[3*n+2*k+1] = h*fe[0], h*fe[1]
 	}
-
 	c.inertia(n)
-	c.groupOrder(n)
-	H, err := c.assemble(run, n)
-	if err != nil {
-		return nil, fmt.Errorf("EOL system matrix: %w", err)
-	}
-	return H, nil
+	return nil
 }
 
 // solveQP solves the step's QP with the general solver (solver/qp).
