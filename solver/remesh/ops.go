@@ -351,6 +351,10 @@ func solve3(A [3][3]float64, b [3]float64) ([3]float64, bool) {
 
 // ---------------------------------------------------------------- flip
 
+// flipTol is the margin of flipTest's criterion, relative to the size of its
+// terms.
+const flipTol = 1e-9
+
 // flipTest evaluates eq. 3 for the edge a-b of live face fl, which holds
 // a->b with opposite vert l; the face fr across it, if any, holds b->a with
 // opposite vert k. It returns true when the edge should be flipped and the
@@ -375,7 +379,15 @@ func (r *Remesher) flipTest(fl, a, b int32) (k, l int32, ok bool) {
 	ujk, uik, uil, ujl := uj.Sub(uk), ui.Sub(uk), ui.Sub(ul), uj.Sub(ul)
 	t1 := cross2(ujk, uik) * quad(uil, &M, ujl)
 	t2 := quad(ujk, &M, uik) * cross2(uil, ujl)
-	if !(t1+t2 < -1e-9*(math.Abs(t1)+math.Abs(t2))) {
+	// Flip only when the sum is negative by more than r.flipTol of the size
+	// its terms have when their edges are at right angles (products of the
+	// edges' lengths, plain and in M): the two diagonals of four (nearly)
+	// cocircular verts, whose sums are rounding noise of either sign, then
+	// both stay, and a flip cannot undo another.
+	n := func(v dense.Vec2) float64 { return math.Sqrt(dot2(v, v)) }
+	nM := func(v dense.Vec2) float64 { return math.Sqrt(math.Max(quad(v, &M, v), 0)) }
+	scale := n(ujk)*n(uik)*nM(uil)*nM(ujl) + nM(ujk)*nM(uik)*n(uil)*n(ujl)
+	if !(t1+t2 < -(flipTol+r.flipSlack)*scale) {
 		return
 	}
 	// New faces (k, b, l) and (l, a, k) must be well formed, and not flat
@@ -421,11 +433,12 @@ func (r *Remesher) doFlip(a, b, fl, fr, k, l int32, newFaces *[]int32) {
 // whose flippable edge lost out in the independent set). Faces created are
 // appended to *created.
 //
-// Flips can cycle until maxFlipPasses (the diagonal of four cocircular
-// verts may pass flipTest both ways, by rounding). Once the passes repeat
-// (see flipCycle), the selections of the cycle's passes are reused instead
-// of being made again; the flips themselves are done as before, so the
-// result is the same.
+// Flips could cycle until maxFlipPasses: flipTest's margin keeps a flip from
+// undoing another, but a longer chain of flips over different quads, each
+// measured in its own averaged metric, may still come back to where it
+// started. Once the passes repeat (see flipCycle), the selections of the
+// cycle's passes are reused instead of being made again; the flips
+// themselves are done as before, so the result is the same.
 func (r *Remesher) flipEdges(act []int32, created *[]int32) {
 	cur := append(r.flipCur[:0], act...)
 	next := r.flipNext[:0]

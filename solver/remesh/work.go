@@ -52,6 +52,9 @@ type Remesher struct {
 	nLive         int     // live faces
 	maxSize2      float64 // (1-h)^2
 	flipMax2      float64 // flips may not create an edge of squared size above this
+	// flipSlack is added to flipTol; zero but in tests, where a negative
+	// slack makes cocircular quads flip both ways, by rounding, and so cycle.
+	flipSlack float64
 
 	// nodeNew maps working nodes to output nodes (-1: removed); set by
 	// output.
