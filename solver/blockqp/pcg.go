@@ -294,22 +294,10 @@ func (s *Solver) fwdRange(g0, g1 int) float64 {
 	return cq
 }
 
-// minParallelUpdate is the fewest variables for which update goes to the
-// Runner: it streams four vectors, about a nanosecond a variable, so below
-// this a fork and join costs more than it saves (edge, 4400 variables: 3.8
-// us serial, 6.7 us on 2 workers).
-const minParallelUpdate = 1 << 14
-
-// update does x += alpha t, r -= alpha q and returns r.r. Its sum is split
-// by domain whether or not the domains run at once, so it does not depend on
-// the worker count.
+// update does x += alpha t, r -= alpha q and returns r.r.
 func (s *Solver) update(alpha float64) float64 {
 	s.alpha = alpha
-	if s.n < minParallelUpdate && !s.parallelAll {
-		s.fnUpdate(0, len(s.dom)-1)
-	} else {
-		s.forDomains(s.fnUpdate)
-	}
+	s.forDomains(s.fnUpdate)
 	nd := len(s.dom) - 1
 	return s.domainSum() + s.updateRange(int(s.gptr[s.dom[nd]]), s.n)
 }
