@@ -384,10 +384,14 @@ func (r *Remesher) flipTest(fl, a, b int32) (k, l int32, ok bool) {
 	// edges' lengths, plain and in M): the two diagonals of four (nearly)
 	// cocircular verts, whose sums are rounding noise of either sign, then
 	// both stay, and a flip cannot undo another.
+	margin := flipTol + r.flipSlack
+	if margin >= 0 && !(t1+t2 < 0) {
+		return // most edges: no flip, whatever the scale
+	}
 	n := func(v dense.Vec2) float64 { return math.Sqrt(dot2(v, v)) }
 	nM := func(v dense.Vec2) float64 { return math.Sqrt(math.Max(quad(v, &M, v), 0)) }
 	scale := n(ujk)*n(uik)*nM(uil)*nM(ujl) + nM(ujk)*nM(uik)*n(uil)*n(ujl)
-	if !(t1+t2 < -(flipTol+r.flipSlack)*scale) {
+	if !(t1+t2 < -margin*scale) {
 		return
 	}
 	// New faces (k, b, l) and (l, a, k) must be well formed, and not flat
