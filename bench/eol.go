@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/mlange-42/arche/generic"
@@ -96,17 +98,56 @@ func MeasureEOL(c EOLCase, workers int) (EOLResult, error) {
 	return r, nil
 }
 
-// RunEOL measures every EOL case and prints the table (the columns of
-// Weidner 2018 Table 1).
-func RunEOL(w io.Writer, cases []EOLCase, workers int) error {
-	fmt.Fprintf(w, "\n%-13s %6s %6s %6s %6s %6s %6s %6s %9s\n", "EOL", "steps", "#F", "%E", "%CD", "%RM", "%MF", "%VI", "ms/step")
+// RunEOL measures every EOL case repeat times and prints the table (the
+// columns of Weidner 2018 Table 1), each row from the run of median ms/step
+// (the lower median for an even repeat), with the fastest and slowest runs'
+// ms/step when repeat > 1: a virtual machine's speed drifts by tens of
+// percent between runs, so one run's figure says little.
+func RunEOL(w io.Writer, cases []EOLCase, workers, repeat int) error {
+	if repeat < 1 {
+		return fmt.Errorf("bench: repeat = %d, want at least 1", repeat)
+	}
+	fmt.Fprintf(w, "\n%-13s %6s %6s %6s %6s %6s %6s %6s %9s", "EOL", "steps", "#F", "%E", "%CD", "%RM", "%MF", "%VI", "ms/step")
+	if repeat > 1 {
+		fmt.Fprintf(w, "  %s", fmt.Sprintf("min-max of %d", repeat))
+	}
+	fmt.Fprintln(w)
 	for _, c := range cases {
-		r, err := MeasureEOL(c, workers)
-		if err != nil {
-			return err
+		runs := make([]EOLResult, repeat)
+		for k := range runs {
+			var err error
+			if runs[k], err = MeasureEOL(c, workers); err != nil {
+				return err
+			}
 		}
-		fmt.Fprintf(w, "%-13s %6d %6d %6.1f %6.1f %6.1f %6.1f %6.1f %9.1f\n", r.Case, r.Steps, r.MaxFaces, r.MaxEOLPct,
+		slices.SortStableFunc(runs, func(a, b EOLResult) int { return cmp.Compare(a.MsStep, b.MsStep) })
+		r := runs[(repeat-1)/2]
+		fmt.Fprintf(w, "%-13s %6d %6d %6.1f %6.1f %6.1f %6.1f %6.1f %9.1f", r.Case, r.Steps, r.MaxFaces, r.MaxEOLPct,
 			100*r.Collision, 100*r.Remesh, 100*r.Fill, 100*r.QP, r.MsStep)
+		if repeat > 1 {
+			fmt.Fprintf(w, "  %.1f-%.1f", runs[0].MsStep, runs[repeat-1].MsStep)
+		}
+		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// SelectEOL returns the EOL cases named in names (all of them for none), in
+// the order of cases, or an error naming one that is not a case.
+func SelectEOL(cases []EOLCase, names []string) ([]EOLCase, error) {
+	if len(names) == 0 {
+		return cases, nil
+	}
+	var out []EOLCase
+	for _, n := range names {
+		if !slices.ContainsFunc(cases, func(c EOLCase) bool { return c.Name == n }) {
+			return nil, fmt.Errorf("bench: no EOL case %q", n)
+		}
+	}
+	for _, c := range cases {
+		if slices.Contains(names, c.Name) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }

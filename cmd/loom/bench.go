@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
+	"strings"
 
 	"github.com/loomsim/loom/bench"
 	"github.com/loomsim/loom/ecs"
@@ -17,6 +19,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "worker goroutines (default: LOOM_WORKERS or GOMAXPROCS)")
 	eolRows := fs.Bool("eol", true, "also run the EOL cloth scenes (Weidner 2018 Table 1: edge, wire, nails, jaws, push, throw, lo-res, friction, and edge/lo-res as Lagrangian cloth) from the start")
 	adaptive := fs.Bool("adaptive", true, "also run the remeshing scenes from the start (sphere anisotropic/isotropic/fixed, flag) and print mean faces and seconds per frame")
+	eolCases := fs.String("eol-cases", "", "comma-separated EOL cases to run (such as edge-eol), and only their table; default: every case, after the other tables")
+	repeat := fs.Int("repeat", 1, "runs of each EOL case: its row is the run of median ms/step, with the range of all runs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -32,16 +36,31 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps); err != nil {
+	var names []string
+	if *eolCases != "" {
+		names = strings.Split(*eolCases, ",")
+	}
+	cases, err := bench.SelectEOL(bench.EOLCases, names)
+	if err != nil {
 		return err
 	}
-	if *adaptive {
-		if err := bench.RunFrames(stdout, bench.FrameCases, *workers); err != nil {
+	if *repeat < 1 {
+		return fmt.Errorf("bench: --repeat must be >= 1")
+	}
+	if names == nil {
+		if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps); err != nil {
 			return err
 		}
+		if *adaptive {
+			if err := bench.RunFrames(stdout, bench.FrameCases, *workers); err != nil {
+				return err
+			}
+		}
+		if !*eolRows {
+			return nil
+		}
+	} else {
+		fmt.Fprintf(stdout, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\n", ecs.CPU(), *workers, runtime.GOMAXPROCS(0))
 	}
-	if !*eolRows {
-		return nil
-	}
-	return bench.RunEOL(stdout, bench.EOLCases, *workers)
+	return bench.RunEOL(stdout, cases, *workers, *repeat)
 }

@@ -48,6 +48,7 @@ const usage = `usage:
                             SCENE is a built-in name (see loom scenes) or a JSON file
   loom scenes               list the built-in scenes
   loom bench [--steps N] [--workers K] [--adaptive=false] [--eol=false]
+             [--eol-cases edge-eol,...] [--repeat R]
                             run the benchmark scenes and print tables
 `
 

@@ -120,3 +120,22 @@ func TestScenesLists(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchEOLCases: --eol-cases runs only the named EOL cases, --repeat
+// times each, and prints their table with the range of the runs; an unknown
+// case or a repeat below 1 is an error.
+func TestBenchEOLCases(t *testing.T) {
+	out, err := runLoom(t, "bench", "--eol-cases", "lo-res-reg", "--repeat", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "min-max of 2") || !strings.Contains(out, "\nlo-res-reg ") || strings.Contains(out, "edge-eol") || strings.Contains(out, "scene ") {
+		t.Errorf("unexpected table:\n%s", out)
+	}
+	if out, err := runLoom(t, "bench", "--eol-cases", "edge-nope"); err == nil || !strings.Contains(out+err.Error(), `no EOL case "edge-nope"`) {
+		t.Errorf("unknown case: %v\n%s", err, out)
+	}
+	if _, err := runLoom(t, "bench", "--eol-cases", "lo-res-reg", "--repeat", "0"); err == nil || !strings.Contains(err.Error(), "--repeat") {
+		t.Errorf("repeat 0: %v", err)
+	}
+}
