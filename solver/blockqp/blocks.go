@@ -47,11 +47,7 @@ func (s *Solver) buildBlocks() int {
 	s.bad = resize(s.bad, nb)
 	s.bnv = resize(s.bnv, nb+1)
 	s.bptr = resize(s.bptr, ng+1)
-	if hg != nil {
-		s.parallel(s.fnGPattern)
-	} else {
-		s.parallel(s.fnPattern)
-	}
+	s.parallel(s.fnPattern)
 	for _, k := range s.bad {
 		if k >= 0 {
 			return int(k)
@@ -95,52 +91,85 @@ func blockKey(o, g, ng int32) int32 {
 // passPattern finds the block rows of the blocks of groups [lo, hi): each
 // row's groups in blockKey order go to s.scratch from s.soff[b], its length
 // to s.bptr[g+1], the block's number of values (sum of k_g k_h) to
-// s.bnv[b], and the first bad entry of H, if any, to s.bad[b]. A group's
-// rows usually share one column pattern (a cloth vertex's three rows do),
-// so a row whose columns repeat the previous row's adds no groups and is
-// only checked.
+// s.bnv[b], and the first bad entry of H (of HG: the first bad block), if
+// any, to s.bad[b].
 func (s *Solver) passPattern(lo, hi int) {
-	h := s.p.H
-	rp, col, val := h.RowPtr, h.Col, h.Val
 	for b := lo; b < hi; b++ {
 		g0, g1 := s.groups(b)
 		w := s.scratch[s.soff[b]:s.soff[b+1]]
 		n, nv := 0, 0
 		s.bad[b] = -1
-	rows:
 		for g := g0; g < g1; g++ {
-			g32 := int32(g)
 			start := n
-			w[n] = g32
+			w[n] = int32(g)
 			n++
-			var prev []int
-			for _, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
-				cols := col[rp[i]:rp[i+1]]
-				for k, j := range cols {
-					if j < 0 || j >= s.n || !finite(val[rp[i]+k]) {
-						s.bad[b] = int32(rp[i] + k)
-						break rows
-					}
-				}
-				if slices.Equal(cols, prev) {
-					continue
-				}
-				prev = cols
-				last := int32(-1) // a row's entries of one group usually follow each other
-				for _, j := range cols {
-					if o := s.gof[j]; o != last {
-						last = o
-						if !slices.Contains(w[start:n], o) {
-							w[n] = o
-							n++
-						}
-					}
-				}
+			var bad int
+			if s.p.HG != nil {
+				n, bad = s.groupsOfHG(g, w, n)
+			} else {
+				n, bad = s.groupsOfH(g, w, n)
+			}
+			if bad >= 0 {
+				s.bad[b] = int32(bad)
+				break
 			}
 			nv += s.finishRow(g, w[start:n])
 		}
 		s.bnv[b] = int32(nv)
 	}
+}
+
+// groupsOfH appends to w[:n] (which holds group g and the groups found so
+// far) the other groups that H's rows of group g's variables reach, and
+// returns the new length and the index of the first bad entry of those
+// rows, or -1. A group's rows usually share one column pattern (a cloth
+// vertex's three rows do), so a row whose columns repeat the previous row's
+// adds no groups and is only checked.
+func (s *Solver) groupsOfH(g int, w []int32, n int) (int, int) {
+	h := s.p.H
+	rp, col, val := h.RowPtr, h.Col, h.Val
+	start := n - 1
+	var prev []int
+	for _, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+		cols := col[rp[i]:rp[i+1]]
+		for k, j := range cols {
+			if j < 0 || j >= s.n || !finite(val[rp[i]+k]) {
+				return n, rp[i] + k
+			}
+		}
+		if slices.Equal(cols, prev) {
+			continue
+		}
+		prev = cols
+		last := int32(-1) // a row's entries of one group usually follow each other
+		for _, j := range cols {
+			if o := s.gof[j]; o != last {
+				last = o
+				if !slices.Contains(w[start:n], o) {
+					w[n] = o
+					n++
+				}
+			}
+		}
+	}
+	return n, -1
+}
+
+// groupsOfHG is groupsOfH for HG: the groups are those block row g's blocks
+// list, and a bad block is a group outside the problem or listed twice, or
+// values outside Val or not finite.
+func (s *Solver) groupsOfHG(g int, w []int32, n int) (int, int) {
+	m := s.p.HG
+	for q := m.Ptr[g]; q < m.Ptr[g+1]; q++ {
+		if s.groupBlockError(g, q) != "" {
+			return n, int(q)
+		}
+		if o := m.Col[q]; o != int32(g) {
+			w[n] = o
+			n++
+		}
+	}
+	return n, -1
 }
 
 // finishRow sorts block row g's groups into blockKey order (rows are short:
@@ -164,39 +193,6 @@ func (s *Solver) finishRow(g int, row []int32) int {
 		nv += kg * int(s.gptr[o+1]-s.gptr[o])
 	}
 	return nv
-}
-
-// passGPattern is passPattern for HG: each block row's groups are those its
-// blocks list, and the first bad block (a group outside the problem or
-// listed twice, values outside Val or not finite) goes to s.bad[b].
-func (s *Solver) passGPattern(lo, hi int) {
-	m := s.p.HG
-	for b := lo; b < hi; b++ {
-		g0, g1 := s.groups(b)
-		w := s.scratch[s.soff[b]:s.soff[b+1]]
-		n, nv := 0, 0
-		s.bad[b] = -1
-	rows:
-		for g := g0; g < g1; g++ {
-			g32 := int32(g)
-			start := n
-			w[n] = g32
-			n++
-			for q := m.Ptr[g]; q < m.Ptr[g+1]; q++ {
-				o := m.Col[q]
-				if s.groupBlockError(g, q) != "" {
-					s.bad[b] = q
-					break rows
-				}
-				if o != g32 {
-					w[n] = o
-					n++
-				}
-			}
-			nv += s.finishRow(g, w[start:n])
-		}
-		s.bnv[b] = int32(nv)
-	}
 }
 
 // groupBlockError says what is wrong with block q of HG's block row g, or
