@@ -41,14 +41,18 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	fill := time.Since(t0)
 	c.FillTime += fill
 	t0 = t0.Add(fill)
+	var hs *qp.CSR // the general solver takes H as scalar CSR
+	if s.ContactSolver != scenes.ContactFilter {
+		hs = H.CSR(c.groups, N)
+	}
 	// Like contact-response in the Lagrangian pipeline: vertices that the
 	// solved velocities would carry into an obstacle without a row get one,
 	// and the step is solved again.
 	for round := 0; ; round++ {
-		if s.ContactSolver == scenes.ContactFilter {
+		if hs == nil {
 			err = c.solveFiltered(w, H, n, m)
 		} else {
-			err = c.solveQP(H.CSR(c.groups, N), n, N, m)
+			err = c.solveQP(hs, n, N, m)
 		}
 		if err != nil || round == maxRefinements || !c.contact.refine(s) {
 			return err
