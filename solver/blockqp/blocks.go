@@ -18,11 +18,11 @@ import (
 // last entry len(bval)); all3[g] says that block row g is of 3 x 3 blocks
 // only, so its values are 9 a block in block order.
 
-// buildBlocks checks the entries of H and copies them into the block rows
-// and the diagonal blocks s.hgg; it returns the index of the first bad entry
-// in H.Col/H.Val (in group order), or with HG that of the first bad block,
-// or -1. Both of its passes run on the
-// Runner by blocks of groups (passPattern, passValues); between them the
+// buildBlocks checks the entries of H (or the blocks of HG) and copies them
+// into the block rows and the diagonal blocks s.hgg; it returns the index of
+// the first bad entry in H.Col/H.Val (in group order), or with HG that of
+// the first bad block, or -1. Both of its passes run on the Runner by blocks
+// of groups (passPattern, then passValues or passGValues); between them the
 // block rows' offsets are summed in order.
 func (s *Solver) buildBlocks() int {
 	ng, nb := s.ng, s.nb
