@@ -22,7 +22,7 @@ import (
 // into the block rows and the diagonal blocks s.hgg; it returns the index of
 // the first bad entry in H.Col/H.Val (in group order), or with HG that of
 // the first bad block, or -1. Both of its passes run on the Runner by blocks
-// of groups (passPattern, then passValues or passGValues); between them the
+// of groups (passPattern, then passValues); between them the
 // block rows' offsets are summed in order.
 func (s *Solver) buildBlocks() int {
 	ng, nb := s.ng, s.nb
@@ -70,11 +70,7 @@ func (s *Solver) buildBlocks() int {
 	s.bdiag = resize(s.bdiag, ng)
 	s.all3 = resize(s.all3, ng)
 	s.bval = resize(s.bval, int(nv))
-	if hg != nil {
-		s.parallel(s.fnGValues)
-	} else {
-		s.parallel(s.fnValues)
-	}
+	s.parallel(s.fnValues)
 	s.bvo[nblk] = nv
 	return -1
 }
@@ -224,74 +220,80 @@ func (s *Solver) groupBlockError(g int, q int32) string {
 const maxReuse = 256
 
 // passValues lays out the block rows of the blocks of groups [lo, hi) that
-// passPattern found and adds H's entries into them, and copies the diagonal
-// blocks to s.hgg. Entry k of a group's row a goes to the block of its
-// column's group h at row a, offset dst_k + a k_h; a row with the previous
-// row's columns reuses dst and k_h.
+// passPattern found, adds H's entries (copies HG's blocks) into them, and
+// copies the diagonal blocks to s.hgg.
 func (s *Solver) passValues(lo, hi int) {
-	h := s.p.H
-	rp, col, val := h.RowPtr, h.Col, h.Val
-	var dst [maxReuse]int32
-	var dk [maxReuse]int32
+	var reuse rowReuse
 	for b := lo; b < hi; b++ {
 		src, nv := s.scratch[s.soff[b]:], s.bnv[b]
 		g0, g1 := s.groups(b)
 		for g := g0; g < g1; g++ {
 			var row []int32
 			row, src, nv = s.layoutRow(g, src, nv)
-			b0, bval := s.bptr[g], s.bval
-			var prev []int
-			for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
-				cols, vals := col[rp[i]:rp[i+1]], val[rp[i]:rp[i+1]]
-				if len(cols) <= maxReuse && slices.Equal(cols, prev) {
-					for e, v := range vals {
-						bval[dst[e]+int32(a)*dk[e]] += v
-					}
-					continue
-				}
-				prev = cols
-				last, at, kh := int32(-1), int32(0), int32(0) // at: the block of group last, row 0
-				for e, j := range cols {
-					if o := s.gof[j]; o != last {
-						last = o
-						q := 0
-						for row[q] != o {
-							q++
-						}
-						bq := b0 + int32(q)
-						at, kh = s.bvo[bq], int32(s.bk[bq])
-					}
-					d := at + int32(s.gloc[j])
-					bval[d+int32(a)*kh] += vals[e]
-					if e < maxReuse {
-						dst[e], dk[e] = d, kh
-					}
-				}
+			if s.p.HG != nil {
+				s.valuesOfHG(g, row)
+			} else {
+				s.valuesOfH(g, row, &reuse)
 			}
 			s.copyDiag(g)
 		}
 	}
 }
 
-// passGValues is passValues for HG: each block is copied into place.
-func (s *Solver) passGValues(lo, hi int) {
-	m := s.p.HG
-	for b := lo; b < hi; b++ {
-		src, nv := s.scratch[s.soff[b]:], s.bnv[b]
-		g0, g1 := s.groups(b)
-		for g := g0; g < g1; g++ {
-			var row []int32
-			row, src, nv = s.layoutRow(g, src, nv)
-			cols := m.Col[m.Ptr[g]:m.Ptr[g+1]]
-			kg := s.gptr[g+1] - s.gptr[g]
-			for q, o := range row {
-				bq := s.bptr[g] + int32(q)
-				if k := slices.Index(cols, o); k >= 0 {
-					off, at := m.Off[int(m.Ptr[g])+k], s.bvo[bq]
-					copy(s.bval[at:at+kg*int32(s.bk[bq])], m.Val[off:])
-				}
+// rowReuse is valuesOfH's record of the last row it placed: entry e went to
+// dst[e] + a k[e] in row a of its block.
+type rowReuse struct {
+	dst, k [maxReuse]int32
+}
+
+// valuesOfH adds the entries of H's rows of group g into its laid-out block
+// row. Entry e of the group's row a goes to the block of its column's group
+// h at row a, offset dst_e + a k_h; a row with the previous row's columns
+// reuses dst and k_h.
+func (s *Solver) valuesOfH(g int, row []int32, ru *rowReuse) {
+	h := s.p.H
+	rp, col, val := h.RowPtr, h.Col, h.Val
+	b0, bval := s.bptr[g], s.bval
+	var prev []int
+	for a, i := range s.gvar[s.gptr[g]:s.gptr[g+1]] {
+		cols, vals := col[rp[i]:rp[i+1]], val[rp[i]:rp[i+1]]
+		if len(cols) <= maxReuse && slices.Equal(cols, prev) {
+			for e, v := range vals {
+				bval[ru.dst[e]+int32(a)*ru.k[e]] += v
 			}
-			s.copyDiag(g)
+			continue
+		}
+		prev = cols
+		last, at, kh := int32(-1), int32(0), int32(0) // at: the block of group last, row 0
+		for e, j := range cols {
+			if o := s.gof[j]; o != last {
+				last = o
+				q := 0
+				for row[q] != o {
+					q++
+				}
+				bq := b0 + int32(q)
+				at, kh = s.bvo[bq], int32(s.bk[bq])
+			}
+			d := at + int32(s.gloc[j])
+			bval[d+int32(a)*kh] += vals[e]
+			if e < maxReuse {
+				ru.dst[e], ru.k[e] = d, kh
+			}
+		}
+	}
+}
+
+// valuesOfHG copies HG's blocks of block row g into its laid-out block row.
+func (s *Solver) valuesOfHG(g int, row []int32) {
+	m := s.p.HG
+	cols := m.Col[m.Ptr[g]:m.Ptr[g+1]]
+	kg := s.gptr[g+1] - s.gptr[g]
+	for q, o := range row {
+		bq := s.bptr[g] + int32(q)
+		if k := slices.Index(cols, o); k >= 0 {
+			off, at := m.Off[int(m.Ptr[g])+k], s.bvo[bq]
+			copy(s.bval[at:at+kg*int32(s.bk[bq])], m.Val[off:])
 		}
 	}
 }

@@ -86,7 +86,6 @@ type Solver struct {
 
 	// The passes bound once, so handing them to the Runner does not allocate.
 	fnProject, fnInit, fnMult, fnPattern, fnValues func(lo, hi int)
-	fnGValues                                      func(lo, hi int)
 	fnStart, fnBack, fnFwd, fnUpdate               func(lo, hi int)
 }
 
@@ -103,7 +102,6 @@ func (s *Solver) bind() {
 	s.fnMult = s.passMult
 	s.fnPattern = s.passPattern
 	s.fnValues = s.passValues
-	s.fnGValues = s.passGValues
 	s.fnStart = func(lo, hi int) {
 		for d := lo; d < hi; d++ {
 			s.dpart[d] = s.startRange(int(s.dom[d]), int(s.dom[d+1]))
