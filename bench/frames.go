@@ -48,7 +48,7 @@ func MeasureFrames(c FrameCase, workers int) (FrameResult, error) {
 		return FrameResult{}, err
 	}
 	defer sim.Close()
-	spf := sim.Scene.StepsPerFrame()
+	spf := sim.Model.StepsPerFrame
 	r := FrameResult{Case: c.Name, Frames: c.Frames, MinFaces: 1 << 62}
 	sum, n := 0.0, 0
 	sim.Scheduler.ResetTimings()

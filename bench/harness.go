@@ -53,7 +53,11 @@ func (c Case) Load(workers int) (*systems.Sim, error) {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 	}
-	return systems.Build(sc, workers)
+	m, err := sc.Model()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return systems.Build(m, workers)
 }
 
 // Result is one row of the table.

@@ -25,7 +25,11 @@ func rodSet(b *testing.B, n, workers int) *systems.Sim {
 		s.To[1] = 0.01 * float64(k)
 		sc.Rods.Strands = append(sc.Rods.Strands, s)
 	}
-	sim, err := systems.Build(sc, workers)
+	m, err := sc.Model()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sim, err := systems.Build(m, workers)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -367,7 +367,25 @@ func (s *Scene) Validate() error {
 		v.nonNegative("wind.density", w.Density)
 		v.nonNegative("wind.drag", w.Drag)
 	}
+	validatePipeline(v, s)
 	return errors.Join(v.errs...)
+}
+
+// validatePipeline rejects settings that the pipeline of solver.mode has no
+// stage for, rather than ignoring them: strain limits outside the Lagrangian
+// pipelines, and an LDL^T linear solver where only the EOL QP solves.
+func validatePipeline(v *validator, s *Scene) {
+	if s.Solver.Mode != ModeEOL && s.Solver.Mode != ModeConformal {
+		return
+	}
+	for bi := range s.Bodies {
+		if s.Bodies[bi].StrainLimits != nil {
+			v.fail(fmt.Sprintf("bodies[%d].strain_limits", bi), "not supported in solver.mode %q (its pipeline has no strain-limiting stage); remove it, or use mode \"\" or %q", s.Solver.Mode, ModeNonConformal)
+		}
+	}
+	if s.Solver.Mode == ModeEOL && s.Solver.Linear == LinearLDLT {
+		v.fail("solver.linear", "%q is not used in solver.mode %q (every EOL step solves the QP of Weidner 2018 eq. 12); use %q", LinearLDLT, ModeEOL, LinearPCG)
+	}
 }
 
 func validateName(v *validator, field, name string, names map[string]string) {

@@ -55,21 +55,30 @@ func NewObstacleContact(w *ecs.World, state *ClothState, thickness, friction flo
 	return c
 }
 
-// Detect is the system that finds contacts and turns them into constraints.
-func (c *ObstacleContact) Detect() ecs.System { return contactDetect{c} }
+// Collision is the system that finds contacts and turns them into constraints.
+func (c *ObstacleContact) Collision() ecs.System { return Collision{c} }
 
-// Respond is the system that adds missed contacts and applies friction.
-func (c *ObstacleContact) Respond() ecs.System { return contactRespond{c} }
+// Response is the system that adds missed contacts and applies friction.
+func (c *ObstacleContact) Response() ecs.System { return ContactResponse{c} }
 
-type contactDetect struct{ c *ObstacleContact }
+// Collision finds the cloth-obstacle contacts of the step (ObstacleContact).
+type Collision struct{ c *ObstacleContact }
 
-func (d contactDetect) Name() string            { return "collision" }
-func (d contactDetect) Step(w *ecs.World) error { return d.c.detectStep(w) }
+// Name implements ecs.System.
+func (d Collision) Name() string { return "collision" }
 
-type contactRespond struct{ c *ObstacleContact }
+// Step implements ecs.System.
+func (d Collision) Step(w *ecs.World) error { return d.c.detectStep(w) }
 
-func (r contactRespond) Name() string            { return "contact-response" }
-func (r contactRespond) Step(w *ecs.World) error { return r.c.respondStep(w) }
+// ContactResponse adds the contacts the solve missed and applies friction
+// (ObstacleContact).
+type ContactResponse struct{ c *ObstacleContact }
+
+// Name implements ecs.System.
+func (r ContactResponse) Name() string { return "contact-response" }
+
+// Step implements ecs.System.
+func (r ContactResponse) Step(w *ecs.World) error { return r.c.respondStep(w) }
 
 func (c *ObstacleContact) detectStep(w *ecs.World) error {
 	s := c.state

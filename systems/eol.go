@@ -10,7 +10,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/blockqp"
 	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
@@ -33,7 +33,7 @@ import (
 type EOLCloth struct {
 	state     *ClothState
 	contact   *ObstacleContact
-	set       scenes.EOL
+	set       model.EOLSettings
 	gravity   dense.Vec3
 	thickness float64
 	friction  float64
@@ -127,7 +127,7 @@ type eolRow struct {
 
 // NewEOLCloth returns the EOL cloth model for the gathered state; density
 // gives each body entity's area density.
-func NewEOLCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, set scenes.EOL, gravity [3]float64, thickness, friction float64, density map[ecs.Entity]float64) *EOLCloth {
+func NewEOLCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, set model.EOLSettings, gravity dense.Vec3, thickness, friction float64, density map[ecs.Entity]float64) *EOLCloth {
 	return &EOLCloth{
 		state: state, contact: contact, set: set, gravity: gravity, thickness: thickness, friction: friction, density: density,
 		eolF:        generic.NewFilter1[components.EOL](),
@@ -145,22 +145,27 @@ func NewEOLCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, set 
 }
 
 // Solve is the system that solves the step's QP (Weidner 2018 eq. 12).
-func (c *EOLCloth) Solve() ecs.System { return eolSolve{c} }
+func (c *EOLCloth) Solve() ecs.System { return EOLSolve{c} }
 
 // Integrate is the system that applies friction (sec. 7), updates positions
 // and material coordinates, lifts EOL vertices off and scatters the state.
 func (c *EOLCloth) Integrate(w *ecs.World) ecs.System {
-	return &eolIntegrate{c: c, in: NewIntegrate(w, c.state)}
+	return &EOLIntegrate{c: c, in: NewIntegrate(w, c.state)}
 }
 
-// Mark is the system, run before collision detection, that gathers the EOL
+// Assign is the system, run before collision detection, that gathers the EOL
 // vertices and keeps them out of the Lagrangian obstacle contacts.
-func (c *EOLCloth) Mark() ecs.System { return eolMark{c} }
+func (c *EOLCloth) Assign() ecs.System { return EOLAssign{c} }
 
-type eolMark struct{ c *EOLCloth }
+// EOLAssign gathers the step's EOL vertices and makes Lagrangian those that
+// also touch another obstacle (EOLCloth.Assign).
+type EOLAssign struct{ c *EOLCloth }
 
-func (m eolMark) Name() string { return "eol-assign" }
-func (m eolMark) Step(w *ecs.World) error {
+// Name implements ecs.System.
+func (m EOLAssign) Name() string { return "eol-assign" }
+
+// Step implements ecs.System.
+func (m EOLAssign) Step(w *ecs.World) error {
 	if err := m.c.gather(w); err != nil {
 		return err
 	}
@@ -207,10 +212,14 @@ func (c *EOLCloth) releaseCrowded(w *ecs.World) bool {
 	return len(out) > 0
 }
 
-type eolSolve struct{ c *EOLCloth }
+// EOLSolve assembles and solves the step's QP (EOLCloth.Solve).
+type EOLSolve struct{ c *EOLCloth }
 
-func (s eolSolve) Name() string            { return "eol-solve" }
-func (s eolSolve) Step(w *ecs.World) error { return s.c.solve(w) }
+// Name implements ecs.System.
+func (s EOLSolve) Name() string { return "eol-solve" }
+
+// Step implements ecs.System.
+func (s EOLSolve) Step(w *ecs.World) error { return s.c.solve(w) }
 
 // refreshTopology rebuilds the vertex-face adjacency and the border data.
 func (c *EOLCloth) refreshTopology(w *ecs.World) {

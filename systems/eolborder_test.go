@@ -7,7 +7,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 )
 
@@ -37,7 +37,7 @@ func TestAtBorder(t *testing.T) {
 		}
 		st.FaceEnts = append(st.FaceEnts, faceMap.NewWith(&f))
 	}
-	c := NewEOLCloth(w, st, nil, scenes.EOL{MinEdge: 0.01}, [3]float64{}, 0.002, 0, nil)
+	c := NewEOLCloth(w, st, nil, model.EOLSettings{MinEdge: 0.01, QPDomains: 2}, dense.Vec3{}, 0.002, 0, nil)
 	c.refreshTopology(w)
 	for v, want := range map[int]bool{0: true, 2: true, 3: true, 5: true, 1: false, 4: false, 6: false} {
 		if c.corner[v] != want {

@@ -117,7 +117,7 @@ func TestEOLDetectMatchesReference(t *testing.T) {
 				}
 				compared++
 			}
-			steps(t, sim, sim.Scene.NumSteps(), func(i int) {
+			steps(t, sim, sim.Model.Steps, func(i int) {
 				if i%5 != 4 {
 					return
 				}
@@ -168,7 +168,7 @@ func TestEOLDetectMatchesReference(t *testing.T) {
 // have grown.
 func TestEOLDetectAllocs(t *testing.T) {
 	sim := build(t, eolShort(t, "edge", 0.45, 0.06, 0.12), 2)
-	steps(t, sim, sim.Scene.NumSteps(), nil)
+	steps(t, sim, sim.Model.Steps, nil)
 	c, e := sim.EOL, sim.Conformal
 	if err := c.gather(sim.World); err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func BenchmarkEOLDetect(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sim, err := Build(sc, 2)
+		sim, err := buildScene(sc, 2)
 		if err != nil {
 			b.Fatal(err)
 		}

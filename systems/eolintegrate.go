@@ -11,21 +11,21 @@ import (
 	"github.com/loomsim/loom/solver/eol"
 )
 
-// eolIntegrate ends an EOL step: friction (Weidner 2018 sec. 7) on the
+// EOLIntegrate ends an EOL step: friction (Weidner 2018 sec. 7) on the
 // Lagrangian contacts and the EOL vertices, lift-off of EOL vertices whose
 // constraints no longer push (they become Lagrangian with the world velocity
 // of eq. 2, sec. 6.2), the position update q += h q' of both the world
 // positions and the EOL vertices' material coordinates (with their faces'
 // rest shapes and the lumped masses that follow from them), and the scatter
 // to the entities.
-type eolIntegrate struct {
+type EOLIntegrate struct {
 	c  *EOLCloth
 	in *Integrate
 }
 
-func (e *eolIntegrate) Name() string { return "eol-integrate" }
+func (e *EOLIntegrate) Name() string { return "eol-integrate" }
 
-func (e *eolIntegrate) Step(w *ecs.World) error {
+func (e *EOLIntegrate) Step(w *ecs.World) error {
 	c := e.c
 	s := c.state
 	c.contact.syncEntities(w)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/blockqp"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
@@ -42,7 +42,7 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	c.FillTime += fill
 	t0 = t0.Add(fill)
 	var hs *qp.CSR // the general solver takes H as scalar CSR
-	if s.ContactSolver != scenes.ContactFilter {
+	if s.ContactSolver != model.ContactFilter {
 		hs = H.CSR(c.groups, N)
 	}
 	// Like contact-response in the Lagrangian pipeline: vertices that the
@@ -255,11 +255,7 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *blockqp.GroupMatrix, n, m int)
 // workers).
 func (c *EOLCloth) groupOrder(n int) {
 	s := c.state
-	parts := c.set.QPDomains
-	if parts == 0 {
-		parts = scenes.DefaultQPDomains
-	}
-	c.order, c.domains = c.dissect.Dissect(c.rcm.Order(n, s.A.RowPtr, s.A.Col), parts, s.A.RowPtr, s.A.Col)
+	c.order, c.domains = c.dissect.Dissect(c.rcm.Order(n, s.A.RowPtr, s.A.Col), c.set.QPDomains, s.A.RowPtr, s.A.Col)
 	c.groupOf = slices.Grow(c.groupOf[:0], n)[:n]
 	c.groups = c.groups[:0]
 	c.vars = c.vars[:0]

@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/model"
+	"github.com/loomsim/loom/solver/dense"
 )
 
 // ImplicitSolve forms the right-hand side M v + h (f_ext - dE/dx) of the
@@ -15,13 +16,12 @@ import (
 // or by the filtered-PCG active-set iteration (contactFilter).
 type ImplicitSolve struct {
 	state   *ClothState
-	gravity [3]float64
+	gravity dense.Vec3
 	rhs     func(lo, hi int)
 }
 
 // NewImplicitSolve returns the system.
-func NewImplicitSolve(state *ClothState, gravity [3]float64, set scenes.Solver) *ImplicitSolve {
-	state.Tolerance, state.MaxIterations, state.Linear, state.ContactSolver = set.Tolerance, set.MaxIterations, set.Linear, set.ContactSolver
+func NewImplicitSolve(state *ClothState, gravity dense.Vec3) *ImplicitSolve {
 	s := &ImplicitSolve{state: state, gravity: gravity}
 	s.rhs = s.rhsRange
 	return s
@@ -43,12 +43,12 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 func (s *ClothState) solve(w *ecs.World) error {
 	s.LastQP = QPStats{}
 	if len(s.Contacts) > 0 {
-		if s.ContactSolver == scenes.ContactFilter {
+		if s.ContactSolver == model.ContactFilter {
 			return s.Filter.solve(w, s)
 		}
 		return s.QP.solve(s)
 	}
-	if s.Linear == scenes.LinearLDLT {
+	if s.Linear == model.LDLT {
 		return s.Direct.solve(s)
 	}
 	res, err := s.PCG.Solve(w.Pool, s.A, s.B, s.VNew, s.PinFilter, s.PinZ, s.Tolerance, s.MaxIterations)

@@ -9,7 +9,7 @@ import (
 	"github.com/loomsim/loom/ecs"
 )
 
-// PinRelease lets pins go at their release time (scenes.Pin.Release): it
+// PinRelease lets pins go at their release time (model.Pin.Release): it
 // removes the Pinned component, which changes the DOF set and so bumps the
 // topology version. Runs first in the step, so the released vertex is free
 // for the whole step that starts at or after its release time.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
@@ -56,7 +57,7 @@ type remeshBody struct {
 	entity   ecs.Entity
 	mesh     *BodyMesh
 	faceEnts []ecs.Entity // parallel to mesh.Faces
-	set      scenes.Remesh
+	set      model.Remesh
 	density  float64
 	lame     elastic.Lame
 	kb       float64
@@ -196,7 +197,7 @@ func NewRemesh(w *ecs.World, thickness float64) *Remesh {
 // AddBody registers a body for remeshing; faceEnts lists its face entities in
 // the order of mesh.Faces, and hingeEnts its hinge entities in the order of
 // scenes.HingesWithFaces of mesh.Faces.
-func (r *Remesh) AddBody(body ecs.Entity, mesh *BodyMesh, faceEnts, hingeEnts []ecs.Entity, set scenes.Remesh, mat scenes.Material) {
+func (r *Remesh) AddBody(body ecs.Entity, mesh *BodyMesh, faceEnts, hingeEnts []ecs.Entity, set model.Remesh, mat model.Material) {
 	r.bodies = append(r.bodies, remeshBody{entity: body, mesh: mesh, faceEnts: faceEnts, hingeEnts: hingeEnts, set: set, density: mat.Density,
 		lame: elastic.Lame{Mu: mat.ShearStiffness, Lambda: mat.StretchStiffness}, kb: mat.BendingStiffness})
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/rod"
 	"github.com/loomsim/loom/solver/rodstep"
@@ -22,8 +22,8 @@ const anchorFactor = 100
 // found where strands of different rods pass within contact_distance of each
 // other at load time (SB2020 sec. 5: intra- and inter-fabric contacts from the
 // initial arrangement), and edge nodes.
-func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*scenes.Motion) int32) error {
-	rs := sc.Rods
+func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.Motion) int32) error {
+	rs := m.Rods
 	strandMap := generic.NewMap1[components.Strand](w.ECS)
 	nodeMap := generic.NewMap3[components.Position, components.Velocity, components.RodNode](w.ECS)
 	pinMap := generic.NewMap1[components.Pinned](w.ECS)
@@ -40,7 +40,7 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 		nodes  []ecs.Entity // Lagrangian nodes, in order
 	}
 	geo := make([]strandGeom, len(rs.Strands))
-	st.Step = rodstep.State{Gravity: dense.Vec3(sc.GravityVector()), EIL: rs.EIL, Mu: rs.Friction, Thickness: sc.Solver.Thickness}
+	st.Step = rodstep.State{Gravity: m.Gravity, EIL: rs.EIL, Mu: rs.Friction, Thickness: m.Solver.Thickness}
 	newNode := func(se ecs.Entity, x dense.Vec3, u float64, fixedU bool) ecs.Entity {
 		p, v := components.Position(x), components.Velocity{}
 		kind := uint8(rod.EoL)
@@ -51,17 +51,17 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 	}
 	for si := range rs.Strands {
 		s := &rs.Strands[si]
-		m := s.Material
+		mat := s.Material
 		se := strandMap.NewWith(&components.Strand{Name: s.Name})
-		pos := s.NodePositions()
-		du := s.Length() / float64(s.Nodes-1)
-		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: m.StretchStiffness}
-		st.Step.Rods = append(st.Step.Rods, rodstep.Rod{Ks: m.StretchStiffness, Kb: m.BendingStiffness, Rho: m.LinearDensity,
-			Alpha: m.Damping, RestSeg: du, Length: s.Length(), Fixed: s.Fixed})
-		st.Step.ObstacleK = math.Max(st.Step.ObstacleK, rod.ContactStiffness(m.StretchStiffness, du))
+		pos := s.Pos
+		du := s.Length / float64(len(pos)-1)
+		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: mat.StretchStiffness}
+		st.Step.Rods = append(st.Step.Rods, rodstep.Rod{Ks: mat.StretchStiffness, Kb: mat.BendingStiffness, Rho: mat.LinearDensity,
+			Alpha: mat.Damping, RestSeg: du, Length: s.Length, Fixed: s.Fixed})
+		st.Step.ObstacleK = math.Max(st.Step.ObstacleK, rod.ContactStiffness(mat.StretchStiffness, du))
 		pinned := map[int]int32{}
 		for _, p := range s.Pins {
-			pinned[s.PinNode(p.Node)] = addScript(p.Motion)
+			pinned[p.Node] = addScript(p.Motion)
 		}
 		for k, x := range pos {
 			e := newNode(se, dense.Vec3(x), float64(k)*du, true)
@@ -172,7 +172,7 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 							dup = true
 						}
 					}
-					if dup || ua <= 0 || ub <= 0 || ua >= rs.Strands[a].Length() || ub >= rs.Strands[b].Length() {
+					if dup || ua <= 0 || ub <= 0 || ua >= rs.Strands[a].Length || ub >= rs.Strands[b].Length {
 						continue
 					}
 					found = append(found, [2]float64{ua, ub})
@@ -181,17 +181,13 @@ func buildRods(w *ecs.World, sc *scenes.Scene, st *RodState, addScript func(*sce
 			}
 		}
 	}
-	names := map[string]int{}
-	for si := range rs.Strands {
-		names[rs.Strands[si].Name] = si
-	}
 	for ei, en := range rs.EdgeNodes {
-		si, ok := names[en.Strand]
-		if !ok {
-			return fmt.Errorf("rods.edge_nodes[%d].strand: no strand %q", ei, en.Strand)
+		si := en.Strand
+		if si < 0 || si >= len(geo) {
+			return fmt.Errorf("rods.edge_nodes[%d].strand: no strand %d", ei, si)
 		}
 		g := geo[si]
-		u := en.U * rs.Strands[si].Length()
+		u := en.U * rs.Strands[si].Length
 		i := min(int(u/g.du), len(g.pos)-2)
 		x := lerp(g, i, u/g.du-float64(i))
 		dir := dense.Vec3(en.B).Sub(dense.Vec3(en.A))

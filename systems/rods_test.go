@@ -113,7 +113,7 @@ func TestRodTable(t *testing.T) {
 	st := &sim.Rods.Step
 	e := st.Edges[0]
 	u0 := st.U[e.Node]
-	steps(t, sim, sim.Scene.NumSteps(), nil)
+	steps(t, sim, sim.Model.Steps, nil)
 	d := st.X[e.Node].Sub(e.A)
 	off := d.Sub(e.Dir.Scale(d.Dot(e.Dir))).Norm()
 	t.Logf("edge node: u %.4f -> %.4f (kind %v), %.2g m off the edge", u0, st.U[e.Node], st.Kind[e.Node], off)

@@ -5,14 +5,23 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 )
 
 // Scripts is the resource holding the scene's motion scripts; Pinned.Script
 // and Obstacle.Script index into it.
 type Scripts struct {
-	Motions []*scenes.Motion
+	Motions []model.Motion
+}
+
+// add appends motion m and returns its index, or -1 (no script) when m is nil.
+func (s *Scripts) add(m model.Motion) int32 {
+	if m == nil {
+		return -1
+	}
+	s.Motions = append(s.Motions, m)
+	return int32(len(s.Motions) - 1)
 }
 
 // offset returns script i's displacement at time t (zero for i < 0).
@@ -42,7 +51,7 @@ func NewScriptedMotion(state *ClothState, scripts *Scripts) *ScriptedMotion {
 }
 
 // Name implements ecs.System.
-func (m *ScriptedMotion) Name() string { return "script" }
+func (m *ScriptedMotion) Name() string { return "scripted-motion" }
 
 // Step implements ecs.System.
 func (m *ScriptedMotion) Step(w *ecs.World) error {

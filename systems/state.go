@@ -15,6 +15,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
 	"github.com/loomsim/loom/solver/sparse"
@@ -74,8 +75,8 @@ type ClothState struct {
 	LastSolve     sparse.PCGResult
 	Tolerance     float64 // PCG relative residual
 	MaxIterations int
-	Linear        string // scenes.LinearPCG or scenes.LinearLDLT
-	ContactSolver string // scenes.ContactQP or scenes.ContactFilter
+	Linear        model.LinearSolver
+	ContactSolver model.ContactSolver
 	Direct        directSolve
 	QP            contactQP
 	Filter        contactFilter
@@ -143,7 +144,7 @@ func NewDerivedData(w *ecs.World, state *ClothState, damping map[ecs.Entity]Body
 }
 
 // Name implements ecs.System.
-func (d *DerivedData) Name() string { return "derived" }
+func (d *DerivedData) Name() string { return "derived-data" }
 
 // Step implements ecs.System.
 func (d *DerivedData) Step(w *ecs.World) error {

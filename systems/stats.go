@@ -6,7 +6,6 @@ import (
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/loomsim/loom/components"
-	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
 	"github.com/loomsim/loom/solver/eol"
 	"github.com/loomsim/loom/solver/rod"
@@ -66,7 +65,7 @@ func (s *Sim) Measure() Stats {
 	st := s.State
 	out := Stats{Step: s.Clock.Step, Time: s.Clock.Time, Vertices: st.NumVerts(), Faces: len(st.FaceRest), PCGIterations: st.LastSolve.Iterations,
 		QPIterations: st.LastQP.Iterations, QPResidual: st.LastQP.Residual}
-	g := dense.Vec3(s.Scene.Gravity)
+	g := s.Model.Gravity // the field simulated, incline included
 	for i, m := range st.Mass {
 		x, v := vec(st.X, int32(i)), vec(st.V, int32(i))
 		out.KineticEnergy += 0.5 * m * v.Dot(v)
@@ -142,8 +141,8 @@ func (s *Sim) Measure() Stats {
 		out.Conformal = ptr(c.Inserted)
 		c.Inserted, c.Collapses, c.Splits = 0, 0, 0
 	}
-	if e := s.Scene.Solver.EOL; e != nil {
-		if a, ok := bendAngleAtFeature(s.World, st, s.Scene.Solver.Thickness, 3*e.MinEdge); ok {
+	if e := s.Model.Solver.EOL; e != nil {
+		if a, ok := bendAngleAtFeature(s.World, st, s.Model.Solver.Thickness, 3*e.MinEdge); ok {
 			out.BendAngle = ptr(a)
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/strainlimit"
 )
@@ -26,14 +26,14 @@ type StrainLimit struct {
 
 type limitedBody struct {
 	entity ecs.Entity
-	limits scenes.StrainLimits
+	limits model.StrainLimits
 	nodes  []int32 // local node -> DOF
 	faces  []int32 // local face -> ClothState face
 	prob   strainlimit.Problem
 }
 
 // NewStrainLimit returns the system for the given bodies and their limits.
-func NewStrainLimit(state *ClothState, bodies []ecs.Entity, limits []scenes.StrainLimits) *StrainLimit {
+func NewStrainLimit(state *ClothState, bodies []ecs.Entity, limits []model.StrainLimits) *StrainLimit {
 	s := &StrainLimit{state: state}
 	for i, e := range bodies {
 		s.bodies = append(s.bodies, limitedBody{entity: e, limits: limits[i]})
@@ -102,7 +102,7 @@ func (s *StrainLimit) Step(w *ecs.World) error {
 		}
 		var res strainlimit.Result
 		var err error
-		if b.limits.Method == scenes.StrainJacobi {
+		if b.limits.Method == model.Jacobi {
 			res, err = strainlimit.Jacobi(&b.prob, strainlimit.JacobiSettings{}, w.Pool)
 		} else {
 			res, err = strainlimit.AugmentedLagrangian(&b.prob, alSettings, w.Pool)
@@ -125,7 +125,7 @@ func (s *StrainLimit) Step(w *ecs.World) error {
 // iterations is body bi's iteration count of the last step: optimizer
 // iterations for the augmented Lagrangian, sweeps for Jacobi.
 func (s *StrainLimit) iterations(bi int) int {
-	if s.bodies[bi].limits.Method == scenes.StrainJacobi {
+	if s.bodies[bi].limits.Method == model.Jacobi {
 		return s.Last[bi].OuterIterations
 	}
 	return s.Last[bi].InnerIterations

@@ -27,12 +27,21 @@ func load(t *testing.T, name string, sets ...[2]string) *scenes.Scene {
 
 func build(t *testing.T, sc *scenes.Scene, workers int) *Sim {
 	t.Helper()
-	sim, err := Build(sc, workers)
+	sim, err := buildScene(sc, workers)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(sim.Close)
 	return sim
+}
+
+// buildScene resolves a scene into its model and builds it.
+func buildScene(sc *scenes.Scene, workers int) (*Sim, error) {
+	m, err := sc.Model()
+	if err != nil {
+		return nil, err
+	}
+	return Build(m, workers)
 }
 
 func steps(t *testing.T, sim *Sim, n int, each func(i int)) {
@@ -179,7 +188,7 @@ func TestBadStateIsAnError(t *testing.T) {
 	if err == nil {
 		t.Fatal("a NaN position produced no error")
 	}
-	for _, want := range []string{"step 1", "vertex 7", `"cloth"`, "derived"} {
+	for _, want := range []string{"step 1", "vertex 7", `"cloth"`, "derived-data"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 )
 
@@ -19,11 +19,11 @@ import (
 // ClothState.Ext, which the implicit step adds to gravity.
 type Wind struct {
 	state *ClothState
-	wind  scenes.Wind
+	wind  model.Wind
 }
 
 // NewWind returns the system.
-func NewWind(state *ClothState, w scenes.Wind) *Wind { return &Wind{state: state, wind: w} }
+func NewWind(state *ClothState, w model.Wind) *Wind { return &Wind{state: state, wind: w} }
 
 // Name implements ecs.System.
 func (w *Wind) Name() string { return "wind" }

@@ -69,7 +69,11 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	sim, err := systems.Build(sc, *workers)
+	m, err := sc.Model()
+	if err != nil {
+		return err
+	}
+	sim, err := systems.Build(m, *workers)
 	if err != nil {
 		return err
 	}
@@ -99,7 +103,7 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 	}
 	defer statsFile.Close()
 	stats := bufio.NewWriter(statsFile)
-	every := sim.Scene.StepsPerFrame()
+	every := sim.Model.StepsPerFrame
 
 	frame := 0
 	record := func() error {
@@ -121,7 +125,7 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 	start := time.Now()
 	// The bar measures its rate from its creation; it is drawn only once the
 	// run has taken more than a second.
-	bar := progressbar.NewOptions(n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(sim.Scene.Name),
+	bar := progressbar.NewOptions(n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(sim.Model.Name),
 		progressbar.OptionShowCount(), progressbar.OptionSetItsString("steps"), progressbar.OptionShowIts(),
 		progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 	bar.StartWithoutRender()
@@ -132,7 +136,7 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 				bar.Exit()
 				fmt.Fprintln(stderr)
 			}
-			return fmt.Errorf("%s: %w (frames 0-%d in %s are complete)", sim.Scene.Name, err, frame-1, dir)
+			return fmt.Errorf("%s: %w (frames 0-%d in %s are complete)", sim.Model.Name, err, frame-1, dir)
 		}
 		if i%every == 0 || i == n {
 			if err := record(); err != nil {
@@ -148,7 +152,7 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 		bar.Finish()
 	}
 	fmt.Fprintf(stdout, "%s: %d steps (%.3g s simulated) in %.2f s; wrote %d frames and stats.jsonl to %s\n",
-		sim.Scene.Name, n, sim.Clock.Time, time.Since(start).Seconds(), frame, dir)
+		sim.Model.Name, n, sim.Clock.Time, time.Since(start).Seconds(), frame, dir)
 	return nil
 }
 

@@ -1,0 +1,236 @@
+// Package model holds loom's resolved, immutable Model of a scene: what the
+// systems simulate, with every setting typed (enums, not strings), every
+// default applied and every derived quantity (the gravity actually
+// simulated, the bodies' meshes, the obstacles' unit normals) computed once.
+// It is MuJoCo's mjModel to the World's mjData: package scenes validates a
+// scene file and resolves it into a Model; package systems spawns entities
+// from it and assembles the pipeline; nothing changes it afterwards.
+// It holds plain data and the few enum names; it knows neither the scene
+// format nor the ECS.
+package model
+
+import "github.com/loomsim/loom/solver/dense"
+
+// Model is a resolved scene.
+type Model struct {
+	Name          string
+	Dt            float64    // s, the time step
+	Steps         int        // steps the scene's duration takes
+	StepsPerFrame int        // steps between output frames
+	Gravity       dense.Vec3 // m/s^2, the field simulated (the scene's gravity rotated by its incline)
+	Solver        Solver
+	Bodies        []Body
+	Obstacles     []Obstacle
+	Rods          *Rods // nil without rods
+	Wind          *Wind // nil: still air
+}
+
+// Pipeline names which cloth pipeline a model runs (scene field
+// solver.mode); see systems/pipelines.go for the lists.
+type Pipeline uint8
+
+// Cloth pipelines.
+const (
+	// Lagrangian cloth on the bodies' meshes, remeshed where a body asks
+	// for it (Narain 2012): solver.mode "" or "lag-nonconformal".
+	Lagrangian Pipeline = iota
+	// LagrangianFixed is Lagrangian cloth whose bodies' remesh settings are
+	// ignored (solver.mode "lag-regular", "lag-irregular").
+	LagrangianFixed
+	// EOL is Eulerian-on-Lagrangian cloth (Weidner 2018, "eol").
+	EOL
+	// Conformal is Lagrangian cloth on a conformally preprocessed and
+	// adaptively remeshed mesh with Lagrangian vertices on the sharp
+	// features (Weidner 2018 sec. 7, "lag-conformal").
+	Conformal
+)
+
+// LinearSolver is the unconstrained implicit step's linear solver.
+type LinearSolver uint8
+
+// Linear solvers.
+const (
+	PCG  LinearSolver = iota // block-Jacobi preconditioned CG
+	LDLT                     // sparse LDL^T with AMD ordering
+)
+
+// ContactSolver solves steps with contact rows.
+type ContactSolver uint8
+
+// Contact solvers.
+const (
+	ContactQP     ContactSolver = iota // the convex QP solver (ADMM + polish; blockqp for EOL)
+	ContactFilter                      // active set on Baraff-Witkin filtered PCG
+)
+
+// Solver holds the integrator and contact settings.
+type Solver struct {
+	Pipeline      Pipeline
+	Tolerance     float64 // PCG relative residual
+	MaxIterations int
+	Thickness     float64 // m, the contact layer kept between cloth and obstacles
+	Friction      float64 // Coulomb coefficient
+	Linear        LinearSolver
+	Contact       ContactSolver
+	// EOL holds the EOL settings: set for the EOL and Conformal pipelines,
+	// and, for bend_angle_at_feature, in the others when the scene gives
+	// them; nil otherwise.
+	EOL *EOLSettings
+}
+
+// EOLSettings are the settings of Eulerian-on-Lagrangian cloth (Weidner
+// 2018); angles in degrees.
+type EOLSettings struct {
+	MinEdge     float64 // m, conformal preprocessing's collapse threshold (sec. 6.1)
+	MinAngle    float64 // smallest material-space angle next to a conformal vertex (sec. 6.1)
+	BorderAngle float64 // smallest angle between a conformal edge and the border (sec. 6.1)
+	FlatAngle   float64 // an EOL vertex whose faces' normals lie within it is flat (errata Alg. 1)
+	Reach       float64 // m, a cloth edge this close to a sharp feature touches it
+	QPDomains   int     // >= 1: domains of the QP's Gauss-Seidel sweeps (default applied)
+}
+
+// Material holds a cloth body's constitutive parameters.
+type Material struct {
+	Density          float64 // kg/m^2
+	StretchStiffness float64 // N/m, membrane Lamé lambda
+	ShearStiffness   float64 // N/m, membrane Lamé mu
+	BendingStiffness float64 // N m
+	MassDamping      float64 // 1/s, Rayleigh alpha
+	StiffnessDamping float64 // s, Rayleigh beta
+}
+
+// Motion is a prescribed kinematic trajectory: a displacement from the
+// initial pose and its time derivative.
+type Motion interface {
+	Offset(t float64) [3]float64
+	VelocityAt(t float64) [3]float64
+}
+
+// Pin holds a body's vertex on its initial position plus Motion's offset
+// (nil Motion: fixed) until Release (s; 0: never).
+type Pin struct {
+	Vertex  int32
+	Motion  Motion
+	Release float64
+}
+
+// Body is one cloth body: its triangle mesh with ARCSim's two levels of
+// points (world-space vertices; a material coordinate per face corner, so
+// that a seam vertex has one per panel), its material and options.
+type Body struct {
+	Name       string
+	NX, NY     int             // grid vertices along local x and y
+	Rest       [][2]float64    // per vertex, its material coordinate (the first face's, at a seam)
+	Pos        [][3]float64    // per vertex, its initial world position
+	Faces      [][3]int32      // CCW in material space
+	FaceU      [][3][2]float64 // per face corner, its material coordinate
+	Hinges     [][4]int32      // interior edges [x0 x1 x2 x3] (see scenes.Sheet)
+	HingeFaces [][2]int32      // the two faces of each hinge
+	Material   Material
+	Pins       []Pin
+	// Remesh is nil when the mesh stays fixed (and for every body of the
+	// LagrangianFixed pipeline). In the EOL and Conformal pipelines, which
+	// remesh every body, a body without remesh settings has the zero value.
+	Remesh       *Remesh
+	StrainLimits *StrainLimits // nil: none
+}
+
+// Remesh holds a body's adaptive remeshing parameters (Narain et al. 2012
+// sec. 4: eq. 10-13).
+type Remesh struct {
+	Every             int     // steps between passes
+	SizeMin, SizeMax  float64 // m
+	AspectMin         float64
+	RefineAngle       float64
+	RefineCompression float64
+	RefineVelocity    float64 // m/s
+}
+
+// StrainMethod is a strain-limiting method.
+type StrainMethod uint8
+
+// Strain-limiting methods (Narain et al. 2012 sec. 5).
+const (
+	AugmentedLagrangian StrainMethod = iota
+	Jacobi
+)
+
+// StrainLimits bounds a body's principal strains.
+type StrainLimits struct {
+	Min, Max float64
+	Method   StrainMethod
+}
+
+// ObstacleKind names an obstacle's shape.
+type ObstacleKind uint8
+
+// Obstacle shapes.
+const (
+	Plane ObstacleKind = iota
+	Sphere
+	Box
+	Capsule
+	Point // a nail tip: a sharp point feature (Weidner 2018 errata sec. 3)
+)
+
+// Obstacle is a rigid, kinematic collision shape at its initial pose.
+type Obstacle struct {
+	Name        string
+	Kind        ObstacleKind
+	Center      dense.Vec3 // sphere, box centre; a point of a plane; a nail tip
+	Normal      dense.Vec3 // plane, point: unit
+	Radius      float64    // sphere, capsule
+	HalfExtents dense.Vec3 // box (axis aligned)
+	A, B        dense.Vec3 // capsule segment
+	Motion      Motion     // nil: static
+}
+
+// Wind is a uniform air flow acting on cloth faces.
+type Wind struct {
+	Velocity dense.Vec3 // m/s
+	Density  float64    // kg/m^3: normal force rho A |v_n| v_n
+	Drag     float64    // kg/(m^2 s): tangential force c A v_t
+}
+
+// Rods holds a scene's rods (Sanchez-Banderas et al. 2020).
+type Rods struct {
+	EIL             bool    // allow EIL nodes
+	Friction        float64 // Coulomb coefficient at rod-rod contacts
+	ContactDistance float64 // m: segments of different strands this close at load time get a sliding contact
+	ProjectBend     bool    // projected Newton on the bend Hessian
+	Strands         []Strand
+	EdgeNodes       []EdgeNode
+}
+
+// Strand is one rod, at rest along its initial polyline.
+type Strand struct {
+	Name     string
+	Pos      [][3]float64 // initial node positions, evenly spaced in arc length
+	Length   float64      // m, rest length
+	Material RodMaterial
+	Pins     []RodPin
+	Fixed    bool // the whole strand is held in place
+}
+
+// RodMaterial holds a strand's constitutive parameters.
+type RodMaterial struct {
+	StretchStiffness float64 // N, k_s of Sanchez-Banderas eq. 2
+	BendingStiffness float64 // N m^2, k_b of eq. 4
+	LinearDensity    float64 // kg/m
+	Damping          float64 // 1/s, mass-proportional
+}
+
+// RodPin holds strand node Node (resolved: 0 <= Node < len(Pos)) on its
+// initial position plus Motion's offset.
+type RodPin struct {
+	Node   int
+	Motion Motion
+}
+
+// EdgeNode places an EoL node on strand Strand (an index into Rods.Strands)
+// at arc-length fraction U, resting on the sharp edge A-B.
+type EdgeNode struct {
+	Strand int
+	U      float64
+	A, B   dense.Vec3
+}

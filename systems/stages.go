@@ -1,0 +1,116 @@
+package systems
+
+import (
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/model"
+)
+
+// stages holds every system a pipeline can list, built for one model; a
+// stage the model does not need is nil.
+type stages struct {
+	pinRelease        ecs.System
+	remesh            ecs.System
+	conformalRemesh   ecs.System
+	derivedData       ecs.System
+	scriptedMotion    ecs.System
+	eolAssign         ecs.System
+	collision         ecs.System
+	forceFill         ecs.System
+	wind              ecs.System
+	implicitSolve     ecs.System
+	contactResponse   ecs.System
+	strainLimit       ecs.System
+	integrate         ecs.System
+	eolSolve          ecs.System
+	eolIntegrate      ecs.System
+	rodGather         ecs.System
+	rodAssign         ecs.System
+	rodNewton         ecs.System
+	rodContactRemoval ecs.System
+	advanceClock      ecs.System
+}
+
+// newStages builds the systems the model's pipeline needs, recording the
+// ones the statistics read in sim.
+func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
+	s := &stages{advanceClock: AdvanceClock{}}
+	st := sim.State
+	s.scriptedMotion = NewScriptedMotion(st, sp.scripts)
+	if len(m.Bodies) > 0 {
+		st.Tolerance, st.MaxIterations, st.Linear, st.ContactSolver = m.Solver.Tolerance, m.Solver.MaxIterations, m.Solver.Linear, m.Solver.Contact
+		contact := NewObstacleContact(w, st, m.Solver.Thickness, m.Solver.Friction)
+		s.pinRelease = NewPinRelease(w)
+		s.derivedData = NewDerivedData(w, st, sp.damping)
+		s.collision, s.contactResponse = contact.Collision(), contact.Response()
+		s.forceFill = NewForceFill(st)
+		if m.Wind != nil {
+			s.wind = NewWind(st, *m.Wind)
+		}
+		rm := NewRemesh(w, m.Solver.Thickness)
+		for bi := range m.Bodies {
+			if b := &m.Bodies[bi]; b.Remesh != nil {
+				rm.AddBody(sp.bodies[bi], &sim.Bodies[bi], sp.faces[bi], sp.hinges[bi], *b.Remesh, b.Material)
+			}
+		}
+		switch m.Solver.Pipeline {
+		case model.EOL, model.Conformal:
+			density := map[ecs.Entity]float64{}
+			for bi := range m.Bodies {
+				density[sp.bodies[bi]] = m.Bodies[bi].Material.Density
+			}
+			ec := NewEOLCloth(w, st, contact, *m.Solver.EOL, m.Gravity, m.Solver.Thickness, m.Solver.Friction, density)
+			lag := m.Solver.Pipeline == model.Conformal
+			sim.Conformal = ec.Conformal(rm, lag)
+			s.conformalRemesh = sim.Conformal
+			if !lag {
+				sim.EOL = ec
+				s.eolAssign, s.eolSolve, s.eolIntegrate = ec.Assign(), ec.Solve(), ec.Integrate(w)
+			}
+		default:
+			if len(rm.bodies) > 0 {
+				sim.Remesh = rm
+				s.remesh = rm
+			}
+		}
+		if m.Solver.Pipeline != model.EOL {
+			s.implicitSolve = NewImplicitSolve(st, m.Gravity)
+			s.integrate = NewIntegrate(w, st)
+		}
+		var limited []ecs.Entity
+		var limits []model.StrainLimits
+		for bi := range m.Bodies {
+			if l := m.Bodies[bi].StrainLimits; l != nil {
+				limited = append(limited, sp.bodies[bi])
+				limits = append(limits, *l)
+			}
+		}
+		if len(limited) > 0 {
+			sim.StrainLimit = NewStrainLimit(st, limited, limits)
+			s.strainLimit = sim.StrainLimit
+		}
+	}
+	if sp.rods != nil {
+		sim.Rods = sp.rods
+		s.rodGather = NewRodGather(w, sp.rods)
+		s.rodAssign = RodAssign{sp.rods}
+		newton := NewRodNewton(w, sp.rods, sp.scripts)
+		newton.settings.ProjectBend = m.Rods.ProjectBend
+		s.rodNewton = newton
+		s.rodContactRemoval = NewRodContactRemoval(w, sp.rods)
+	}
+	return s
+}
+
+// RodAssign is the rods' node assignment (Sanchez-Banderas 2020 sec. 4.1) on
+// the gathered state, run once before the first step; each Newton step
+// reassigns the nodes itself.
+type RodAssign struct{ state *RodState }
+
+// Name implements ecs.System.
+func (RodAssign) Name() string { return "rod-assign" }
+
+// Step implements ecs.System.
+func (a RodAssign) Step(*ecs.World) error {
+	a.state.Step.Assign()
+	return nil
+}
