@@ -431,8 +431,8 @@ type writeBackScratch struct {
 
 // writeBack turns the remeshed body nm, an output of the remesher or of
 // conformal.Preprocess, into entities. side, when not nil, runs on the
-// world's pool concurrently with the write-back's own work; it must not
-// touch the world. Its error is returned when the write-back succeeds.
+// world's pool concurrently with the hinges' rest states, before any entity
+// is written; it must not touch the world.
 func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result, side func() error) error {
 	n := len(nm.X)
 	s := &b.wb
@@ -465,17 +465,13 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 		}
 	}
 
-	// The entities of the nodes and faces, and the hinges with their rest
-	// states, at once.
-	var verts, faceEnts []ecs.Entity
+	// The hinges with their rest states and the side task at once, on the
+	// pool; then the entities of the nodes and faces, on this goroutine,
+	// the only one that touches the World.
 	var hinges [][4]int32
 	var hingeFaces [][2]int32
 	var hingeRests []elastic.HingeRest
 	tasks := []func() error{
-		func() (err error) {
-			verts, faceEnts, err = r.writeNodesFaces(w, b, nm, out, faces, faceU, rests)
-			return err
-		},
 		func() (err error) {
 			hinges, hingeFaces, hingeRests, err = b.hingeRests(faces, faceU, n, out)
 			return err
@@ -485,6 +481,10 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 		tasks = append(tasks, side)
 	}
 	if err := concurrently(w.Pool, tasks...); err != nil {
+		return err
+	}
+	verts, faceEnts, err := r.writeNodesFaces(w, b, nm, out, faces, faceU, rests)
+	if err != nil {
 		return err
 	}
 
