@@ -1,7 +1,6 @@
 package systems
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/mlange-42/arche/generic"
@@ -17,10 +16,11 @@ import (
 // inequality row n^T v_i >= n^T v_obs - gap/h of the implicit step's QP
 // (Weidner 2018 eq. 12, with the obstacle's own velocity): a vertex ends the
 // step at or outside the contact layer, rests with zero normal velocity, and
-// lifts off freely when the QP multiplier would have to pull. ContactResponse,
-// run after the solve, adds rows for vertices the solved velocity would carry
-// into an obstacle and re-solves, then applies Coulomb friction with the QP's
-// normal impulses.
+// lifts off freely when the QP multiplier would have to pull. The solve
+// (ImplicitSolve, EOLCloth) adds rows for vertices its solved velocity would
+// carry into an obstacle (refine) and solves again; ContactResponse, run
+// after it, records the contacts as entities and applies Coulomb friction
+// with the QP's normal impulses.
 type ObstacleContact struct {
 	state     *ClothState
 	thickness float64
@@ -37,6 +37,11 @@ type ObstacleContact struct {
 	obstacle []int32   // index into obstacles, -1 when free
 	normal   []float64 // 3n
 	gap      []float64 // n
+
+	// exclude, when set, returns the vertices to keep out of the rows;
+	// excluded is its answer for the current step.
+	exclude  func() []bool
+	excluded []bool
 
 	detect func(lo, hi int)
 }
@@ -58,7 +63,7 @@ func NewObstacleContact(w *ecs.World, state *ClothState, thickness, friction flo
 // Collision is the system that finds contacts and turns them into constraints.
 func (c *ObstacleContact) Collision() ecs.System { return Collision{c} }
 
-// Response is the system that adds missed contacts and applies friction.
+// Response is the system that records the contacts and applies friction.
 func (c *ObstacleContact) Response() ecs.System { return ContactResponse{c} }
 
 // Collision finds the cloth-obstacle contacts of the step (ObstacleContact).
@@ -70,8 +75,8 @@ func (d Collision) Name() string { return "collision" }
 // Step implements ecs.System.
 func (d Collision) Step(w *ecs.World) error { return d.c.detectStep(w) }
 
-// ContactResponse adds the contacts the solve missed and applies friction
-// (ObstacleContact).
+// ContactResponse records the step's contacts as entities and applies
+// Coulomb friction (ObstacleContact).
 type ContactResponse struct{ c *ObstacleContact }
 
 // Name implements ecs.System.
@@ -80,8 +85,17 @@ func (r ContactResponse) Name() string { return "contact-response" }
 // Step implements ecs.System.
 func (r ContactResponse) Step(w *ecs.World) error { return r.c.respondStep(w) }
 
+// ExcludeWith makes the contact model keep the vertices that exclude (called
+// at each detection) marks out of its rows: EOL vertices, whose contact
+// with their feature is EOL constraints.
+func (c *ObstacleContact) ExcludeWith(exclude func() []bool) { c.exclude = exclude }
+
 func (c *ObstacleContact) detectStep(w *ecs.World) error {
 	s := c.state
+	c.excluded = nil
+	if c.exclude != nil {
+		c.excluded = c.exclude()
+	}
 	n := s.NumVerts()
 	if len(c.gap) != n {
 		c.obstacle = make([]int32, n)
@@ -116,7 +130,7 @@ func (c *ObstacleContact) detectRange(lo, hi int) {
 	// Within half the layer counts as touching, so resting cloth keeps its row.
 	margin := 0.5 * c.thickness
 	for i := lo; i < hi; i++ {
-		if s.Exclude != nil && s.Exclude[i] {
+		if c.excluded != nil && c.excluded[i] {
 			c.obstacle[i] = -1
 			continue
 		}
@@ -152,12 +166,6 @@ func (c *ObstacleContact) addRow(i int) {
 const maxRefinements = 3
 
 func (c *ObstacleContact) respondStep(w *ecs.World) error {
-	s := c.state
-	for round := 0; round < maxRefinements && c.refine(s); round++ {
-		if err := s.solve(w); err != nil {
-			return fmt.Errorf("contact refinement: %w", err)
-		}
-	}
 	c.syncEntities(w)
 	c.applyFriction()
 	return nil
@@ -197,7 +205,7 @@ func (c *ObstacleContact) applyFriction() {
 func (c *ObstacleContact) refine(s *ClothState) bool {
 	added := false
 	for i := range c.gap {
-		if c.obstacle[i] < 0 && !s.pinned(i) && (s.Exclude == nil || !s.Exclude[i]) && c.penetrating(i) {
+		if c.obstacle[i] < 0 && !s.pinned(i) && (c.excluded == nil || !c.excluded[i]) && c.penetrating(i) {
 			c.addRow(i)
 			added = true
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/model"
+	"github.com/loomsim/loom/solver/sparse"
 )
 
 // maxActiveSetRounds bounds the active-set corrections of the filtered
@@ -29,7 +31,7 @@ type contactFilter struct {
 	active []bool    // per contact row
 }
 
-func (c *contactFilter) solve(w *ecs.World, s *ClothState) error {
+func (c *contactFilter) solve(w *ecs.World, s *ClothState, pcg *sparse.PCG, set model.Solver) error {
 	n := s.NumVerts()
 	c.filter = resize(c.filter, 9*n)
 	c.z = resize(c.z, 3*n)
@@ -63,7 +65,7 @@ func (c *contactFilter) solve(w *ecs.World, s *ClothState) error {
 				c.z[3*i+a] = r.Target * nr[a]
 			}
 		}
-		res, err := s.PCG.Solve(w.Pool, s.A, s.B, s.VNew, c.filter, c.z, s.Tolerance, s.MaxIterations)
+		res, err := pcg.Solve(w.Pool, s.A, s.B, s.VNew, c.filter, c.z, set.Tolerance, set.MaxIterations)
 		s.LastSolve = res
 		stats.Iterations += res.Iterations
 		if err != nil {
@@ -71,7 +73,7 @@ func (c *contactFilter) solve(w *ecs.World, s *ClothState) error {
 		}
 		if !res.Converged {
 			return fmt.Errorf("filtered contact solve with %d rows: PCG did not converge in %d iterations (relative residual %.3g > %g)",
-				len(rows), res.Iterations, res.Residual, s.Tolerance)
+				len(rows), res.Iterations, res.Residual, set.Tolerance)
 		}
 		s.A.MulVec(w.Pool, s.VNew, c.av)
 		changed, violation := false, 0.0

@@ -12,7 +12,7 @@ import (
 func TestContactQPHessianFollowsPattern(t *testing.T) {
 	check := func(c *contactQP, A *sparse.BSR) {
 		t.Helper()
-		c.hessian(&ClothState{A: A})
+		c.hessian(&ClothState{ClothStep: ClothStep{A: A}})
 		dense := func(i, j int) float64 { // A's entry (i, j), 0 if not stored
 			bi, bj := i/3, j/3
 			for b := A.RowPtr[bi]; b < A.RowPtr[bi+1]; b++ {

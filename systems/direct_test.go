@@ -30,7 +30,7 @@ func TestDirectSolveOnClothSteps(t *testing.T) {
 		t.Fatal("no implicit solve in the pipeline")
 	}
 	sim.World.Pool.For(st.NumVerts(), rhs.rhs)
-	if err := st.Direct.solve(st); err != nil {
+	if err := rhs.solver.direct.solve(st); err != nil {
 		t.Fatal(err)
 	}
 	direct := append([]float64(nil), st.VNew...)
@@ -71,7 +71,7 @@ func TestDirectSolveOnClothSteps(t *testing.T) {
 	}
 
 	copy(st.VNew, st.V)
-	res, err := st.PCG.Solve(sim.World.Pool, st.A, st.B, st.VNew, st.PinFilter, st.PinZ, 1e-12, 10000)
+	res, err := rhs.solver.pcg.Solve(sim.World.Pool, st.A, st.B, st.VNew, st.PinFilter, st.PinZ, 1e-12, 10000)
 	if err != nil || !res.Converged {
 		t.Fatalf("PCG: %v %+v", err, res)
 	}

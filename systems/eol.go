@@ -34,6 +34,7 @@ type EOLCloth struct {
 	state     *ClothState
 	contact   *ObstacleContact
 	set       model.EOLSettings
+	solver    model.Solver
 	gravity   dense.Vec3
 	thickness float64
 	friction  float64
@@ -125,11 +126,12 @@ type eolRow struct {
 	Y      float64 // the solved multiplier
 }
 
-// NewEOLCloth returns the EOL cloth model for the gathered state; density
-// gives each body entity's area density.
-func NewEOLCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, set model.EOLSettings, gravity dense.Vec3, thickness, friction float64, density map[ecs.Entity]float64) *EOLCloth {
+// NewEOLCloth returns the EOL cloth model for the gathered state with the
+// solver settings sol (its EOL settings must be set); density gives each
+// body entity's area density.
+func NewEOLCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, sol model.Solver, gravity dense.Vec3, density map[ecs.Entity]float64) *EOLCloth {
 	return &EOLCloth{
-		state: state, contact: contact, set: set, gravity: gravity, thickness: thickness, friction: friction, density: density,
+		state: state, contact: contact, set: *sol.EOL, solver: sol, gravity: gravity, thickness: sol.Thickness, friction: sol.Friction, density: density,
 		eolF:        generic.NewFilter1[components.EOL](),
 		eolMap:      generic.NewMap[components.EOL](w.ECS),
 		eolGet:      generic.NewMap1[components.EOL](w.ECS),
@@ -341,9 +343,12 @@ func (c *EOLCloth) gather(w *ecs.World) error {
 		c.eolOf[c.verts[k].v] = int32(k)
 		c.exclude[c.verts[k].v] = true
 	}
-	s.Exclude = c.exclude
 	return nil
 }
+
+// excluded returns the EOL vertices of the last gather, by DOF: the
+// obstacle contacts leave them to the EOL constraints.
+func (c *EOLCloth) excluded() []bool { return c.exclude }
 
 func resizeI32(s []int32, n int) []int32 {
 	if cap(s) < n {

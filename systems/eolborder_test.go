@@ -24,7 +24,7 @@ func TestAtBorder(t *testing.T) {
 	tris := [][3]int32{{0, 1, 6}, {1, 4, 6}, {4, 3, 6}, {3, 0, 6}, {1, 2, 5}, {1, 5, 4}}
 	mat := generic.NewMap1[components.Material](w.ECS)
 	faceMap := generic.NewMap1[components.Face](w.ECS)
-	st := &ClothState{X: make([]float64, 3*len(u))}
+	st := &ClothState{ClothStep: ClothStep{X: make([]float64, 3*len(u))}}
 	for i := range u {
 		m := components.Material(u[i])
 		st.Verts = append(st.Verts, mat.NewWith(&m))
@@ -37,7 +37,7 @@ func TestAtBorder(t *testing.T) {
 		}
 		st.FaceEnts = append(st.FaceEnts, faceMap.NewWith(&f))
 	}
-	c := NewEOLCloth(w, st, nil, model.EOLSettings{MinEdge: 0.01, QPDomains: 2}, dense.Vec3{}, 0.002, 0, nil)
+	c := NewEOLCloth(w, st, nil, model.Solver{Thickness: 0.002, EOL: &model.EOLSettings{MinEdge: 0.01, QPDomains: 2}}, dense.Vec3{}, nil)
 	c.refreshTopology(w)
 	for v, want := range map[int]bool{0: true, 2: true, 3: true, 5: true, 1: false, 4: false, 6: false} {
 		if c.corner[v] != want {

@@ -60,11 +60,6 @@ func (e *ConformalRemesh) Step(w *ecs.World) error {
 	if err := c.gather(w); err != nil {
 		return err
 	}
-	if e.lag {
-		// Conformal Lagrangian vertices meet the obstacle through the
-		// ordinary contacts (averaged normals, sec. 5.1).
-		c.state.Exclude = nil
-	}
 	for bi := range e.rm.bodies {
 		if err := e.body(w, &e.rm.bodies[bi]); err != nil {
 			return fmt.Errorf("body %q: %w", e.rm.bodies[bi].mesh.Name, err)

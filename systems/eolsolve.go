@@ -42,7 +42,7 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	c.FillTime += fill
 	t0 = t0.Add(fill)
 	var hs *qp.CSR // the general solver takes H as scalar CSR
-	if s.ContactSolver != model.ContactFilter {
+	if c.solver.Contact != model.ContactFilter {
 		hs = H.CSR(c.groups, N)
 	}
 	// Like contact-response in the Lagrangian pipeline: vertices that the
@@ -207,8 +207,8 @@ func (c *EOLCloth) solveFiltered(w *ecs.World, H *blockqp.GroupMatrix, n, m int)
 		c.warm.X = append(c.warm.X, c.verts[k].xdot[0], c.verts[k].xdot[1])
 	}
 	set := blockqp.DefaultSettings()
-	set.Tol = s.Tolerance
-	set.MaxCG = s.MaxIterations
+	set.Tol = c.solver.Tolerance
+	set.MaxCG = c.solver.MaxIterations
 	res, err := c.block.Solve(w.Pool, &blockqp.Problem{HG: H, F: c.rhs, Groups: c.groups, Rows: c.brows, Domains: c.domains}, c.warm.X, set)
 	if err != nil {
 		return fmt.Errorf("EOL filtered QP: %w", err)

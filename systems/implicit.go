@@ -6,6 +6,7 @@ import (
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/sparse"
 )
 
 // ImplicitSolve forms the right-hand side M v + h (f_ext - dE/dx) of the
@@ -13,18 +14,33 @@ import (
 // velocities: by block-Jacobi PCG with the pins as filters (or LDL^T) when no
 // contact rows are active, otherwise as the QP of Weidner 2018 eq. 12 with
 // the pins as equalities and the contacts as inequalities, by the QP solver
-// or by the filtered-PCG active-set iteration (contactFilter).
+// or by the filtered-PCG active-set iteration (contactFilter). Vertices that
+// the solved velocities would carry into an obstacle without a contact row
+// get one (ObstacleContact.refine), and the step is solved again.
 type ImplicitSolve struct {
 	state   *ClothState
+	contact *ObstacleContact
 	gravity dense.Vec3
+	solver  implicitSolver
 	rhs     func(lo, hi int)
 }
 
-// NewImplicitSolve returns the system.
-func NewImplicitSolve(state *ClothState, gravity dense.Vec3) *ImplicitSolve {
-	s := &ImplicitSolve{state: state, gravity: gravity}
+// NewImplicitSolve returns the system for the gathered state, its contacts
+// and the solver settings.
+func NewImplicitSolve(state *ClothState, contact *ObstacleContact, gravity dense.Vec3, set model.Solver) *ImplicitSolve {
+	s := &ImplicitSolve{state: state, contact: contact, gravity: gravity, solver: implicitSolver{set: set}}
 	s.rhs = s.rhsRange
 	return s
+}
+
+// implicitSolver solves the step's system with the current pins and contact
+// rows; it owns the solvers' workspaces, kept from step to step.
+type implicitSolver struct {
+	set    model.Solver
+	pcg    *sparse.PCG
+	direct directSolve
+	qp     contactQP
+	filter contactFilter
 }
 
 // Name implements ecs.System.
@@ -35,29 +51,42 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	st := s.state
 	w.Pool.For(st.NumVerts(), s.rhs)
 	copy(st.VNew, st.V)
-	return st.solve(w)
+	if err := s.solver.solve(w, st); err != nil {
+		return err
+	}
+	for round := 0; round < maxRefinements && s.contact.refine(st); round++ {
+		if err := s.solver.solve(w, st); err != nil {
+			return fmt.Errorf("contact refinement: %w", err)
+		}
+	}
+	return nil
 }
 
 // solve solves the step's system with the current pins and contact rows,
 // starting from VNew.
-func (s *ClothState) solve(w *ecs.World) error {
+func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
+	if is.pcg == nil {
+		is.pcg = sparse.NewPCG(s.NumVerts())
+	} else {
+		is.pcg.Resize(s.NumVerts())
+	}
 	s.LastQP = QPStats{}
 	if len(s.Contacts) > 0 {
-		if s.ContactSolver == model.ContactFilter {
-			return s.Filter.solve(w, s)
+		if is.set.Contact == model.ContactFilter {
+			return is.filter.solve(w, s, is.pcg, is.set)
 		}
-		return s.QP.solve(s)
+		return is.qp.solve(s)
 	}
-	if s.Linear == model.LDLT {
-		return s.Direct.solve(s)
+	if is.set.Linear == model.LDLT {
+		return is.direct.solve(s)
 	}
-	res, err := s.PCG.Solve(w.Pool, s.A, s.B, s.VNew, s.PinFilter, s.PinZ, s.Tolerance, s.MaxIterations)
+	res, err := is.pcg.Solve(w.Pool, s.A, s.B, s.VNew, s.PinFilter, s.PinZ, is.set.Tolerance, is.set.MaxIterations)
 	s.LastSolve = res
 	if err != nil {
 		return fmt.Errorf("PCG: %w", err)
 	}
 	if !res.Converged {
-		return fmt.Errorf("PCG did not converge in %d iterations (relative residual %.3g > %g)", res.Iterations, res.Residual, s.Tolerance)
+		return fmt.Errorf("PCG did not converge in %d iterations (relative residual %.3g > %g)", res.Iterations, res.Residual, is.set.Tolerance)
 	}
 	return nil
 }

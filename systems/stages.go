@@ -37,7 +37,6 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 	st := sim.State
 	s.scriptedMotion = NewScriptedMotion(st, sp.scripts)
 	if len(m.Bodies) > 0 {
-		st.Tolerance, st.MaxIterations, st.Linear, st.ContactSolver = m.Solver.Tolerance, m.Solver.MaxIterations, m.Solver.Linear, m.Solver.Contact
 		contact := NewObstacleContact(w, st, m.Solver.Thickness, m.Solver.Friction)
 		s.pinRelease = NewPinRelease(w)
 		s.derivedData = NewDerivedData(w, st, sp.damping)
@@ -58,11 +57,15 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			for bi := range m.Bodies {
 				density[sp.bodies[bi]] = m.Bodies[bi].Material.Density
 			}
-			ec := NewEOLCloth(w, st, contact, *m.Solver.EOL, m.Gravity, m.Solver.Thickness, m.Solver.Friction, density)
+			ec := NewEOLCloth(w, st, contact, m.Solver, m.Gravity, density)
 			lag := m.Solver.Pipeline == model.Conformal
 			sim.Conformal = ec.Conformal(rm, lag)
 			s.conformalRemesh = sim.Conformal
 			if !lag {
+				// Conformal Lagrangian vertices (lag) meet the obstacle
+				// through the ordinary contacts (averaged normals, sec.
+				// 5.1); EOL vertices through their EOL constraints.
+				contact.ExcludeWith(ec.excluded)
 				sim.EOL = ec
 				s.eolAssign, s.eolSolve, s.eolIntegrate = ec.Assign(), ec.Solve(), ec.Integrate(w)
 			}
@@ -73,7 +76,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			}
 		}
 		if m.Solver.Pipeline != model.EOL {
-			s.implicitSolve = NewImplicitSolve(st, m.Gravity)
+			s.implicitSolve = NewImplicitSolve(st, contact, m.Gravity, m.Solver)
 			s.integrate = NewIntegrate(w, st)
 		}
 		var limited []ecs.Entity

@@ -15,7 +15,6 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
 	"github.com/loomsim/loom/solver/sparse"
@@ -23,14 +22,24 @@ import (
 
 // ClothState is the flat, gathered view of every cloth vertex and element that
 // the force fill and the implicit solve work on. Vertex i owns entries 3i..3i+2
-// of the per-DOF arrays. Everything sized by topology is rebuilt only when the
-// world's topology version changes.
+// of the per-DOF arrays. It has two parts with different owners and
+// lifetimes: ClothTopology, which DerivedData rebuilds only when the world's
+// topology version changes, and ClothStep, the state of the current step,
+// which the pipeline's systems fill in order. Solver workspaces belong to
+// the systems that use them (ImplicitSolve, EOLCloth), not to this view.
 type ClothState struct {
-	topology uint64
+	ClothTopology
+	ClothStep
+}
 
-	H     float64      // s, the step size of the current step
+// ClothTopology is the part of ClothState derived from the mesh topology
+// and the bodies' settings: DOF numbering, masses, element lists with their
+// rest states, the sparsity pattern, the pins. DerivedData rebuilds it when
+// the world's topology version changes; nothing else writes it.
+type ClothTopology struct {
+	topology uint64 // the world's topology version it was built for
+
 	Verts []ecs.Entity // DOF order
-	X, V  []float64    // 3n: positions and velocities at the start of the step
 	Mass  []float64    // n, kg
 	Alpha []float64    // n, mass-proportional damping (1/s) of each vertex's body
 
@@ -45,43 +54,44 @@ type ClothState struct {
 	HingeKb   []float64
 	HingeBeta []float64
 
-	Pattern  *sparse.Pattern
-	A        *sparse.BSR // the system matrix of Weidner eq. 11 with damping
+	Pattern *sparse.Pattern
+
+	Pins []Pin // the pinned vertices
+
+	// Pins for the filtered PCG solve: a 3x3 filter per vertex (identity
+	// when free, zero when pinned).
+	PinFilter  []float64 // 9n
+	pinnedMask []bool
+}
+
+// ClothStep is the part of ClothState that holds the current step: the
+// gathered state at its start (DerivedData), the prescribed pin velocities
+// (ScriptedMotion), the contact rows (collision), forces and the system
+// matrix (ForceFill, Wind), the solved velocities and impulses (the solve)
+// and the solve's statistics.
+type ClothStep struct {
+	H    float64   // s, the step size of the current step
+	X, V []float64 // 3n: positions and velocities at the start of the step
+
+	A        *sparse.BSR // the system matrix of Weidner eq. 11 with damping, over Pattern
 	ElemGrad []float64
 	ElemHess []float64
 	Grad     []float64 // 3n, assembled elastic gradient dE/dx
 	MassDiag []float64 // 3n, (1 + h alpha) m per DOF
 
-	Pins []Pin // the pinned vertices
-
-	// Pins for the filtered PCG solve: a 3x3 filter per vertex (identity when
-	// free, zero when pinned) and the prescribed velocities.
-	PinFilter []float64 // 9n
-	PinZ      []float64 // 3n
+	PinZ []float64 // 3n, the pinned vertices' prescribed velocities
 
 	// Contact rows of this step's QP (Weidner 2018 eq. 12) and their normal
 	// impulses (the QP multipliers, N s).
 	Contacts []ContactRow
 	Impulse  []float64
-	// Exclude, when set, keeps vertices out of the obstacle contact rows: EOL
-	// vertices, whose contact with their feature is EOL constraints.
-	Exclude []bool
 
 	Ext  []float64 // 3n, external forces of the step besides gravity (wind), N
 	B    []float64 // 3n, right-hand side M v + h f
 	VNew []float64 // 3n, the solved velocity
 
-	PCG           *sparse.PCG
-	LastSolve     sparse.PCGResult
-	Tolerance     float64 // PCG relative residual
-	MaxIterations int
-	Linear        model.LinearSolver
-	ContactSolver model.ContactSolver
-	Direct        directSolve
-	QP            contactQP
-	Filter        contactFilter
-	LastQP        QPStats
-	pinnedMask    []bool
+	LastSolve sparse.PCGResult // the last unconstrained PCG solve
+	LastQP    QPStats          // the last contact QP
 }
 
 // pinned reports whether vertex i is pinned.
@@ -257,11 +267,6 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 	s.Pattern, s.A = p, A
 	s.ElemGrad = resize(s.ElemGrad, p.GradLen())
 	s.ElemHess = resize(s.ElemHess, p.HessLen())
-	if s.PCG == nil {
-		s.PCG = sparse.NewPCG(n)
-	} else {
-		s.PCG.Resize(n)
-	}
 	return nil
 }
 
