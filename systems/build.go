@@ -10,6 +10,7 @@ import (
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/geom"
 )
 
 // Sim is a scene loaded into a World with its step pipeline.
@@ -146,8 +147,8 @@ func Build(sc *scenes.Scene, workers int) (*Sim, error) {
 	obsMap := generic.NewMap1[components.Obstacle](w.ECS)
 	for oi := range sc.Obstacles {
 		o := &sc.Obstacles[oi]
-		c := components.Obstacle{Name: o.Name, Center: dense.Vec3(o.Center), Radius: o.Radius,
-			HalfExtents: dense.Vec3(o.HalfExtents), A: dense.Vec3(o.A), B: dense.Vec3(o.B), Script: addScript(o.Motion)}
+		c := components.Obstacle{Name: o.Name, Shape: geom.Shape{Center: dense.Vec3(o.Center), Radius: o.Radius,
+			HalfExtents: dense.Vec3(o.HalfExtents), A: dense.Vec3(o.A), B: dense.Vec3(o.B)}, Script: addScript(o.Motion)}
 		switch o.Type {
 		case "plane":
 			c.Kind = components.Plane

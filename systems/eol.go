@@ -15,6 +15,7 @@ import (
 	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/qp"
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -187,7 +188,7 @@ func (c *EOLCloth) releaseCrowded(w *ecs.World) bool {
 			if int32(j) == own {
 				continue
 			}
-			if d, _ := signedDistance(&c.obstacles[j], x); d < 1.5*c.thickness {
+			if d, _ := geom.SignedDistance(&c.obstacles[j].Shape, c.obstacles[j].Offset, x); d < 1.5*c.thickness {
 				out = append(out, k)
 				break
 			}
