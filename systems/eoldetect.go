@@ -1,11 +1,10 @@
 package systems
 
 import (
-	"math"
-
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -15,7 +14,7 @@ type detectScratch struct {
 	hits   []conformal.Hit
 	edges  []featureBox // the edge features in feature order, with their boxes
 	groups []edgeGroup  // runs of one obstacle's edge features in edges
-	faces  []aabb       // the faces' bounding boxes (with point features only)
+	faces  []geom.AABB  // the faces' bounding boxes (with point features only)
 	head   []int32      // per node, the last of its met edges in met (-1: none)
 	met    []edgeLink   // the edges met so far, chained by their lower node
 }
@@ -24,45 +23,18 @@ type detectScratch struct {
 // lower node's previous met edge (-1: none).
 type edgeLink struct{ b, next int32 }
 
-// aabb is an axis-aligned bounding box.
-type aabb struct{ lo, hi dense.Vec3 }
-
 // featureBox is edge feature fi's bounding box (a wire's widened by its
 // radius).
 type featureBox struct {
 	fi  int32
-	box aabb
+	box geom.AABB
 }
 
 // edgeGroup is a run edges[start:end] of one obstacle's edge features and the
 // union of their boxes.
 type edgeGroup struct {
 	start, end int
-	box        aabb
-}
-
-// apart reports whether [lo, hi] is more than margin away from b along some
-// axis. It is written as that rejection so that NaN coordinates are never
-// apart: the exact tests decide on them.
-func (b *aabb) apart(lo, hi dense.Vec3, margin float64) bool {
-	return lo[0] > b.hi[0]+margin || hi[0] < b.lo[0]-margin ||
-		lo[1] > b.hi[1]+margin || hi[1] < b.lo[1]-margin ||
-		lo[2] > b.hi[2]+margin || hi[2] < b.lo[2]-margin
-}
-
-// grow extends b to hold [lo, hi].
-func (b *aabb) grow(lo, hi dense.Vec3) {
-	for k := range 3 {
-		b.lo[k], b.hi[k] = min(b.lo[k], lo[k]), max(b.hi[k], hi[k])
-	}
-}
-
-// boundsOf returns the bounding box of points a, b and c.
-func boundsOf(a, b, c dense.Vec3) aabb {
-	return aabb{
-		lo: dense.Vec3{min(a[0], b[0], c[0]), min(a[1], b[1], c[1]), min(a[2], b[2], c[2])},
-		hi: dense.Vec3{max(a[0], b[0], c[0]), max(a[1], b[1], c[1]), max(a[2], b[2], c[2])},
-	}
+	box        geom.AABB
 }
 
 // detect finds the cloth's new contacts with sharp features (Weidner 2018
@@ -94,13 +66,13 @@ func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32, s *detectScratch) []c
 			continue
 		}
 		q := f.At(f.Length)
-		var b aabb
+		var b geom.AABB
 		for k := range 3 {
-			b.lo[k], b.hi[k] = min(f.P0[k], q[k])-f.Radius, max(f.P0[k], q[k])+f.Radius
+			b.Lo[k], b.Hi[k] = min(f.P0[k], q[k])-f.Radius, max(f.P0[k], q[k])+f.Radius
 		}
 		if g := len(s.groups) - 1; g >= 0 && c.features[s.edges[len(s.edges)-1].fi].Obstacle == f.Obstacle {
 			s.groups[g].end++
-			s.groups[g].box.grow(b.lo, b.hi)
+			s.groups[g].box = s.groups[g].box.Union(b)
 		} else {
 			s.groups = append(s.groups, edgeGroup{start: len(s.edges), end: len(s.edges) + 1, box: b})
 		}
@@ -146,12 +118,12 @@ func (c *EOLCloth) detectEdges(m *remesh.Mesh, feature []int32, s *detectScratch
 			margin := 2*reach + (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2])
 			for gi := range s.groups {
 				g := &s.groups[gi]
-				if g.box.apart(lo, hi, margin) {
+				if g.box.Apart(geom.AABB{Lo: lo, Hi: hi}, margin) {
 					continue
 				}
 				for j := g.start; j < g.end; j++ {
 					e := &s.edges[j]
-					if e.box.apart(lo, hi, margin) {
+					if e.box.Apart(geom.AABB{Lo: lo, Hi: hi}, margin) {
 						continue
 					}
 					if feature[a] == e.fi || feature[b] == e.fi {
@@ -171,20 +143,20 @@ func (c *EOLCloth) detectEdges(m *remesh.Mesh, feature []int32, s *detectScratch
 func (c *EOLCloth) detectPoints(m *remesh.Mesh, feature []int32, s *detectScratch) {
 	reach := c.set.Reach
 	s.faces = s.faces[:0]
-	all := aabb{lo: dense.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, hi: dense.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+	all := geom.EmptyAABB()
 	for _, t := range m.F {
-		b := boundsOf(m.X[m.Node[t[0]]], m.X[m.Node[t[1]]], m.X[m.Node[t[2]]])
-		all.grow(b.lo, b.hi)
+		b := geom.Bounds3(m.X[m.Node[t[0]]], m.X[m.Node[t[1]]], m.X[m.Node[t[2]]])
+		all = all.Union(b)
 		s.faces = append(s.faces, b)
 	}
 	margin := 2 * reach
 	for fi := range c.features {
 		f := &c.features[fi]
-		if f.Kind == components.FeatureEdge || all.apart(f.P0, f.P0, margin) {
+		if f.Kind == components.FeatureEdge || all.Apart(geom.AABB{Lo: f.P0, Hi: f.P0}, margin) {
 			continue
 		}
 		for face, t := range m.F {
-			if s.faces[face].apart(f.P0, f.P0, margin) {
+			if s.faces[face].Apart(geom.AABB{Lo: f.P0, Hi: f.P0}, margin) {
 				continue
 			}
 			a, b, d := m.Node[t[0]], m.Node[t[1]], m.Node[t[2]]
