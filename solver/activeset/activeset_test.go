@@ -112,6 +112,7 @@ func bruteForce(t *testing.T, a *mat.SymDense, b []float64, pinned map[int]dense
 func TestSolveMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	var s Solver
+	released, held := 0, 0
 	for trial := range 60 {
 		n := 2 + rng.Intn(5)
 		g := mat.NewDense(3*n, 3*n, nil)
@@ -167,6 +168,11 @@ func TestSolveMatchesBruteForce(t *testing.T) {
 			}
 		}
 		for k := range rows {
+			if wantImp[k] > 0 {
+				held++
+			} else {
+				released++
+			}
 			if math.Abs(imp[k]-wantImp[k]) > 1e-7*(1+math.Abs(wantImp[k])) {
 				t.Fatalf("trial %d: impulse %d = %g, brute force %g", trial, k, imp[k], wantImp[k])
 			}
@@ -175,6 +181,10 @@ func TestSolveMatchesBruteForce(t *testing.T) {
 			t.Fatalf("trial %d: residual %g, last solve %+v", trial, res.Residual, res.Last)
 		}
 	}
+	if released == 0 || held == 0 {
+		t.Fatalf("%d rows held, %d free: the trials do not exercise the active set", held, released)
+	}
+	t.Logf("%d rows held, %d free", held, released)
 }
 
 // TestSolveReportsNonConvergence checks that a PCG cut short is an error
