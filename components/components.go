@@ -7,6 +7,7 @@ import (
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/geom"
 )
 
 // Position is a cloth vertex's world position x (m).
@@ -68,41 +69,38 @@ type Hinge struct {
 	Stiffness float64 // N*m
 }
 
-// ObstacleKind names an obstacle's shape.
-type ObstacleKind uint8
+// ObstacleKind names an obstacle's shape (solver/geom).
+type ObstacleKind = geom.ShapeKind
 
 // Obstacle shapes.
 const (
-	Plane ObstacleKind = iota
-	Sphere
-	Box
-	Capsule
-	Point // a nail tip (Center) with its outward axis (Normal)
+	Plane   = geom.Plane
+	Sphere  = geom.Sphere
+	Box     = geom.Box
+	Capsule = geom.Capsule
+	Point   = geom.Point // a nail tip (Center) with its outward axis (Normal)
 )
 
 // Obstacle is a rigid collision shape. Its current pose is the initial one
-// (Center, A, B) translated by Offset; Vel is its current velocity.
+// (the Shape's Center, A, B) translated by Offset; Vel is its current
+// velocity.
 type Obstacle struct {
-	Name        string
-	Kind        ObstacleKind
-	Center      dense.Vec3 // sphere, box centre; a point of a plane
-	Normal      dense.Vec3 // plane, unit
-	Radius      float64    // sphere, capsule
-	HalfExtents dense.Vec3 // box (axis aligned)
-	A, B        dense.Vec3 // capsule segment
-	Script      int32      // motion script index, -1 when static
-	Offset      dense.Vec3 // current translation from the initial pose
-	Vel         dense.Vec3 // current velocity
+	Name string
+	geom.Shape
+	Script int32      // motion script index, -1 when static
+	Offset dense.Vec3 // current translation from the initial pose
+	Vel    dense.Vec3 // current velocity
 }
 
-// FeatureKind names the kind of sharp feature an EOL vertex lies on.
-type FeatureKind uint8
+// FeatureKind names the kind of sharp feature an EOL vertex lies on
+// (solver/geom).
+type FeatureKind = geom.FeatureKind
 
 // Sharp features (Weidner 2018 sec. 5, errata sec. 3).
 const (
-	FeatureEdge   FeatureKind = iota // a box edge or a wire
-	FeatureCorner                    // a box corner
-	FeaturePoint                     // a nail tip
+	FeatureEdge   = geom.FeatureEdge   // a box edge or a wire
+	FeatureCorner = geom.FeatureCorner // a box corner
+	FeaturePoint  = geom.FeaturePoint  // a nail tip
 )
 
 // EOL marks an Eulerian-on-Lagrangian cloth vertex (Weidner 2018 sec. 3): a

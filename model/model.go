@@ -9,7 +9,10 @@
 // format nor the ECS.
 package model
 
-import "github.com/loomsim/loom/solver/dense"
+import (
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
+)
 
 // Model is a resolved scene.
 type Model struct {
@@ -161,16 +164,16 @@ type StrainLimits struct {
 	Method   StrainMethod
 }
 
-// ObstacleKind names an obstacle's shape.
-type ObstacleKind uint8
+// ObstacleKind names an obstacle's shape (solver/geom's shapes).
+type ObstacleKind = geom.ShapeKind
 
 // Obstacle shapes.
 const (
-	Plane ObstacleKind = iota
-	Sphere
-	Box
-	Capsule
-	Point // a nail tip: a sharp point feature (Weidner 2018 errata sec. 3)
+	Plane   = geom.Plane
+	Sphere  = geom.Sphere
+	Box     = geom.Box
+	Capsule = geom.Capsule
+	Point   = geom.Point // a nail tip: a sharp point feature (Weidner 2018 errata sec. 3)
 )
 
 // Obstacle is a rigid, kinematic collision shape at its initial pose.

@@ -11,6 +11,10 @@
 //   - qp: convex QP by ADMM with active-set polishing (Weidner 2018 eq. 12).
 //   - blockqp: the same QP when every row lies in one vertex's variables, by an
 //     active-set filtered PCG (the EOL cloth step).
+//   - activeset: the same QP for cloth contacts, one row per vertex velocity,
+//     by active-set rounds of sparse's filtered PCG (Baraff and Witkin 1998).
+//   - geom: signed distances to obstacle shapes, sharp features and their
+//     contact tests, bounding boxes, closest points between segments.
 //   - remesh, sizing: adaptive anisotropic remeshing and its sizing field
 //     (Narain et al. 2012).
 //   - strainlimit: strain limiting by augmented Lagrangian or Jacobi.

@@ -8,6 +8,7 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 )
 
 // ObstacleContact is the cloth-obstacle contact model: each vertex whose gap to
@@ -140,7 +141,7 @@ func (c *ObstacleContact) detectRange(lo, hi int) {
 		var bestN dense.Vec3
 		for j := range c.obstacles {
 			o := &c.obstacles[j]
-			d, nrm := signedDistance(o, p)
+			d, nrm := geom.SignedDistance(&o.Shape, o.Offset, p)
 			g := d - c.thickness
 			if g+h*math.Min(v.Sub(o.Vel).Dot(nrm), 0) < margin && g < bestGap {
 				best, bestGap, bestN = int32(j), g, nrm
@@ -222,7 +223,7 @@ func (c *ObstacleContact) penetrating(i int) bool {
 	v := dense.Vec3(s.VNew[3*i : 3*i+3])
 	for j := range c.obstacles {
 		o := &c.obstacles[j]
-		d, nrm := signedDistance(o, p)
+		d, nrm := geom.SignedDistance(&o.Shape, o.Offset, p)
 		g := d - c.thickness
 		if g+s.H*v.Sub(o.Vel).Dot(nrm) < -0.1*c.thickness {
 			c.obstacle[i], c.gap[i] = int32(j), g

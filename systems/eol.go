@@ -15,6 +15,7 @@ import (
 	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/qp"
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -65,7 +66,7 @@ type EOLCloth struct {
 	obstacleEnt []ecs.Entity
 	obstacleIdx map[ecs.Entity]int32
 	featStart   []int32 // index of each obstacle's first feature
-	features    []sharpFeature
+	features    []geom.Feature
 	ends        map[int32]conformal.EdgeEnds // the corners at the box edges' ends
 	verts       []eolVertex                  // the EOL vertices, by DOF
 	eolOf       []int32                      // per cloth vertex: index into verts, -1
@@ -188,13 +189,13 @@ func (c *EOLCloth) releaseCrowded(w *ecs.World) bool {
 	var out []int
 	for k := range c.verts {
 		ev := &c.verts[k]
-		own := c.features[ev.feature].obstacle
+		own := c.features[ev.feature].Obstacle
 		x := vec(s.X, ev.v)
 		for j := range c.obstacles {
 			if int32(j) == own {
 				continue
 			}
-			if d, _ := signedDistance(&c.obstacles[j], x); d < 1.5*c.thickness {
+			if d, _ := geom.SignedDistance(&c.obstacles[j].Shape, c.obstacles[j].Offset, x); d < 1.5*c.thickness {
 				out = append(out, k)
 				break
 			}
@@ -287,7 +288,7 @@ func (c *EOLCloth) loadObstacles(w *ecs.World) {
 	}
 	for i := range c.obstacles {
 		c.featStart = append(c.featStart, int32(len(c.features)))
-		c.features = appendFeatures(c.features, &c.obstacles[i], int32(i), c.thickness)
+		c.features = geom.AppendFeatures(c.features, &c.obstacles[i].Shape, c.obstacles[i].Offset, c.obstacles[i].Vel, int32(i), c.thickness)
 	}
 	c.ends = featureEnds(c.ends, c.features)
 }
@@ -431,7 +432,7 @@ func (c *EOLCloth) materialTangent(ev *eolVertex) dense.Vec2 {
 			return t
 		}
 	}
-	return featureTangent(ev.F, c.features[ev.feature].dir)
+	return featureTangent(ev.F, c.features[ev.feature].Dir)
 }
 
 // cornerAngle is the interior angle (radians) of material triangle u at its

@@ -91,7 +91,7 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		}
 		anyEOL = true
 		ev := &c.verts[k]
-		if f := &c.features[ev.feature]; e.lag && old.X[i].Sub(f.project(old.X[i])).Norm() > c.set.Reach {
+		if f := &c.features[ev.feature]; e.lag && old.X[i].Sub(f.Project(old.X[i])).Norm() > c.set.Reach {
 			continue // a conformal Lagrangian vertex that left its feature
 		}
 		feature[i], t[i] = ev.feature, ev.comp.T
@@ -132,7 +132,7 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	}
 	point := make([]bool, n)
 	for i, f := range feature {
-		point[i] = f >= 0 && c.features[f].kind != components.FeatureEdge
+		point[i] = f >= 0 && c.features[f].Kind != components.FeatureEdge
 	}
 	preprocess := conformal.Preprocess
 	if b.valid {
@@ -322,8 +322,8 @@ func (e *ConformalRemesh) conformalStates(nm *remesh.Mesh, res *conformal.Result
 			switch {
 			case bn[i] != (dense.Vec2{}):
 				eq = append(eq, bn[i])
-			case f.kind == components.FeatureEdge:
-				eq = append(eq, featureTangent(F, f.dir))
+			case f.Kind == components.FeatureEdge:
+				eq = append(eq, featureTangent(F, f.Dir))
 			}
 			var err error
 			if xd, xdot, err = eol.TransferVelocity(vw, F, eq); err != nil {
@@ -331,7 +331,7 @@ func (e *ConformalRemesh) conformalStates(nm *remesh.Mesh, res *conformal.Result
 			}
 		}
 		e.states[i] = eolAssignment{vel: components.Velocity(xd),
-			comp: components.EOL{Obstacle: c.obstacleEnt[f.obstacle], Feature: f.id, Kind: f.kind, T: res.T[i], XDot: xdot}}
+			comp: components.EOL{Obstacle: c.obstacleEnt[f.Obstacle], Feature: f.ID, Kind: f.Kind, T: res.T[i], XDot: xdot}}
 	}
 	return nil
 }

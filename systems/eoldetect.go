@@ -1,11 +1,10 @@
 package systems
 
 import (
-	"math"
-
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -15,7 +14,7 @@ type detectScratch struct {
 	hits   []conformal.Hit
 	edges  []featureBox // the edge features in feature order, with their boxes
 	groups []edgeGroup  // runs of one obstacle's edge features in edges
-	faces  []aabb       // the faces' bounding boxes (with point features only)
+	faces  []geom.AABB  // the faces' bounding boxes (with point features only)
 	head   []int32      // per node, the last of its met edges in met (-1: none)
 	met    []edgeLink   // the edges met so far, chained by their lower node
 }
@@ -24,45 +23,18 @@ type detectScratch struct {
 // lower node's previous met edge (-1: none).
 type edgeLink struct{ b, next int32 }
 
-// aabb is an axis-aligned bounding box.
-type aabb struct{ lo, hi dense.Vec3 }
-
 // featureBox is edge feature fi's bounding box (a wire's widened by its
 // radius).
 type featureBox struct {
 	fi  int32
-	box aabb
+	box geom.AABB
 }
 
 // edgeGroup is a run edges[start:end] of one obstacle's edge features and the
 // union of their boxes.
 type edgeGroup struct {
 	start, end int
-	box        aabb
-}
-
-// apart reports whether [lo, hi] is more than margin away from b along some
-// axis. It is written as that rejection so that NaN coordinates are never
-// apart: the exact tests decide on them.
-func (b *aabb) apart(lo, hi dense.Vec3, margin float64) bool {
-	return lo[0] > b.hi[0]+margin || hi[0] < b.lo[0]-margin ||
-		lo[1] > b.hi[1]+margin || hi[1] < b.lo[1]-margin ||
-		lo[2] > b.hi[2]+margin || hi[2] < b.lo[2]-margin
-}
-
-// grow extends b to hold [lo, hi].
-func (b *aabb) grow(lo, hi dense.Vec3) {
-	for k := range 3 {
-		b.lo[k], b.hi[k] = min(b.lo[k], lo[k]), max(b.hi[k], hi[k])
-	}
-}
-
-// boundsOf returns the bounding box of points a, b and c.
-func boundsOf(a, b, c dense.Vec3) aabb {
-	return aabb{
-		lo: dense.Vec3{min(a[0], b[0], c[0]), min(a[1], b[1], c[1]), min(a[2], b[2], c[2])},
-		hi: dense.Vec3{max(a[0], b[0], c[0]), max(a[1], b[1], c[1]), max(a[2], b[2], c[2])},
-	}
+	box        geom.AABB
 }
 
 // detect finds the cloth's new contacts with sharp features (Weidner 2018
@@ -75,11 +47,12 @@ func boundsOf(a, b, c dense.Vec3) aabb {
 // features in order, then point hits by feature and face; the returned slice
 // is s's and holds until the next call.
 //
-// Bounding boxes prune the pairs before the exact tests of edgeHit and
-// pointHit, with a margin that exceeds the farthest those accept by at least
-// the reach (a cloth edge a-b's box is within max(reach, |a-b|) of a box
-// edge's, or the radius plus reach of a wire's, when edgeHit accepts; a face's
-// box within reach of the point when pointHit does): they only skip pairs that
+// Bounding boxes prune the pairs before the exact tests (geom.Feature's
+// EdgeHit and PointHit), with a margin that exceeds the farthest those accept
+// by at least the reach (a cloth edge a-b's box is within max(reach, |a-b|)
+// of a box edge's, or the radius plus reach of a wire's, when EdgeHit
+// accepts; a face's box within reach of the point when PointHit does): they
+// only skip pairs that
 // cannot hit, rounding included. An edge is tested once, where it is first
 // met, found among those met through its lower node.
 func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32, s *detectScratch) []conformal.Hit {
@@ -88,18 +61,18 @@ func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32, s *detectScratch) []c
 	hasPoint := false
 	for fi := range c.features {
 		f := &c.features[fi]
-		if f.kind != components.FeatureEdge {
+		if f.Kind != components.FeatureEdge {
 			hasPoint = true
 			continue
 		}
-		q := f.at(f.length)
-		var b aabb
+		q := f.At(f.Length)
+		var b geom.AABB
 		for k := range 3 {
-			b.lo[k], b.hi[k] = min(f.p0[k], q[k])-f.radius, max(f.p0[k], q[k])+f.radius
+			b.Lo[k], b.Hi[k] = min(f.P0[k], q[k])-f.Radius, max(f.P0[k], q[k])+f.Radius
 		}
-		if g := len(s.groups) - 1; g >= 0 && c.features[s.edges[len(s.edges)-1].fi].obstacle == f.obstacle {
+		if g := len(s.groups) - 1; g >= 0 && c.features[s.edges[len(s.edges)-1].fi].Obstacle == f.Obstacle {
 			s.groups[g].end++
-			s.groups[g].box.grow(b.lo, b.hi)
+			s.groups[g].box = s.groups[g].box.Union(b)
 		} else {
 			s.groups = append(s.groups, edgeGroup{start: len(s.edges), end: len(s.edges) + 1, box: b})
 		}
@@ -145,20 +118,19 @@ func (c *EOLCloth) detectEdges(m *remesh.Mesh, feature []int32, s *detectScratch
 			margin := 2*reach + (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2])
 			for gi := range s.groups {
 				g := &s.groups[gi]
-				if g.box.apart(lo, hi, margin) {
+				if g.box.Apart(geom.AABB{Lo: lo, Hi: hi}, margin) {
 					continue
 				}
 				for j := g.start; j < g.end; j++ {
 					e := &s.edges[j]
-					if e.box.apart(lo, hi, margin) {
+					if e.box.Apart(geom.AABB{Lo: lo, Hi: hi}, margin) {
 						continue
 					}
 					if feature[a] == e.fi || feature[b] == e.fi {
 						continue
 					}
-					if h, ok := c.features[e.fi].edgeHit(xa, xb, reach); ok {
-						h.A, h.B, h.Face, h.Feature = a, b, -1, e.fi
-						s.hits = append(s.hits, h)
+					if hs, ht, hx, ok := c.features[e.fi].EdgeHit(xa, xb, reach); ok {
+						s.hits = append(s.hits, conformal.Hit{A: a, B: b, Face: -1, Feature: e.fi, S: hs, X: hx, T: ht})
 					}
 				}
 			}
@@ -171,82 +143,29 @@ func (c *EOLCloth) detectEdges(m *remesh.Mesh, feature []int32, s *detectScratch
 func (c *EOLCloth) detectPoints(m *remesh.Mesh, feature []int32, s *detectScratch) {
 	reach := c.set.Reach
 	s.faces = s.faces[:0]
-	all := aabb{lo: dense.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, hi: dense.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+	all := geom.EmptyAABB()
 	for _, t := range m.F {
-		b := boundsOf(m.X[m.Node[t[0]]], m.X[m.Node[t[1]]], m.X[m.Node[t[2]]])
-		all.grow(b.lo, b.hi)
+		b := geom.Bounds3(m.X[m.Node[t[0]]], m.X[m.Node[t[1]]], m.X[m.Node[t[2]]])
+		all = all.Union(b)
 		s.faces = append(s.faces, b)
 	}
 	margin := 2 * reach
 	for fi := range c.features {
 		f := &c.features[fi]
-		if f.kind == components.FeatureEdge || all.apart(f.p0, f.p0, margin) {
+		if f.Kind == components.FeatureEdge || all.Apart(geom.AABB{Lo: f.P0, Hi: f.P0}, margin) {
 			continue
 		}
 		for face, t := range m.F {
-			if s.faces[face].apart(f.p0, f.p0, margin) {
+			if s.faces[face].Apart(geom.AABB{Lo: f.P0, Hi: f.P0}, margin) {
 				continue
 			}
 			a, b, d := m.Node[t[0]], m.Node[t[1]], m.Node[t[2]]
 			if feature[a] == int32(fi) || feature[b] == int32(fi) || feature[d] == int32(fi) {
 				continue
 			}
-			if bary, ok := f.pointHit(m.X[a], m.X[b], m.X[d], reach); ok {
-				s.hits = append(s.hits, conformal.Hit{Face: int32(face), Bary: bary, X: f.p0, Feature: int32(fi), Point: true})
+			if bary, ok := f.PointHit(m.X[a], m.X[b], m.X[d], reach); ok {
+				s.hits = append(s.hits, conformal.Hit{Face: int32(face), Bary: bary, X: f.P0, Feature: int32(fi), Point: true})
 			}
 		}
 	}
-}
-
-// edgeHit tests cloth edge a-b against edge feature f.
-func (f *sharpFeature) edgeHit(a, b dense.Vec3, reach float64) (conformal.Hit, bool) {
-	s, t := f.segmentLine(a, b)
-	if !(s > 0 && s < 1) || t < reach || t > f.length-reach {
-		return conformal.Hit{}, false
-	}
-	q := f.at(t)
-	p := a.Add(b.Sub(a).Scale(s))
-	w := p.Sub(q)
-	if f.wire {
-		ua, ub := a.Sub(q), b.Sub(q)
-		ua, ub = ua.Sub(f.dir.Scale(ua.Dot(f.dir))), ub.Sub(f.dir.Scale(ub.Dot(f.dir)))
-		if ua.Dot(ub) >= 0 || w.Norm() > f.radius+reach {
-			return conformal.Hit{}, false
-		}
-		return conformal.Hit{S: s, X: q.Add(f.wireNormal(p).Scale(f.radius)), T: t}, true
-	}
-	if f.edgeSide(a) == f.edgeSide(b) {
-		return conformal.Hit{}, false
-	}
-	bis := f.n[0].Add(f.n[1])
-	bis = bis.Scale(1 / bis.Norm())
-	if w.Dot(bis) > reach || w.Norm() > math.Max(reach, b.Sub(a).Norm()) {
-		return conformal.Hit{}, false
-	}
-	return conformal.Hit{S: s, X: q, T: t}, true
-}
-
-// pointHit tests triangle (a, b, c) against point feature f: the point's
-// projection lies inside the triangle and the triangle is within reach of
-// it along its axis (or below the tip, up to reach).
-func (f *sharpFeature) pointHit(a, b, c dense.Vec3, reach float64) ([3]float64, bool) {
-	p := f.p0
-	nrm := b.Sub(a).Cross(c.Sub(a))
-	area2 := nrm.Norm()
-	if area2 == 0 {
-		return [3]float64{}, false
-	}
-	nrm = nrm.Scale(1 / area2)
-	d := p.Sub(a).Dot(nrm)
-	if math.Abs(d) > reach {
-		return [3]float64{}, false
-	}
-	q := p.Sub(nrm.Scale(d))
-	wa := b.Sub(q).Cross(c.Sub(q)).Dot(nrm) / area2
-	wb := c.Sub(q).Cross(a.Sub(q)).Dot(nrm) / area2
-	wc := 1 - wa - wb
-	if wa <= 0 || wb <= 0 || wc <= 0 {
-		return [3]float64{}, false
-	}
-	return [3]float64{wa, wb, wc}, true
 }

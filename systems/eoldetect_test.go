@@ -8,6 +8,7 @@ import (
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -35,19 +36,18 @@ func refDetect(c *EOLCloth, m *remesh.Mesh, feature []int32) []conformal.Hit {
 			margin := reach + m.X[b].Sub(m.X[a]).Norm()
 			for fi := range c.features {
 				f := &c.features[fi]
-				if f.kind != components.FeatureEdge || feature[a] == int32(fi) || feature[b] == int32(fi) || !refNear(f, lo, hi, margin) {
+				if f.Kind != components.FeatureEdge || feature[a] == int32(fi) || feature[b] == int32(fi) || !refNear(f, lo, hi, margin) {
 					continue
 				}
-				if h, ok := f.edgeHit(m.X[a], m.X[b], reach); ok {
-					h.A, h.B, h.Face, h.Feature = a, b, -1, int32(fi)
-					hits = append(hits, h)
+				if hs, ht, hx, ok := f.EdgeHit(m.X[a], m.X[b], reach); ok {
+					hits = append(hits, conformal.Hit{A: a, B: b, Face: -1, Feature: int32(fi), S: hs, X: hx, T: ht})
 				}
 			}
 		}
 	}
 	for fi := range c.features {
 		f := &c.features[fi]
-		if f.kind == components.FeatureEdge {
+		if f.Kind == components.FeatureEdge {
 			continue
 		}
 		for face, t := range m.F {
@@ -55,8 +55,8 @@ func refDetect(c *EOLCloth, m *remesh.Mesh, feature []int32) []conformal.Hit {
 			if feature[a] == int32(fi) || feature[b] == int32(fi) || feature[d] == int32(fi) {
 				continue
 			}
-			if bary, ok := f.pointHit(m.X[a], m.X[b], m.X[d], reach); ok {
-				hits = append(hits, conformal.Hit{Face: int32(face), Bary: bary, X: f.p0, Feature: int32(fi), Point: true})
+			if bary, ok := f.PointHit(m.X[a], m.X[b], m.X[d], reach); ok {
+				hits = append(hits, conformal.Hit{Face: int32(face), Bary: bary, X: f.P0, Feature: int32(fi), Point: true})
 			}
 		}
 	}
@@ -64,11 +64,11 @@ func refDetect(c *EOLCloth, m *remesh.Mesh, feature []int32) []conformal.Hit {
 }
 
 // refNear is the old pretest of refDetect.
-func refNear(f *sharpFeature, lo, hi dense.Vec3, margin float64) bool {
-	q := f.at(f.length)
-	m := margin + f.radius
+func refNear(f *geom.Feature, lo, hi dense.Vec3, margin float64) bool {
+	q := f.At(f.Length)
+	m := margin + f.Radius
 	for k := range 3 {
-		if lo[k] > math.Max(f.p0[k], q[k])+m || hi[k] < math.Min(f.p0[k], q[k])-m {
+		if lo[k] > math.Max(f.P0[k], q[k])+m || hi[k] < math.Min(f.P0[k], q[k])-m {
 			return false
 		}
 	}
@@ -144,13 +144,13 @@ func TestEOLDetectMatchesReference(t *testing.T) {
 					}
 					// Faces moved onto the point features and box corners.
 					for fi, f := range c.features {
-						if f.kind == components.FeatureEdge || len(m.F) == 0 {
+						if f.Kind == components.FeatureEdge || len(m.F) == 0 {
 							continue
 						}
 						t := m.F[(7*i+fi)%len(m.F)]
 						mid := x[m.Node[t[0]]].Add(x[m.Node[t[1]]]).Add(x[m.Node[t[2]]]).Scale(1.0 / 3)
 						for vi, p := range x {
-							m.X[vi] = p.Add(f.p0.Sub(mid))
+							m.X[vi] = p.Add(f.P0.Sub(mid))
 						}
 						check(i, m, none)
 					}

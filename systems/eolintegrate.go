@@ -45,7 +45,7 @@ func (e *EOLIntegrate) Step(w *ecs.World) error {
 		ev := &c.verts[k]
 		f := &c.features[ev.feature]
 		v := eol.LiftOffVelocity(vec(s.VNew, ev.v), ev.xdotNew, ev.F)
-		v = f.vel.Add(f.leaveInward(vec(s.X, ev.v), v.Sub(f.vel)))
+		v = f.Vel.Add(f.LeaveInward(vec(s.X, ev.v), v.Sub(f.Vel)))
 		copy(s.VNew[3*ev.v:3*ev.v+3], v[:])
 	}
 	if err := e.in.Step(w); err != nil {
@@ -72,16 +72,16 @@ func (c *EOLCloth) eolFriction(ev *eolVertex) {
 		return
 	}
 	xd := vec(s.VNew, ev.v)
-	vw := eol.LiftOffVelocity(xd, ev.xdotNew, ev.F).Sub(f.vel)
+	vw := eol.LiftOffVelocity(xd, ev.xdotNew, ev.F).Sub(f.Vel)
 	speed := vw.Norm()
 	if speed == 0 {
 		return
 	}
 	factor := eol.FrictionFactor(c.friction, lambda/s.Mass[ev.v], speed)
-	if f.kind == components.FeatureEdge {
-		rel := xd.Sub(f.vel)
-		rel, ev.xdotNew = eol.ApplyEdgeFriction(factor, rel, ev.xdotNew, f.dir)
-		xd = rel.Add(f.vel)
+	if f.Kind == components.FeatureEdge {
+		rel := xd.Sub(f.Vel)
+		rel, ev.xdotNew = eol.ApplyEdgeFriction(factor, rel, ev.xdotNew, f.Dir)
+		xd = rel.Add(f.Vel)
 		copy(s.VNew[3*ev.v:3*ev.v+3], xd[:])
 		return
 	}
@@ -131,13 +131,13 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 		// drift of O(h^2) per step).
 		f := &c.features[ev.feature]
 		x := c.posMap.Get(ev.ent)
-		p := f.project(dense.Vec3(*x))
+		p := f.Project(dense.Vec3(*x))
 		*x = components.Position(p)
 		copy(s.X[3*ev.v:3*ev.v+3], p[:])
 		comp := c.eolGet.Get(ev.ent)
 		comp.XDot = d
-		if f.kind == components.FeatureEdge {
-			comp.T = f.closestOnLine(p)
+		if f.Kind == components.FeatureEdge {
+			comp.T = f.ClosestOnLine(p)
 		}
 	}
 	if len(touched) == 0 {

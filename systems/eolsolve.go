@@ -321,28 +321,28 @@ func (c *EOLCloth) appendRows(ev *eolVertex, k int32) {
 	rs := rules[:0]
 	border := c.border[ev.v]
 	switch {
-	case f.kind == components.FeatureEdge && f.wire:
-		nw := f.wireNormal(x)
-		rs = append(rs, eol.Row{L: nw, Eq: ev.flat}, eol.Row{L: f.dir.Cross(nw), Eq: true})
+	case f.Kind == components.FeatureEdge && f.Wire:
+		nw := f.WireNormal(x)
+		rs = append(rs, eol.Row{L: nw, Eq: ev.flat}, eol.Row{L: f.Dir.Cross(nw), Eq: true})
 		rs = append(rs, eol.Row{E: c.eulerianDir(ev, border), Eq: true})
-	case f.kind == components.FeatureEdge:
-		rs = eol.AppendEdgeRows(rs, f.n[0], f.n[1], ev.flat, c.eulerianDir(ev, border))
-	case f.kind == components.FeatureCorner:
-		rs = eol.AppendCornerRows(rs, f.n[0], f.n[1], f.n[2])
+	case f.Kind == components.FeatureEdge:
+		rs = eol.AppendEdgeRows(rs, f.N[0], f.N[1], ev.flat, c.eulerianDir(ev, border))
+	case f.Kind == components.FeatureCorner:
+		rs = eol.AppendCornerRows(rs, f.N[0], f.N[1], f.N[2])
 		if border {
 			rs = append(rs, eol.BorderRow(c.borderNormal[ev.v]))
 		}
 	default:
-		rs, _ = eol.AppendPointRows(rs, f.n[0])
+		rs, _ = eol.AppendPointRows(rs, f.N[0])
 		if border {
 			rs = append(rs, eol.BorderRow(c.borderNormal[ev.v]))
 		}
 	}
-	ref := f.project(x)
+	ref := f.Project(x)
 	for _, r := range rs {
 		row := eolRow{V: ev.v, K: k, L: r.L, E: r.E, Eq: r.Eq}
 		if r.L != (dense.Vec3{}) {
-			row.Target = r.L.Dot(f.vel) - r.L.Dot(x.Sub(ref))/s.H
+			row.Target = r.L.Dot(f.Vel) - r.L.Dot(x.Sub(ref))/s.H
 		}
 		c.rows = append(c.rows, row)
 	}
@@ -424,9 +424,9 @@ const liftTolerance = 1e-4
 func (c *EOLCloth) lifts(ev *eolVertex) bool {
 	s := c.state
 	v := vec(s.VNew, ev.v)
-	if f := &c.features[ev.feature]; f.kind == components.FeatureEdge {
+	if f := &c.features[ev.feature]; f.Kind == components.FeatureEdge {
 		// Off the end of its edge after this step: it leaves the feature.
-		if t := vec(s.X, ev.v).Add(v.Scale(s.H)).Sub(f.p0).Dot(f.dir); t < 0 || t > f.length {
+		if t := vec(s.X, ev.v).Add(v.Scale(s.H)).Sub(f.P0).Dot(f.Dir); t < 0 || t > f.Length {
 			return true
 		}
 	}

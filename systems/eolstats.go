@@ -8,6 +8,7 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 )
 
 // bendAngleAtFeature measures how sharply the cloth bends across the box edge
@@ -19,17 +20,18 @@ import (
 // most such faces on both sides. ok is false when no feature has faces on
 // both sides.
 func bendAngleAtFeature(w *ecs.World, st *ClothState, thickness, reach float64) (angle float64, ok bool) {
-	var feats []sharpFeature
+	var feats []geom.Feature
 	q := generic.NewFilter1[components.Obstacle]().Query(w.ECS)
 	i := int32(0)
 	for q.Next() {
-		feats = appendFeatures(feats, q.Get(), i, thickness)
+		o := q.Get()
+		feats = geom.AppendFeatures(feats, &o.Shape, o.Offset, o.Vel, i, thickness)
 		i++
 	}
 	best := 0
 	for fi := range feats {
 		f := &feats[fi]
-		if f.kind != components.FeatureEdge {
+		if f.Kind != components.FeatureEdge {
 			continue
 		}
 		var side [2]dense.Vec3
@@ -37,25 +39,25 @@ func bendAngleAtFeature(w *ecs.World, st *ClothState, thickness, reach float64) 
 		for e := 0; e < len(st.Faces)/3; e++ {
 			x0, x1, x2 := vec(st.X, st.Faces[3*e]), vec(st.X, st.Faces[3*e+1]), vec(st.X, st.Faces[3*e+2])
 			c := x0.Add(x1).Add(x2).Scale(1.0 / 3)
-			t := c.Sub(f.p0).Dot(f.dir)
-			if t < reach || t > f.length-reach {
+			t := c.Sub(f.P0).Dot(f.Dir)
+			if t < reach || t > f.Length-reach {
 				continue
 			}
 			near := false
 			for _, x := range [3]dense.Vec3{x0, x1, x2} {
-				r := x.Sub(f.at(x.Sub(f.p0).Dot(f.dir)))
-				near = near || r.Norm() <= reach+f.radius
+				r := x.Sub(f.At(x.Sub(f.P0).Dot(f.Dir)))
+				near = near || r.Norm() <= reach+f.Radius
 			}
 			if !near {
 				continue
 			}
-			r := c.Sub(f.at(t))
+			r := c.Sub(f.At(t))
 			k := 0
-			if f.wire {
-				if r.Dot(f.dir.Cross(dense.Vec3{0, 0, 1})) > 0 {
+			if f.Wire {
+				if r.Dot(f.Dir.Cross(dense.Vec3{0, 0, 1})) > 0 {
 					k = 1
 				}
-			} else if f.edgeSide(c) {
+			} else if f.EdgeSide(c) {
 				k = 1
 			}
 			side[k] = side[k].Add(x1.Sub(x0).Cross(x2.Sub(x0)))

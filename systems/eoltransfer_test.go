@@ -169,10 +169,10 @@ func checkFirstTransfer(t *testing.T, sim *Sim, step int, h float64, old *remesh
 		case bn[i] != (dense.Vec2{}):
 			a = bn[i]
 			borderN++
-		case f.kind == components.FeatureEdge:
-			a = featureTangent(F, f.dir)
+		case f.Kind == components.FeatureEdge:
+			a = featureTangent(F, f.Dir)
 		default:
-			t.Fatalf("step %d: hit vertex %d is on feature kind %v off the border: no equality row", step, i, f.kind)
+			t.Fatalf("step %d: hit vertex %d is on feature kind %v off the border: no equality row", step, i, f.Kind)
 		}
 		// (1) eq. 2: the material point keeps the interpolated world velocity.
 		vw := old.V[ed.a].Scale(1 - s).Add(old.V[ed.b].Scale(s))

@@ -13,6 +13,7 @@ import (
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/remesh"
 	"github.com/loomsim/loom/solver/sizing"
 )
@@ -323,7 +324,7 @@ func (r *Remesh) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
 	for i, x := range m.X {
 		best := math.Inf(1)
 		for j := range r.obstacles {
-			d, nrm := signedDistance(&r.obstacles[j], x)
+			d, nrm := geom.SignedDistance(&r.obstacles[j].Shape, r.obstacles[j].Offset, x)
 			if d < best {
 				best = d
 				obs.Point[i] = x.Sub(nrm.Scale(d))
@@ -395,16 +396,16 @@ func (r *Remesh) repairPenetrations(nm, old *remesh.Mesh, out remesh.Result) {
 		}
 		for j := range r.obstacles {
 			ob := &r.obstacles[j]
-			if d, _ := signedDistance(ob, nm.X[i]); d >= r.thickness {
+			if d, _ := geom.SignedDistance(&ob.Shape, ob.Offset, nm.X[i]); d >= r.thickness {
 				continue
 			}
 			// Bisect on the segment from the interpolated point to the
 			// placed one for the farthest point that is clear.
 			lo, hi := 0.0, 1.0
-			if d, _ := signedDistance(ob, from); d >= r.thickness {
+			if d, _ := geom.SignedDistance(&ob.Shape, ob.Offset, from); d >= r.thickness {
 				for range 30 {
 					mid := (lo + hi) / 2
-					if d, _ := signedDistance(ob, from.Add(nm.X[i].Sub(from).Scale(mid))); d >= r.thickness {
+					if d, _ := geom.SignedDistance(&ob.Shape, ob.Offset, from.Add(nm.X[i].Sub(from).Scale(mid))); d >= r.thickness {
 						lo = mid
 					} else {
 						hi = mid
@@ -413,7 +414,7 @@ func (r *Remesh) repairPenetrations(nm, old *remesh.Mesh, out remesh.Result) {
 				nm.X[i] = from.Add(nm.X[i].Sub(from).Scale(lo))
 				continue
 			}
-			d, nrm := signedDistance(ob, from)
+			d, nrm := geom.SignedDistance(&ob.Shape, ob.Offset, from)
 			nm.X[i] = from.Add(nrm.Scale(r.thickness - d))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -17,7 +18,7 @@ import (
 // inside (a chord through the sphere), the node goes out along the normal.
 func TestRemeshRepairsPenetration(t *testing.T) {
 	const thick = 0.005
-	r := &Remesh{thickness: thick, obstacles: []components.Obstacle{{Kind: components.Sphere, Radius: 0.1}}}
+	r := &Remesh{thickness: thick, obstacles: []components.Obstacle{{Shape: geom.Shape{Kind: components.Sphere, Radius: 0.1}}}}
 	old := &remesh.Mesh{X: []dense.Vec3{{-0.1, 0, 0.12}, {0.1, 0, 0.12}, {-0.1, 0, 0.2}, {0.1, 0, 0.2}}}
 	res := remesh.Result{
 		NodeOld:  []int32{0, 1, 2, 3, -1, -1},
@@ -30,7 +31,7 @@ func TestRemeshRepairsPenetration(t *testing.T) {
 		dense.Vec3{0, 0, 0.19})} // split of the upper edge, clear: must not move
 	r.repairPenetrations(nm, old, res)
 	o := &r.obstacles[0]
-	if d, _ := signedDistance(o, nm.X[4]); d < thick-1e-9 || d > thick+1e-6 {
+	if d, _ := geom.SignedDistance(&o.Shape, o.Offset, nm.X[4]); d < thick-1e-9 || d > thick+1e-6 {
 		t.Errorf("repaired node at distance %v from the sphere, want the contact layer %v", d, thick)
 	}
 	if nm.X[4][0] != 0 || nm.X[4][1] != 0 || !(nm.X[4][2] > 0.09 && nm.X[4][2] < 0.12) {
@@ -44,7 +45,7 @@ func TestRemeshRepairsPenetration(t *testing.T) {
 	old.X[0], old.X[1] = dense.Vec3{-0.2, 0, 0.05}, dense.Vec3{0.2, 0, 0.05}
 	nm.X[4] = dense.Vec3{0, 0, 0.04}
 	r.repairPenetrations(nm, old, res)
-	if d, _ := signedDistance(o, nm.X[4]); math.Abs(d-thick) > 1e-9 {
+	if d, _ := geom.SignedDistance(&o.Shape, o.Offset, nm.X[4]); math.Abs(d-thick) > 1e-9 {
 		t.Errorf("node on a chord: distance %v after repair, want %v", d, thick)
 	}
 }

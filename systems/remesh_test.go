@@ -10,6 +10,7 @@ import (
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -173,7 +174,7 @@ func edgeLengths(sim *Sim, x []dense.Vec3, faces [][3]int32) (near, far float64)
 	var nn, nf int
 	for _, f := range faces {
 		c := x[f[0]].Add(x[f[1]]).Add(x[f[2]]).Scale(1.0 / 3)
-		d, _ := signedDistance(&o, c)
+		d, _ := geom.SignedDistance(&o.Shape, o.Offset, c)
 		l := (x[f[0]].Sub(x[f[1]]).Norm() + x[f[1]].Sub(x[f[2]]).Norm() + x[f[2]].Sub(x[f[0]]).Norm()) / 3
 		switch {
 		case d < 0.02:

@@ -10,6 +10,7 @@ import (
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/rod"
 	"github.com/loomsim/loom/solver/rodstep"
 )
@@ -137,31 +138,31 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 	// tests (strand, then segment bounds grown by the contact distance) skip
 	// the far pairs, so a set of many parallel strands does not cost
 	// strands^2 x nodes^2 closest-point tests.
-	segBox := make([][]box3, len(geo))
-	strandBox := make([]box3, len(geo))
+	segBox := make([][]geom.AABB, len(geo))
+	strandBox := make([]geom.AABB, len(geo))
 	for a := range geo {
-		strandBox[a] = emptyBox()
+		strandBox[a] = geom.EmptyAABB()
 		for i := 0; i+1 < len(geo[a].pos); i++ {
-			bx := emptyBox().grow(geo[a].pos[i]).grow(geo[a].pos[i+1]).pad(rs.ContactDistance)
+			bx := geom.EmptyAABB().Grow(geo[a].pos[i]).Grow(geo[a].pos[i+1]).Pad(rs.ContactDistance)
 			segBox[a] = append(segBox[a], bx)
-			strandBox[a] = strandBox[a].union(bx)
+			strandBox[a] = strandBox[a].Union(bx)
 		}
 	}
 	for a := range geo {
 		for b := a + 1; b < len(geo); b++ {
-			if !strandBox[a].overlaps(strandBox[b]) {
+			if !strandBox[a].Overlaps(strandBox[b]) {
 				continue
 			}
 			var found [][2]float64
 			for i := 0; i+1 < len(geo[a].pos); i++ {
-				if !segBox[a][i].overlaps(strandBox[b]) {
+				if !segBox[a][i].Overlaps(strandBox[b]) {
 					continue
 				}
 				for j := 0; j+1 < len(geo[b].pos); j++ {
-					if !segBox[a][i].overlaps(segBox[b][j]) {
+					if !segBox[a][i].Overlaps(segBox[b][j]) {
 						continue
 					}
-					s, t, d := segmentClosest(dense.Vec3(geo[a].pos[i]), dense.Vec3(geo[a].pos[i+1]), dense.Vec3(geo[b].pos[j]), dense.Vec3(geo[b].pos[j+1]))
+					s, t, d := geom.SegmentClosest(dense.Vec3(geo[a].pos[i]), dense.Vec3(geo[a].pos[i+1]), dense.Vec3(geo[b].pos[j]), dense.Vec3(geo[b].pos[j+1]))
 					if d >= rs.ContactDistance {
 						continue
 					}
@@ -195,63 +196,4 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		edgeMap.NewWith(&components.RodEdge{Node: node, A: dense.Vec3(en.A), Dir: dir.Scale(1 / dir.Norm()), K: rod.ContactStiffness(g.ks, g.du)})
 	}
 	return nil
-}
-
-// segmentClosest returns the parameters s, t in [0, 1] of the closest points of
-// segments p0-p1 and q0-q1 and their distance.
-func segmentClosest(p0, p1, q0, q1 dense.Vec3) (s, t, d float64) {
-	d1, d2, r := p1.Sub(p0), q1.Sub(q0), p0.Sub(q0)
-	a, e, f := d1.Dot(d1), d2.Dot(d2), d2.Dot(r)
-	c, b := d1.Dot(r), d1.Dot(d2)
-	den := a*e - b*b
-	if den > 1e-14*a*e {
-		s = clamp01((b*f - c*e) / den)
-	}
-	t = (b*s + f) / e
-	if t < 0 {
-		t, s = 0, clamp01(-c/a)
-	} else if t > 1 {
-		t, s = 1, clamp01((b-c)/a)
-	}
-	return s, t, p0.Add(d1.Scale(s)).Sub(q0.Add(d2.Scale(t))).Norm()
-}
-
-func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
-
-// box3 is an axis-aligned bounding box.
-type box3 struct{ lo, hi [3]float64 }
-
-func emptyBox() box3 {
-	return box3{lo: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, hi: [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
-}
-
-func (b box3) grow(p [3]float64) box3 {
-	for k := range p {
-		b.lo[k], b.hi[k] = math.Min(b.lo[k], p[k]), math.Max(b.hi[k], p[k])
-	}
-	return b
-}
-
-func (b box3) pad(d float64) box3 {
-	for k := range b.lo {
-		b.lo[k], b.hi[k] = b.lo[k]-d, b.hi[k]+d
-	}
-	return b
-}
-
-func (b box3) union(c box3) box3 {
-	for k := range b.lo {
-		b.lo[k], b.hi[k] = math.Min(b.lo[k], c.lo[k]), math.Max(b.hi[k], c.hi[k])
-	}
-	return b
-}
-
-// overlaps reports whether the boxes intersect (closed).
-func (b box3) overlaps(c box3) bool {
-	for k := range b.lo {
-		if b.lo[k] > c.hi[k] || c.lo[k] > b.hi[k] {
-			return false
-		}
-	}
-	return true
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/rod"
 	"github.com/loomsim/loom/solver/rodstep"
 )
@@ -194,7 +195,7 @@ func (r *RodNewton) Step(w *ecs.World) error {
 	st.Obstacles = st.Obstacles[:0]
 	for k := range r.obs {
 		o := &r.obs[k]
-		st.Obstacles = append(st.Obstacles, rodstep.Obstacle{Distance: func(p dense.Vec3) (float64, dense.Vec3) { return signedDistance(o, p) }})
+		st.Obstacles = append(st.Obstacles, rodstep.Obstacle{Distance: func(p dense.Vec3) (float64, dense.Vec3) { return geom.SignedDistance(&o.Shape, o.Offset, p) }})
 	}
 	t0 := clock.Time
 	target := func(i int, dt float64) dense.Vec3 {

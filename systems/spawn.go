@@ -10,6 +10,7 @@ import (
 	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/geom"
 )
 
 // spawned is what spawning a model created, for the stages that need
@@ -41,8 +42,8 @@ func spawn(w *ecs.World, m *model.Model) (*spawned, error) {
 	obsMap := generic.NewMap1[components.Obstacle](w.ECS)
 	for oi := range m.Obstacles {
 		o := &m.Obstacles[oi]
-		obsMap.NewWith(&components.Obstacle{Name: o.Name, Kind: components.ObstacleKind(o.Kind), Center: o.Center, Normal: o.Normal,
-			Radius: o.Radius, HalfExtents: o.HalfExtents, A: o.A, B: o.B, Script: sp.scripts.add(o.Motion)})
+		obsMap.NewWith(&components.Obstacle{Name: o.Name, Shape: geom.Shape{Kind: o.Kind, Center: o.Center, Normal: o.Normal,
+			Radius: o.Radius, HalfExtents: o.HalfExtents, A: o.A, B: o.B}, Script: sp.scripts.add(o.Motion)})
 	}
 	if m.Rods != nil {
 		sp.rods = &RodState{}

@@ -8,6 +8,7 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/solver/elastic"
 	"github.com/loomsim/loom/solver/eol"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/rod"
 )
 
@@ -163,7 +164,7 @@ func (s *Sim) maxPenetration() float64 {
 	for q.Next() {
 		o := q.Get()
 		for i := range st.Mass {
-			if d, _ := signedDistance(o, vec(st.X, int32(i))); -d > deepest {
+			if d, _ := geom.SignedDistance(&o.Shape, o.Offset, vec(st.X, int32(i))); -d > deepest {
 				deepest = -d
 			}
 		}

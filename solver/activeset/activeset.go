@@ -1,0 +1,150 @@
+// Package activeset solves the cloth contact step's QP (Weidner et al. 2018
+// eq. 12: minimize 1/2 v^T A v - b^T v subject to the pins and one row
+// n_k^T v_i >= t_k per contact vertex) by an active-set iteration on the
+// filtered preconditioned conjugate gradients of Baraff and Witkin 1998,
+// "Large steps in cloth simulation", sec. 5.3 (sparse.PCG), instead of a
+// general QP solver. It owns that iteration on plain arrays: the system
+// matrix, the right-hand side, the pins' per-vertex filters and the contact
+// rows. Where the rows' groups are larger than one vertex's velocity (EOL
+// vertices), solver/blockqp solves the same kind of QP.
+package activeset
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/sparse"
+)
+
+// MaxRounds bounds the active-set corrections; each round is one PCG solve.
+const MaxRounds = 8
+
+// Row is a contact row n^T v_i >= Target on vertex Vertex's velocity. The
+// normal is unit; the rows of one vertex must have orthogonal normals (in
+// practice a vertex has one row), so that the filter stays a projection.
+type Row struct {
+	Vertex int32
+	Normal dense.Vec3
+	Target float64 // m/s
+}
+
+// Problem is one contact solve's data, all read only. For n vertices: A is
+// the n x n block system matrix, B its right-hand side (3n), PinFilter the
+// pins' 3x3 filter per vertex (9n, row major; the identity for a free
+// vertex) and PinZ the pins' prescribed velocities (3n). Tolerance and
+// MaxIterations are the PCG's.
+type Problem struct {
+	A             *sparse.BSR
+	B             []float64
+	PinFilter     []float64
+	PinZ          []float64
+	Rows          []Row
+	Tolerance     float64
+	MaxIterations int
+}
+
+// Result reports a solve.
+type Result struct {
+	Iterations int              // PCG iterations over all rounds
+	Residual   float64          // the larger of the last PCG residual and the largest row violation
+	Last       sparse.PCGResult // the last PCG solve's
+}
+
+// Solver holds the iteration's workspace between solves.
+type Solver struct {
+	filter []float64 // 9n: the pins' filters with the active rows added
+	z      []float64 // 3n
+	av     []float64 // 3n: A v
+	active []bool    // per contact row
+}
+
+// Solve solves problem p with pcg (sized for its n vertices), starting from
+// v (3n), which receives the solution; impulse (one per row) receives the
+// rows' multipliers, the normal impulses (N s).
+//
+// Every contact row involves a single vertex: an active row is a filter S_i
+// = I - n n^T with the prescribed normal velocity t n, so one PCG solve gives
+// the equality-constrained optimum, and its multipliers are lambda_k = n^T
+// (A v - b)_i. Rows with lambda_k < 0 (the obstacle would pull) are released
+// and rows whose constraint the solve violates are activated, until the
+// active set is stable: then v meets the QP's KKT conditions (to the PCG
+// tolerance), the same answer as a QP solver without its factorizations.
+// The rounds stop after MaxRounds; Result.Residual then reports the
+// remaining violation.
+func (s *Solver) Solve(r sparse.Runner, pcg *sparse.PCG, p *Problem, v, impulse []float64) (Result, error) {
+	n := len(p.B) / 3
+	s.filter = resize(s.filter, 9*n)
+	s.z = resize(s.z, 3*n)
+	s.av = resize(s.av, 3*n)
+	rows := p.Rows
+	s.active = resize(s.active, len(rows))
+	for k := range s.active {
+		s.active[k] = true
+	}
+	var out Result
+	for round := 0; ; round++ {
+		copy(s.filter, p.PinFilter)
+		copy(s.z, p.PinZ)
+		for k, r := range rows {
+			if !s.active[k] {
+				continue
+			}
+			i, nr := int(r.Vertex), r.Normal
+			f := s.filter[9*i : 9*i+9]
+			for a := range 3 {
+				for b := range 3 {
+					f[3*a+b] -= nr[a] * nr[b]
+				}
+				s.z[3*i+a] = r.Target * nr[a]
+			}
+		}
+		res, err := pcg.Solve(r, p.A, p.B, v, s.filter, s.z, p.Tolerance, p.MaxIterations)
+		out.Last = res
+		out.Iterations += res.Iterations
+		if err != nil {
+			return out, fmt.Errorf("filtered contact solve: PCG: %w", err)
+		}
+		if !res.Converged {
+			return out, fmt.Errorf("filtered contact solve with %d rows: PCG did not converge in %d iterations (relative residual %.3g > %g)",
+				len(rows), res.Iterations, res.Residual, p.Tolerance)
+		}
+		p.A.MulVec(r, v, s.av)
+		changed, violation := false, 0.0
+		for k, r := range rows {
+			i, nr := int(r.Vertex), r.Normal
+			vn := nr[0]*v[3*i] + nr[1]*v[3*i+1] + nr[2]*v[3*i+2]
+			if s.active[k] {
+				lam := 0.0
+				for a := range 3 {
+					lam += nr[a] * (s.av[3*i+a] - p.B[3*i+a])
+				}
+				impulse[k] = math.Max(lam, 0)
+				if lam < 0 {
+					s.active[k], changed = false, true
+				}
+				continue
+			}
+			impulse[k] = 0
+			if d := r.Target - vn; d > 0 {
+				violation = math.Max(violation, d)
+				// A violation within the PCG's accuracy is not a new contact.
+				if d > 1e-9*(1+math.Abs(r.Target)) {
+					s.active[k], changed = true, true
+				}
+			}
+		}
+		out.Residual = math.Max(res.Residual, violation)
+		if !changed || round+1 == MaxRounds {
+			break
+		}
+	}
+	return out, nil
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}

@@ -1,0 +1,213 @@
+package activeset
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/sparse"
+)
+
+// denseBSR stores the 3n x 3n matrix a with every block present.
+func denseBSR(n int, a *mat.SymDense) *sparse.BSR {
+	m := &sparse.BSR{N: n, RowPtr: make([]int32, n+1), Diag: make([]int32, n)}
+	for i := range n {
+		for j := range n {
+			if i == j {
+				m.Diag[i] = int32(len(m.Col))
+			}
+			m.Col = append(m.Col, int32(j))
+			for r := range 3 {
+				for c := range 3 {
+					m.Val = append(m.Val, a.At(3*i+r, 3*j+c))
+				}
+			}
+		}
+		m.RowPtr[i+1] = int32(len(m.Col))
+	}
+	return m
+}
+
+// bruteForce solves the QP by trying every active set of the rows: for each,
+// it solves the KKT system of the equality-constrained problem (pins and
+// active rows as equalities) with a dense LU, and keeps the one whose
+// solution meets the inactive rows and whose active multipliers are
+// non-negative. The QP is strictly convex, so that solution is its optimum.
+func bruteForce(t *testing.T, a *mat.SymDense, b []float64, pinned map[int]dense.Vec3, rows []Row) ([]float64, []float64) {
+	n3 := len(b)
+	for set := 0; set < 1<<len(rows); set++ {
+		var crow [][]float64
+		var d []float64
+		for i := 0; i < n3/3; i++ {
+			if z, ok := pinned[i]; ok {
+				for k := range 3 {
+					c := make([]float64, n3)
+					c[3*i+k] = 1
+					crow, d = append(crow, c), append(d, z[k])
+				}
+			}
+		}
+		first := len(crow)
+		var act []int
+		for k, r := range rows {
+			if set&(1<<k) == 0 {
+				continue
+			}
+			c := make([]float64, n3)
+			for j := range 3 {
+				c[3*int(r.Vertex)+j] = r.Normal[j]
+			}
+			crow, d, act = append(crow, c), append(d, r.Target), append(act, k)
+		}
+		m := len(crow)
+		kkt := mat.NewDense(n3+m, n3+m, nil)
+		rhs := mat.NewVecDense(n3+m, nil)
+		for i := range n3 {
+			for j := range n3 {
+				kkt.Set(i, j, a.At(i, j))
+			}
+			rhs.SetVec(i, b[i])
+		}
+		for q, c := range crow {
+			for j := range n3 {
+				kkt.Set(n3+q, j, c[j])
+				kkt.Set(j, n3+q, -c[j]) // A v - C^T lambda = b
+			}
+			rhs.SetVec(n3+q, d[q])
+		}
+		var sol mat.VecDense
+		if err := sol.SolveVec(kkt, rhs); err != nil {
+			t.Fatalf("KKT solve: %v", err)
+		}
+		v := sol.RawVector().Data[:n3]
+		imp := make([]float64, len(rows))
+		ok := true
+		for q, k := range act {
+			imp[k] = sol.AtVec(n3 + first + q)
+			if imp[k] < -1e-9 {
+				ok = false
+			}
+		}
+		for _, r := range rows {
+			i := int(r.Vertex)
+			vn := r.Normal[0]*v[3*i] + r.Normal[1]*v[3*i+1] + r.Normal[2]*v[3*i+2]
+			if vn < r.Target-1e-9 {
+				ok = false
+			}
+		}
+		if ok {
+			return append([]float64(nil), v...), imp
+		}
+	}
+	t.Fatal("no active set meets the KKT conditions")
+	return nil, nil
+}
+
+// TestSolveMatchesBruteForce compares Solve with bruteForce on random SPD
+// systems of a few vertices with pins and one contact row on each of some
+// free vertices, targets chosen so that some rows hold and some release.
+func TestSolveMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	var s Solver
+	released, held := 0, 0
+	for trial := range 60 {
+		n := 2 + rng.Intn(5)
+		g := mat.NewDense(3*n, 3*n, nil)
+		for i := range 3 * n {
+			for j := range 3 * n {
+				g.Set(i, j, rng.NormFloat64()*0.3)
+			}
+		}
+		a := mat.NewSymDense(3*n, nil)
+		for i := range 3 * n {
+			for j := i; j < 3*n; j++ {
+				x := mat.Dot(g.RowView(i), g.RowView(j))
+				if i == j {
+					x += 1 + rng.Float64()
+				}
+				a.SetSym(i, j, x)
+			}
+		}
+		b := make([]float64, 3*n)
+		for i := range b {
+			b[i] = rng.NormFloat64()
+		}
+		pinned := map[int]dense.Vec3{}
+		filter := make([]float64, 9*n)
+		pz := make([]float64, 3*n)
+		var rows []Row
+		for i := range n {
+			switch {
+			case i > 0 && rng.Intn(4) == 0:
+				z := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+				pinned[i] = z
+				copy(pz[3*i:], z[:])
+			default:
+				filter[9*i], filter[9*i+4], filter[9*i+8] = 1, 1, 1
+				if rng.Intn(3) != 0 {
+					nr := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+					nr = nr.Scale(1 / nr.Norm())
+					rows = append(rows, Row{Vertex: int32(i), Normal: nr, Target: rng.NormFloat64()})
+				}
+			}
+		}
+		want, wantImp := bruteForce(t, a, b, pinned, rows)
+		p := &Problem{A: denseBSR(n, a), B: b, PinFilter: filter, PinZ: pz, Rows: rows, Tolerance: 1e-12, MaxIterations: 1000}
+		v := make([]float64, 3*n)
+		imp := make([]float64, len(rows))
+		res, err := s.Solve(sparse.Serial{}, sparse.NewPCG(n), p, v, imp)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		for i := range v {
+			if math.Abs(v[i]-want[i]) > 1e-7*(1+math.Abs(want[i])) {
+				t.Fatalf("trial %d (%d rows): v[%d] = %g, brute force %g", trial, len(rows), i, v[i], want[i])
+			}
+		}
+		for k := range rows {
+			if wantImp[k] > 0 {
+				held++
+			} else {
+				released++
+			}
+			if math.Abs(imp[k]-wantImp[k]) > 1e-7*(1+math.Abs(wantImp[k])) {
+				t.Fatalf("trial %d: impulse %d = %g, brute force %g", trial, k, imp[k], wantImp[k])
+			}
+		}
+		if res.Residual > 1e-9 || !res.Last.Converged {
+			t.Fatalf("trial %d: residual %g, last solve %+v", trial, res.Residual, res.Last)
+		}
+	}
+	if released == 0 || held == 0 {
+		t.Fatalf("%d rows held, %d free: the trials do not exercise the active set", held, released)
+	}
+	t.Logf("%d rows held, %d free", held, released)
+}
+
+// TestSolveReportsNonConvergence checks that a PCG cut short is an error
+// that carries the last solve's result.
+func TestSolveReportsNonConvergence(t *testing.T) {
+	n := 3
+	a := mat.NewSymDense(3*n, nil)
+	for i := range 3 * n {
+		a.SetSym(i, i, float64(1+i))
+		if i > 0 {
+			a.SetSym(i-1, i, 0.3)
+		}
+	}
+	b := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	filter := make([]float64, 9*n)
+	for i := range n {
+		filter[9*i], filter[9*i+4], filter[9*i+8] = 1, 1, 1
+	}
+	p := &Problem{A: denseBSR(n, a), B: b, PinFilter: filter, PinZ: make([]float64, 3*n),
+		Rows: []Row{{Vertex: 1, Normal: dense.Vec3{0, 0, 1}, Target: 100}}, Tolerance: 1e-14, MaxIterations: 1}
+	var s Solver
+	res, err := s.Solve(sparse.Serial{}, sparse.NewPCG(n), p, make([]float64, 3*n), make([]float64, 1))
+	if err == nil || res.Last.Iterations != 1 || res.Last.Converged {
+		t.Fatalf("err %v, last solve %+v", err, res.Last)
+	}
+}

@@ -1,0 +1,10 @@
+// Package geom owns loom's geometry kernels: signed distances to the rigid
+// obstacle shapes (plane, sphere, axis-aligned box, capsule, nail point), the
+// sharp features of those shapes on which Eulerian-on-Lagrangian cloth
+// vertices live (box edges and corners and capsule wires, Weidner et al. 2018
+// sec. 5; nail points, Weidner et al. 2018 errata sec. 3) with the exact
+// tests that detect new contacts on them (sec. 6.1), axis-aligned bounding
+// boxes for the broad phase, and the closest points between two segments.
+// It works on plain vectors (solver/dense) and knows nothing of the ECS or
+// of scenes.
+package geom

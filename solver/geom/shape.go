@@ -1,0 +1,85 @@
+package geom
+
+import (
+	"math"
+
+	"github.com/loomsim/loom/solver/dense"
+)
+
+// ShapeKind names an obstacle's shape.
+type ShapeKind uint8
+
+// Obstacle shapes.
+const (
+	Plane ShapeKind = iota
+	Sphere
+	Box
+	Capsule
+	Point // a nail tip (Center) with its outward axis (Normal)
+)
+
+// Shape is a rigid obstacle's shape in its initial pose; a current pose is
+// the initial one translated by an offset.
+type Shape struct {
+	Kind        ShapeKind
+	Center      dense.Vec3 // sphere, box centre; a point of a plane; a nail tip
+	Normal      dense.Vec3 // plane, nail axis: unit
+	Radius      float64    // sphere, capsule
+	HalfExtents dense.Vec3 // box (axis aligned)
+	A, B        dense.Vec3 // capsule segment
+}
+
+// SignedDistance returns the signed distance from p to the surface of shape s
+// translated by offset (negative inside) and the unit outward normal of the
+// nearest surface point. For a box seen from outside an edge or corner the
+// normal points from the nearest surface point to p: the averaged normal of a
+// Lagrangian simulator (Weidner 2018 sec. 5.1, Fig. 3b).
+func SignedDistance(s *Shape, offset, p dense.Vec3) (float64, dense.Vec3) {
+	switch s.Kind {
+	case Plane:
+		c := s.Center.Add(offset)
+		return p.Sub(c).Dot(s.Normal), s.Normal
+	case Sphere:
+		return roundDistance(p, s.Center.Add(offset), s.Radius)
+	case Point:
+		return roundDistance(p, s.Center.Add(offset), 0)
+	case Capsule:
+		a, b := s.A.Add(offset), s.B.Add(offset)
+		ab := b.Sub(a)
+		t := p.Sub(a).Dot(ab) / ab.Dot(ab)
+		t = math.Max(0, math.Min(1, t))
+		return roundDistance(p, a.Add(ab.Scale(t)), s.Radius)
+	default: // Box
+		q := p.Sub(s.Center.Add(offset))
+		var out dense.Vec3
+		inside := true
+		axis, depth := 0, math.Inf(-1)
+		for k := 0; k < 3; k++ {
+			e := math.Abs(q[k]) - s.HalfExtents[k]
+			if e > 0 {
+				inside = false
+				out[k] = math.Copysign(e, q[k])
+			}
+			if e > depth {
+				axis, depth = k, e
+			}
+		}
+		if inside {
+			var n dense.Vec3
+			n[axis] = math.Copysign(1, q[axis])
+			return depth, n
+		}
+		d := out.Norm()
+		return d, out.Scale(1 / d)
+	}
+}
+
+// roundDistance is the distance from p to a ball of radius r about c.
+func roundDistance(p, c dense.Vec3, r float64) (float64, dense.Vec3) {
+	d := p.Sub(c)
+	l := d.Norm()
+	if l == 0 {
+		return -r, dense.Vec3{0, 0, 1}
+	}
+	return l - r, d.Scale(1 / l)
+}
