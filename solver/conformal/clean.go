@@ -1,10 +1,6 @@
 package conformal
 
-import (
-	"math"
-
-	"github.com/loomsim/loom/solver/mesh"
-)
+import "math"
 
 // activeFaces appends to dst the live faces incident to a live conformal
 // vert, once each, in a deterministic order.
@@ -95,7 +91,7 @@ func (w *work) canRemove(i, j int32, amin float64) bool {
 	if w.feat[i] >= 0 && !w.conformalEdge(i, j) {
 		return false
 	}
-	fl, fr := w.live.FaceWith(i, j), w.live.FaceWith(j, i)
+	fl, fr, l, k := w.live.Wings(i, j)
 	if fl < 0 && fr < 0 {
 		return false
 	}
@@ -112,13 +108,6 @@ func (w *work) canRemove(i, j int32, amin float64) bool {
 			return false
 		}
 	}
-	k, l := int32(-1), int32(-1)
-	if fl >= 0 {
-		l = mesh.Third(w.live.F[fl], i, j)
-	}
-	if fr >= 0 {
-		k = mesh.Third(w.live.F[fr], i, j)
-	}
 	// Link condition: the common neighbours of i and j are exactly k and l.
 	if !w.live.LinkCondition(i, j, k, l) {
 		return false
@@ -126,12 +115,7 @@ func (w *work) canRemove(i, j int32, amin float64) bool {
 	// Moved faces stay counter-clockwise with positive area, and none
 	// becomes flat in world space (as with three nodes on one straight
 	// feature).
-	for _, f := range w.live.VF[i] {
-		t := w.live.F[f]
-		if mesh.Corner(t, j) >= 0 {
-			continue
-		}
-		t[mesh.Corner(t, i)] = j
+	for t := range w.live.Moved(i, j) {
 		if w.flatInWorld(t[0], t[1], t[2]) {
 			return false
 		}

@@ -332,31 +332,14 @@ func (w *work) output(m *remesh.Mesh) (*remesh.Mesh, Result) {
 			addNode(int32(v))
 		}
 	}
+	vertNew, res.VertOld = mesh.Renumber(w.alive, w.nV0, vertNew, res.VertOld)
 	for v := 0; v < nAll; v++ {
-		if !w.alive[v] {
-			continue
-		}
-		vertNew[v] = int32(len(out.U))
-		out.U = append(out.U, w.u[v])
-		out.Node = append(out.Node, w.nodeNew[v])
-		if v < w.nV0 {
-			res.VertOld = append(res.VertOld, int32(v))
-		} else {
-			res.VertOld = append(res.VertOld, -1)
+		if vertNew[v] >= 0 {
+			out.U = append(out.U, w.u[v])
+			out.Node = append(out.Node, w.nodeNew[v])
 		}
 	}
-	for f := range w.live.F {
-		if !w.live.Alive[f] {
-			continue
-		}
-		t := w.live.F[f]
-		g := w.live.InputFace(int32(f))
-		if g >= 0 {
-			t = w.live.F[g]
-		}
-		out.F = append(out.F, [3]int32{vertNew[t[0]], vertNew[t[1]], vertNew[t[2]]})
-		res.FaceOld = append(res.FaceOld, g)
-	}
+	out.F, res.FaceOld = w.live.AppendLive(out.F, res.FaceOld, vertNew)
 	res.Splits, res.Collapses, res.Flips = w.splits, w.collapses, w.flips
 	return out, res
 }

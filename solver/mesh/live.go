@@ -1,5 +1,7 @@
 package mesh
 
+import "iter"
+
 // Live is a triangle mesh under local edits (see the package doc). Faces
 // and vertices are only appended; a killed face stays in F, marked dead in
 // Alive, and a face slot is never rewritten, so the first F0 faces and V0
@@ -196,6 +198,57 @@ func (l *Live) InputFace(f int32) int32 {
 	return -1
 }
 
+// Wings returns the live faces on the two sides of the edge i-j, fl
+// holding i->j and fr holding j->i (-1: none), and their third vertices cl
+// and cr (-1: none).
+func (l *Live) Wings(i, j int32) (fl, fr, cl, cr int32) {
+	fl, fr, cl, cr = l.FaceWith(i, j), l.FaceWith(j, i), -1, -1
+	if fl >= 0 {
+		cl = Third(l.F[fl], i, j)
+	}
+	if fr >= 0 {
+		cr = Third(l.F[fr], i, j)
+	}
+	return fl, fr, cl, cr
+}
+
+// Moved yields, for collapsing vertex i onto j, each live face around i
+// that does not hold j (in the order of VF[i]) with i replaced by j: the
+// faces the collapse would leave changed.
+func (l *Live) Moved(i, j int32) iter.Seq[[3]int32] {
+	return func(yield func([3]int32) bool) {
+		for _, f := range l.VF[i] {
+			t := l.F[f]
+			if Corner(t, j) >= 0 {
+				continue
+			}
+			t[Corner(t, i)] = j
+			if !yield(t) {
+				return
+			}
+		}
+	}
+}
+
+// AppendLive appends to faces each live face, in face order, with its
+// vertices renumbered by vertNew, and to faceOld its InputFace; a face
+// that is an input face keeps the input's rotation.
+func (l *Live) AppendLive(faces [][3]int32, faceOld []int32, vertNew []int32) ([][3]int32, []int32) {
+	for f := range l.F {
+		if !l.Alive[f] {
+			continue
+		}
+		t := l.F[f]
+		g := l.InputFace(int32(f))
+		if g >= 0 {
+			t = l.F[g] // same cyclic order; keep the input's rotation
+		}
+		faces = append(faces, [3]int32{vertNew[t[0]], vertNew[t[1]], vertNew[t[2]]})
+		faceOld = append(faceOld, g)
+	}
+	return faces, faceOld
+}
+
 // LinkCondition reports whether every vertex that shares a live face with
 // both i and j is one of i, j, k and l: the link condition of collapsing
 // the edge i-j, whose faces' third vertices are k and l (-1: none). It uses
@@ -218,21 +271,40 @@ func (l *Live) LinkCondition(i, j, k, m int32) bool {
 }
 
 // NextVEpoch returns a new vertex epoch: no vertex is marked with it.
-func (l *Live) NextVEpoch() uint32 {
-	l.vep++
-	if l.vep == 0 {
-		clear(l.VMark)
-		l.vep = 1
-	}
-	return l.vep
-}
+func (l *Live) NextVEpoch() uint32 { return nextEpoch(&l.vep, l.VMark) }
 
 // NextFEpoch returns a new face epoch: no face is marked with it.
-func (l *Live) NextFEpoch() uint32 {
-	l.fep++
-	if l.fep == 0 {
-		clear(l.FMark)
-		l.fep = 1
+func (l *Live) NextFEpoch() uint32 { return nextEpoch(&l.fep, l.FMark) }
+
+// nextEpoch advances *ep, clearing marks when it wraps around to 0.
+func nextEpoch(ep *uint32, marks []uint32) uint32 {
+	*ep++
+	if *ep == 0 {
+		clear(marks)
+		*ep = 1
 	}
-	return l.fep
+	return *ep
+}
+
+// Renumber numbers the items that alive marks, in order, from 0: it
+// returns newIdx (reused when large enough) with each item's new index, -1
+// for a dead one, and appends to old, per live item, its index when below
+// n0 (an input item) and -1 otherwise (a created one).
+func Renumber(alive []bool, n0 int, newIdx, old []int32) ([]int32, []int32) {
+	newIdx = resize(newIdx, len(alive))
+	n := int32(0)
+	for v, a := range alive {
+		if !a {
+			newIdx[v] = -1
+			continue
+		}
+		newIdx[v] = n
+		n++
+		if v < n0 {
+			old = append(old, int32(v))
+		} else {
+			old = append(old, -1)
+		}
+	}
+	return newIdx, old
 }

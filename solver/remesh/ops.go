@@ -709,16 +709,9 @@ func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
 			}
 		}
 	}
-	fl, fr := r.live.FaceWith(i, j), r.live.FaceWith(j, i)
+	fl, fr, l, k := r.live.Wings(i, j)
 	if fl < 0 && fr < 0 {
 		return false
-	}
-	k, l := int32(-1), int32(-1)
-	if fl >= 0 {
-		l = mesh.Third(r.live.F[fl], i, j)
-	}
-	if fr >= 0 {
-		k = mesh.Third(r.live.F[fr], i, j)
 	}
 	// Panel boundary: a boundary vert only moves along a straight piece of
 	// boundary, and seams must stay seams (and free edges free).
@@ -748,12 +741,7 @@ func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
 	// Changed faces: not inverted, aspect ratio at least AspectMin, and not
 	// flat in world space (where the nodes, unlike the verts, may be
 	// collinear: cloth lying on a sharp feature).
-	for _, f := range r.live.VF[i] {
-		t := r.live.F[f]
-		if mesh.Corner(t, j) >= 0 {
-			continue
-		}
-		t[mesh.Corner(t, i)] = j
+	for t := range r.live.Moved(i, j) {
 		if !shapeOK(r.u[t[0]], r.u[t[1]], r.u[t[2]], r.p.AspectMin) {
 			return false
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 // Params controls a remesh.
@@ -437,34 +438,17 @@ func (r *Remesher) output(withLocked bool) (*Mesh, Result) {
 	out.U, out.Node = make([]dense.Vec2, 0, nv), make([]int32, 0, nv)
 	res.M, res.VertOld = make([]dense.Mat2, 0, nv), make([]int32, 0, nv)
 	out.F, res.FaceOld = make([][3]int32, 0, r.live.NLive), make([]int32, 0, r.live.NLive)
-	vertNew := make([]int32, len(r.u))
+	var vertNew []int32
+	vertNew, res.VertOld = mesh.Renumber(r.vertAlive, r.nV0, nil, res.VertOld)
 	for v := range r.u {
-		if !r.vertAlive[v] {
-			vertNew[v] = -1
+		if vertNew[v] < 0 {
 			continue
 		}
-		vertNew[v] = int32(len(out.U))
 		out.U = append(out.U, r.u[v])
 		out.Node = append(out.Node, nodeNew[r.vnode[v]])
 		res.M = append(res.M, r.m[v])
-		if v < r.nV0 {
-			res.VertOld = append(res.VertOld, int32(v))
-		} else {
-			res.VertOld = append(res.VertOld, -1)
-		}
 	}
-	for f := range r.live.F {
-		if !r.live.Alive[f] {
-			continue
-		}
-		t := r.live.F[f]
-		g := r.live.InputFace(int32(f))
-		if g >= 0 {
-			t = r.live.F[g] // same cyclic order; keep the input's rotation
-		}
-		out.F = append(out.F, [3]int32{vertNew[t[0]], vertNew[t[1]], vertNew[t[2]]})
-		res.FaceOld = append(res.FaceOld, g)
-	}
+	out.F, res.FaceOld = r.live.AppendLive(out.F, res.FaceOld, vertNew)
 
 	sizes := r.sizes[:0]
 	if !r.p.NoSizes {
