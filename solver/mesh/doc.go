@@ -30,7 +30,9 @@
 // the input's; per vertex it keeps the list of live faces around it and the
 // vertex after it in each, which answer "which face holds a->b" by scanning
 // one short list. It also holds the epoch marks that the editors use for
-// neighbourhood tests (the link condition of an edge collapse).
+// neighbourhood tests (the link condition of an edge collapse: no vertex but
+// the wings' third vertices is adjacent to both ends), and writes the live
+// faces out renumbered (Renumber: survivors numbered 0, 1, ... in order).
 package mesh
 
 // Corner returns the corner (0, 1 or 2) of face t at vertex v, or -1.
