@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
+
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 // Sheet is the triangle mesh of a Body, with ARCSim's two levels of points
@@ -246,7 +247,7 @@ func BuildSheet(b *Body) (*Sheet, error) {
 			}
 		}
 	}
-	sh.Hinges, sh.HingeFaces = HingesWithFaces(sh.Faces, n)
+	sh.Hinges, sh.HingeFaces = mesh.HingesWithFaces(sh.Faces, n)
 
 	sh.Pinned = make([]int32, len(b.Pins))
 	seen := make(map[int32]int, len(b.Pins))
@@ -262,85 +263,6 @@ func BuildSheet(b *Body) (*Sheet, error) {
 		sh.Pinned[k] = int32(v)
 	}
 	return sh, nil
-}
-
-// Hinges returns one hinge per interior edge of a consistently oriented
-// manifold triangle mesh, in the layout of Sheet.Hinges.
-func Hinges(faces [][3]int32, nverts int) [][4]int32 {
-	h, _ := HingesWithFaces(faces, nverts)
-	return h
-}
-
-// HingesWithFaces returns Hinges and, per hinge, its two faces in the layout
-// of Sheet.HingeFaces.
-func HingesWithFaces(faces [][3]int32, nverts int) ([][4]int32, [][2]int32) {
-	var hb HingeBuilder
-	return hb.Append(nil, nil, faces, nverts)
-}
-
-// HingeBuilder finds the hinges of triangle meshes (HingesWithFaces) with
-// storage that it reuses from one mesh to the next.
-type HingeBuilder struct {
-	start []int32   // per vertex, where its directed edges begin in edges
-	edges []dirEdge // the directed face edges, grouped by first vertex
-}
-
-// dirEdge is a directed face edge from the vertex whose group holds it to
-// vertex to, in face face.
-type dirEdge struct{ to, face int32 }
-
-// Append appends the hinges of faces, whose corners are vertices 0 to
-// nverts-1, to hinges and their face pairs to hingeFaces, and returns the
-// extended slices. The hinges are those of HingesWithFaces, in its order:
-// for each face and each of its edges a->b with a <= b in turn, a hinge when
-// a face holds the edge b->a (when several do, the last in face order), with
-// its two faces in that order.
-func (hb *HingeBuilder) Append(hinges [][4]int32, hingeFaces [][2]int32, faces [][3]int32, nverts int) ([][4]int32, [][2]int32) {
-	// Counting sort of the directed edges by first vertex: start[a+2]
-	// counts a's edges, then, summed, start[a+1] is where a's edges begin
-	// and advances over them as they are placed.
-	start := slices.Grow(hb.start[:0], nverts+2)[:nverts+2]
-	clear(start)
-	for _, f := range faces {
-		for _, a := range f {
-			start[a+2]++
-		}
-	}
-	for v := 2; v < len(start); v++ {
-		start[v] += start[v-1]
-	}
-	edges := slices.Grow(hb.edges[:0], 3*len(faces))[:3*len(faces)]
-	for fi, f := range faces {
-		for e := range 3 {
-			a := f[e]
-			edges[start[a+1]] = dirEdge{to: f[(e+1)%3], face: int32(fi)}
-			start[a+1]++
-		}
-	}
-	hb.start, hb.edges = start, edges
-	// A closed manifold mesh has 3/2 hinges per face; a sheet a few less.
-	hinges, hingeFaces = slices.Grow(hinges, 3*len(faces)/2), slices.Grow(hingeFaces, 3*len(faces)/2)
-	for fi, f := range faces {
-		for e := range 3 {
-			a, b := f[e], f[(e+1)%3]
-			if a > b {
-				continue // emitted from the other face (if interior)
-			}
-			// The last face, in face order, that holds b->a.
-			be := edges[start[b]:start[b+1]]
-			for k := len(be) - 1; k >= 0; k-- {
-				if be[k].to != a {
-					continue
-				}
-				g := be[k].face
-				x3 := faces[g][0] + faces[g][1] + faces[g][2] - a - b
-				hinges = append(hinges, [4]int32{a, b, f[(e+2)%3], x3})
-				hingeFaces = append(hingeFaces, [2]int32{int32(fi), g})
-				break
-			}
-		}
-	}
-	return hinges, hingeFaces
 }
 
 // Jitter makes a flat sheet's mesh irregular (the "static irregular

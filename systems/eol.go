@@ -16,6 +16,7 @@ import (
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
 	"github.com/loomsim/loom/solver/geom"
+	"github.com/loomsim/loom/solver/mesh"
 	"github.com/loomsim/loom/solver/qp"
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -54,8 +55,9 @@ type EOLCloth struct {
 	// Topology-derived (rebuilt when the topology version changes).
 	topology     uint64
 	dof          map[ecs.Entity]int32
-	vfStart      []int32 // vertex -> incident faces, CSR
-	vfList       []int32
+	vfs          mesh.Incidence // vertex -> incident faces
+	vfStart      []int32        // vfs.Start
+	vfList       []int32        // vfs.Faces
 	border       []bool
 	corner       []bool
 	borderNormal []dense.Vec2 // outward, material space, unit
@@ -236,23 +238,12 @@ func (c *EOLCloth) refreshTopology(w *ecs.World) {
 	for i, e := range s.Verts {
 		c.dof[e] = int32(i)
 	}
-	c.vfStart = append(c.vfStart[:0], make([]int32, n+1)...)
-	for _, v := range s.Faces {
-		c.vfStart[v+1]++
-	}
-	for i := 0; i < n; i++ {
-		c.vfStart[i+1] += c.vfStart[i]
-	}
-	c.vfList = append(c.vfList[:0], make([]int32, len(s.Faces))...)
-	fill := append([]int32(nil), c.vfStart[:n]...)
-	for k, v := range s.Faces {
-		c.vfList[fill[v]] = int32(k / 3)
-		fill[v]++
-	}
 	faces := make([][3]int32, len(s.Faces)/3)
 	for f := range faces {
 		faces[f] = [3]int32{s.Faces[3*f], s.Faces[3*f+1], s.Faces[3*f+2]}
 	}
+	c.vfs.Build(faces, nil, n)
+	c.vfStart, c.vfList = c.vfs.Start, c.vfs.Faces
 	c.borderNormal, c.corner = c.borders.borderNormals(faces, c.materialOf(w), nil, n)
 	c.border = append(c.border[:0], make([]bool, n)...)
 	for i, b := range c.borderNormal {

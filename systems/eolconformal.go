@@ -12,6 +12,7 @@ import (
 	"github.com/loomsim/loom/solver/conformal"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
+	"github.com/loomsim/loom/solver/mesh"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -32,6 +33,8 @@ type ConformalRemesh struct {
 	// The buffers of the border normals of the mesh before (body) and after
 	// (conformalStates) the conformal remesh.
 	oldBorder, newBorder borderWork
+	// conformalStates' faces around each node of the new mesh.
+	nodeFaces mesh.Incidence
 	// body's scratch: the nodes of the body's EOL vertices on their feature
 	eolNodes []eolNode
 
@@ -295,7 +298,7 @@ func (e *ConformalRemesh) conformalStates(nm *remesh.Mesh, res *conformal.Result
 			fresh[node] = true
 		}
 	}
-	vf := nodeFaces(nm)
+	e.nodeFaces.Build(nm.F, nm.Node, len(nm.X))
 	var bn []dense.Vec2 // read at fresh nodes only
 	if fresh != nil {
 		bn, _ = e.newBorder.borderNormalsAt(nm.F, nm.U, nm.Node, len(nm.X), fresh)
@@ -306,7 +309,7 @@ func (e *ConformalRemesh) conformalStates(nm *remesh.Mesh, res *conformal.Result
 			continue
 		}
 		f := &c.features[fi]
-		F, ok := nodeF(nm, vf[i], int32(i))
+		F, ok := nodeF(nm, e.nodeFaces.Of(i), int32(i))
 		if !ok {
 			return fmt.Errorf("conformal vertex %d has no non-degenerate face", i)
 		}
@@ -377,9 +380,9 @@ func featureTangent(F dense.Mat32, d dense.Vec3) dense.Vec2 {
 // borderWork holds the buffers of borderNormals; the slices it returns are
 // valid until its next use.
 type borderWork struct {
-	start, to, fill []int32
-	out, first      []dense.Vec2
-	corner          []bool
+	inc        mesh.Incidence
+	out, first []dense.Vec2
+	corner     []bool
 }
 
 // borderNormals returns, for a mesh of faces over verts with material
@@ -401,44 +404,18 @@ func (bw *borderWork) borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []i
 		}
 		return node[v]
 	}
-	// The directed face edges a->b, listed per vert a (CSR): a->b is a
-	// border edge when b->a is not among them.
-	start := resize(bw.start, len(u)+1)
-	clear(start)
-	for _, t := range faces {
-		for _, v := range t {
-			start[v+1]++
-		}
-	}
-	for i := range len(u) {
-		start[i+1] += start[i]
-	}
-	to, fill := resize(bw.to, 3*len(faces)), resize(bw.fill, len(u))
-	clear(fill)
-	for _, t := range faces {
-		for k := range 3 {
-			a := t[k]
-			to[start[a]+fill[a]] = t[(k+1)%3]
-			fill[a]++
-		}
-	}
-	hasEdge := func(a, b int32) bool {
-		for _, x := range to[start[a]:start[a+1]] {
-			if x == b {
-				return true
-			}
-		}
-		return false
-	}
+	// The directed face edges a->b, listed per vert a: a->b is a border
+	// edge when b->a is not among them.
+	bw.inc.Build(faces, nil, len(u))
 	out, first, corner := resize(bw.out, nodes), resize(bw.first, nodes), resize(bw.corner, nodes)
 	clear(out)
 	clear(first)
 	clear(corner)
-	bw.start, bw.to, bw.fill, bw.out, bw.first, bw.corner = start, to, fill, out, first, corner
+	bw.out, bw.first, bw.corner = out, first, corner
 	for _, t := range faces {
 		for k := range 3 {
 			a, b := t[k], t[(k+1)%3]
-			if at != nil && !at[nodeOf(a)] && !at[nodeOf(b)] || hasEdge(b, a) {
+			if at != nil && !at[nodeOf(a)] && !at[nodeOf(b)] || bw.inc.HasEdge(b, a) {
 				continue
 			}
 			// Counter-clockwise faces: the outward normal of border edge
@@ -466,30 +443,6 @@ func (bw *borderWork) borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []i
 		}
 	}
 	return out, corner
-}
-
-// nodeFaces lists each node's faces, in increasing order; the lists share
-// one backing array.
-func nodeFaces(m *remesh.Mesh) [][]int32 {
-	out := make([][]int32, len(m.X))
-	n := make([]int32, len(m.X))
-	for _, t := range m.F {
-		for _, v := range t {
-			n[m.Node[v]]++
-		}
-	}
-	back := make([]int32, 3*len(m.F))
-	off := int32(0)
-	for i, c := range n {
-		out[i] = back[off : off : off+c]
-		off += c
-	}
-	for f, t := range m.F {
-		for _, v := range t {
-			out[m.Node[v]] = append(out[m.Node[v]], int32(f))
-		}
-	}
-	return out
 }
 
 // nodeF is the vertex deformation gradient (errata sec. 1) of node i of m,

@@ -10,6 +10,7 @@ import (
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/eol"
+	"github.com/loomsim/loom/solver/mesh"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -86,7 +87,8 @@ func checkFirstTransfer(t *testing.T, sim *Sim, step int, h float64, old *remesh
 	c := e.c
 	b := &e.rm.bodies[0]
 	nm := e.rm.gather(b)
-	vf := nodeFaces(nm)
+	var vf mesh.Incidence
+	vf.Build(nm.F, nm.Node, len(nm.X))
 	var bw borderWork
 	bn, _ := bw.borderNormals(nm.F, nm.U, nm.Node, len(nm.X))
 	vertOf := make([]int32, len(nm.X))
@@ -155,7 +157,7 @@ func checkFirstTransfer(t *testing.T, sim *Sim, step int, h float64, old *remesh
 			continue
 		}
 		hitN++
-		F, ok := nodeF(nm, vf[i], int32(i))
+		F, ok := nodeF(nm, vf.Of(i), int32(i))
 		if !ok {
 			t.Fatalf("step %d: EOL vertex %d has no non-degenerate face", step, i)
 		}

@@ -10,10 +10,10 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
-	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
 	"github.com/loomsim/loom/solver/geom"
+	"github.com/loomsim/loom/solver/mesh"
 	"github.com/loomsim/loom/solver/remesh"
 	"github.com/loomsim/loom/solver/sizing"
 )
@@ -67,7 +67,7 @@ type remeshBody struct {
 	// The hinge entities, parallel to memo.hinges; each write-back gives
 	// them the new hinges in order, creating or removing them at the end.
 	hingeEnts []ecs.Entity
-	hingeB    scenes.HingeBuilder
+	hingeB    mesh.HingeBuilder
 	// spare holds the memo before the current one, whose lists (but for
 	// the faces, which are also mesh.Faces) the next write-back reuses.
 	spare restMemo
@@ -92,7 +92,7 @@ type restMemo struct {
 	faces      [][3]int32      // the faces (nodes) of that write-back
 	faceU      [][3]dense.Vec2 // their corners' material coordinates
 	faceRest   []elastic.MembraneRest
-	hinges     [][4]int32 // scenes.HingesWithFaces of faces
+	hinges     [][4]int32 // mesh.HingesWithFaces of faces
 	hingeFaces [][2]int32
 	hingeRest  []elastic.HingeRest
 	// first[f] lists the hinges whose first face is f, -1 padded.
@@ -197,7 +197,7 @@ func NewRemesh(w *ecs.World, thickness float64) *Remesh {
 
 // AddBody registers a body for remeshing; faceEnts lists its face entities in
 // the order of mesh.Faces, and hingeEnts its hinge entities in the order of
-// scenes.HingesWithFaces of mesh.Faces.
+// solver/mesh.HingesWithFaces of mesh.Faces.
 func (r *Remesh) AddBody(body ecs.Entity, mesh *BodyMesh, faceEnts, hingeEnts []ecs.Entity, set model.Remesh, mat model.Material) {
 	r.bodies = append(r.bodies, remeshBody{entity: body, mesh: mesh, faceEnts: faceEnts, hingeEnts: hingeEnts, set: set, density: mat.Density,
 		lame: elastic.Lame{Mu: mat.ShearStiffness, Lambda: mat.StretchStiffness}, kb: mat.BendingStiffness})

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
+	"github.com/loomsim/loom/solver/mesh"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -82,7 +82,7 @@ func TestRestMemo(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		hinges, hf := scenes.HingesWithFaces(faces, 16)
+		hinges, hf := mesh.HingesWithFaces(faces, 16)
 		hr := make([]elastic.HingeRest, len(hinges))
 		for i, h := range hinges {
 			var err error

@@ -8,9 +8,9 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/geom"
+	"github.com/loomsim/loom/solver/mesh"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
@@ -193,7 +193,7 @@ func dot2(a, b dense.Vec2) float64 { return a[0]*b[0] + a[1]*b[1] }
 // mesh.Faces (which gather reads instead of the entities) with the corner
 // coordinates of the write-back (where no EOL system moves them), and the
 // world's hinges are the body's hinge entities, in storage order, and hold
-// the hinges of scenes.HingesWithFaces of the body's faces; the entities of
+// the hinges of mesh.HingesWithFaces of the body's faces; the entities of
 // hinges that survive a write-back stay alive.
 func TestRemeshEntities(t *testing.T) {
 	for _, scene := range []string{"sphere", "lo-res", "skirt"} {
@@ -220,7 +220,7 @@ func TestRemeshEntities(t *testing.T) {
 					t.Fatalf("%s step %d: face %d has coordinates %v, the write-back gave %v", scene, i, fi, f.U, b.memo.faceU[fi])
 				}
 			}
-			want, _ := scenes.HingesWithFaces(bm.Faces, len(bm.Verts))
+			want, _ := mesh.HingesWithFaces(bm.Faces, len(bm.Verts))
 			q := hingeF.Query(sim.World.ECS)
 			k := 0
 			for q.Next() {

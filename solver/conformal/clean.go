@@ -5,16 +5,16 @@ import "math"
 // activeFaces appends to dst the live faces incident to a live conformal
 // vert, once each, in a deterministic order.
 func (w *work) activeFaces(dst []int32) []int32 {
-	ep := w.nextFEpoch()
+	ep := w.live.NextFEpoch()
 	live := w.conf[:0]
 	for _, v := range w.conf {
 		if !w.alive[v] || w.feat[v] < 0 {
 			continue
 		}
 		live = append(live, v)
-		for _, g := range w.vf[v] {
-			if w.fmark[g] != ep {
-				w.fmark[g] = ep
+		for _, g := range w.live.VF[v] {
+			if w.live.FMark[g] != ep {
+				w.live.FMark[g] = ep
 				dst = append(dst, g)
 			}
 		}
@@ -34,10 +34,10 @@ func (w *work) clean() (iters int, converged bool) {
 		for _, conformal := range [2]bool{false, true} {
 			act = w.activeFaces(act[:0])
 			for _, g := range act {
-				if !w.fAlive[g] {
+				if !w.live.Alive[g] {
 					continue
 				}
-				t := w.f[g]
+				t := w.live.F[g]
 				for e := 0; e < 3; e++ {
 					a, b := t[e], t[(e+1)%3]
 					if w.conformalEdge(a, b) != conformal || !(w.edgeLen(a, b) < w.p.MinEdge) {
@@ -52,7 +52,7 @@ func (w *work) clean() (iters int, converged bool) {
 		}
 		act = w.activeFaces(act[:0])
 		for _, g := range act {
-			if w.fAlive[g] && w.fixIll(g) {
+			if w.live.Alive[g] && w.fixIll(g) {
 				changed = true
 			}
 		}
@@ -91,11 +91,11 @@ func (w *work) canRemove(i, j int32, amin float64) bool {
 	if w.feat[i] >= 0 && !w.conformalEdge(i, j) {
 		return false
 	}
-	fl, fr := w.faceWith(i, j), w.faceWith(j, i)
+	fl, fr, l, k := w.live.Wings(i, j)
 	if fl < 0 && fr < 0 {
 		return false
 	}
-	nOut, nIn, _, _ := w.borderInfo(i)
+	nOut, nIn, _, _ := w.live.BorderInfo(i)
 	if nOut+nIn > 0 {
 		// Border and corner nodes stay, except a non-conformal node on a
 		// straight piece of border, removed along it onto a conformal node
@@ -108,36 +108,14 @@ func (w *work) canRemove(i, j int32, amin float64) bool {
 			return false
 		}
 	}
-	k, l := int32(-1), int32(-1)
-	if fl >= 0 {
-		l = third(w.f[fl], i, j)
-	}
-	if fr >= 0 {
-		k = third(w.f[fr], i, j)
-	}
 	// Link condition: the common neighbours of i and j are exactly k and l.
-	ep := w.nextVEpoch()
-	for _, f := range w.vf[j] {
-		for _, x := range w.f[f] {
-			w.vmark[x] = ep
-		}
-	}
-	for _, f := range w.vf[i] {
-		for _, x := range w.f[f] {
-			if x != i && x != j && x != k && x != l && w.vmark[x] == ep {
-				return false
-			}
-		}
+	if !w.live.LinkCondition(i, j, k, l) {
+		return false
 	}
 	// Moved faces stay counter-clockwise with positive area, and none
 	// becomes flat in world space (as with three nodes on one straight
 	// feature).
-	for _, f := range w.vf[i] {
-		t := w.f[f]
-		if posIn(t, j) >= 0 {
-			continue
-		}
-		t[posIn(t, i)] = j
+	for t := range w.live.Moved(i, j) {
 		if w.flatInWorld(t[0], t[1], t[2]) {
 			return false
 		}
@@ -184,7 +162,7 @@ const minWorldArea = 0.01
 //
 // A face no rule fixes is left to the remesher (Result.IllShaped).
 func (w *work) fixIll(g int32) bool {
-	t := w.f[g]
+	t := w.live.F[g]
 	if minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]]) >= w.p.MinAngle {
 		return false
 	}
@@ -285,7 +263,7 @@ func (w *work) paperEdge(t [3]int32) int {
 func (w *work) quality() (ill, short int) {
 	act := w.activeFaces(nil)
 	for _, g := range act {
-		t := w.f[g]
+		t := w.live.F[g]
 		if minAngle(w.u[t[0]], w.u[t[1]], w.u[t[2]]) < w.p.MinAngle {
 			ill++
 		}
@@ -294,10 +272,10 @@ func (w *work) quality() (ill, short int) {
 			if w.feat[a] < 0 && w.feat[b] < 0 {
 				continue
 			}
-			if a > b && w.faceWith(b, a) >= 0 {
+			if a > b && w.live.FaceWith(b, a) >= 0 {
 				continue // counted from the other face
 			}
-			if w.edgeLen(a, b) < w.p.MinEdge && !(w.onBorder(a) && w.onBorder(b)) {
+			if w.edgeLen(a, b) < w.p.MinEdge && !(w.live.OnBorder(a) && w.live.OnBorder(b)) {
 				short++
 			}
 		}

@@ -311,7 +311,7 @@ func preprocess(m *remesh.Mesh, c Features, hits []Hit, p Params, validate bool)
 		}
 	}
 	for _, g := range gaps {
-		if w.alive[g[0]] && w.alive[g[1]] && !w.adjacent(g[0], g[1]) {
+		if w.alive[g[0]] && w.alive[g[1]] && !w.live.Adjacent(g[0], g[1]) {
 			res.Gaps = append(res.Gaps, [2]int32{w.nodeNew[g[0]], w.nodeNew[g[1]]})
 		}
 	}
@@ -421,7 +421,7 @@ func (w *work) checkHits(hits []Hit) ([]hitSite, error) {
 			if a > b {
 				a, b, t = b, a, 1-h.S
 			}
-			fab, fba := w.faceWith(a, b), w.faceWith(b, a)
+			fab, fba := w.live.FaceWith(a, b), w.live.FaceWith(b, a)
 			if fab < 0 && fba < 0 {
 				return nil, fmt.Errorf("conformal: hit %d: nodes %d and %d share no mesh edge", k, h.A, h.B)
 			}
@@ -448,7 +448,7 @@ func (w *work) checkHits(hits []Hit) ([]hitSite, error) {
 		if math.Abs(sum-1) > 1e-9 {
 			return nil, fmt.Errorf("conformal: hit %d: Bary %v sums to %v, want 1", k, h.Bary, sum)
 		}
-		t := w.f[h.Face]
+		t := w.live.F[h.Face]
 		s.a, s.b = -1, -1
 		s.face = h.Face
 		for i := 0; i < 3; i++ {

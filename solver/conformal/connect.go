@@ -1,6 +1,10 @@
 package conformal
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/loomsim/loom/solver/mesh"
+)
 
 // chain returns the live verts on edge features, sorted by (feature, T,
 // index), and compacts w.conf.
@@ -49,7 +53,7 @@ func (w *work) byFeatureT(a, b int32) int {
 func (w *work) connect() [][2]int32 {
 	var gaps [][2]int32
 	join := func(a, b int32) {
-		if !w.adjacent(a, b) && !w.flipToward(a, b) {
+		if !w.live.Adjacent(a, b) && !w.flipToward(a, b) {
 			gaps = append(gaps, [2]int32{a, b})
 		}
 	}
@@ -102,19 +106,19 @@ func (w *work) flatInWorld(a, b, c int32) bool {
 // flipToward makes the edge a-b by flipping the edge c-d of a face (a, c, d)
 // whose neighbour across c-d is (d, c, b).
 func (w *work) flipToward(a, b int32) bool {
-	for _, g := range w.vf[a] {
-		t := w.f[g]
-		p := posIn(t, a)
+	for _, g := range w.live.VF[a] {
+		t := w.live.F[g]
+		p := mesh.Corner(t, a)
 		c, d := t[(p+1)%3], t[(p+2)%3]
-		h := w.faceWith(d, c)
-		if h < 0 || third(w.f[h], c, d) != b || w.conformalEdge(c, d) {
+		h := w.live.FaceWith(d, c)
+		if h < 0 || mesh.Third(w.live.F[h], c, d) != b || w.conformalEdge(c, d) {
 			continue
 		}
 		if !wellFormed(w.u[a], w.u[c], w.u[b]) || !wellFormed(w.u[a], w.u[b], w.u[d]) || w.flatInWorld(a, c, b) || w.flatInWorld(a, b, d) {
 			continue
 		}
-		w.killFace(g)
-		w.killFace(h)
+		w.live.KillFace(g)
+		w.live.KillFace(h)
 		w.addFace(a, c, b, -1)
 		w.addFace(a, b, d, -1)
 		w.flips++

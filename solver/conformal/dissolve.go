@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 // dissolve removes the interior free vert v and fills the hole its faces
@@ -24,7 +25,7 @@ import (
 // outside the hole, and with all its angles above amin. If the hole cannot
 // be filled so, the mesh is left as it was.
 func (w *work) dissolve(v int32, amin float64) bool {
-	if !w.alive[v] || w.locked[v] || w.feat[v] >= 0 || w.onBorder(v) {
+	if !w.alive[v] || w.locked[v] || w.feat[v] >= 0 || w.live.OnBorder(v) {
 		return false
 	}
 	poly := w.link(v)
@@ -34,11 +35,11 @@ func (w *work) dissolve(v int32, amin float64) bool {
 	var outer []int32 // faces beyond the link taken into the hole
 	for grow := 0; ; grow++ {
 		if faces, ok := w.fillHole(poly, amin); ok {
-			for len(w.vf[v]) > 0 {
-				w.killFace(w.vf[v][0])
+			for len(w.live.VF[v]) > 0 {
+				w.live.KillFace(w.live.VF[v][0])
 			}
 			for _, f := range outer {
-				w.killFace(f)
+				w.live.KillFace(f)
 			}
 			for _, t := range faces {
 				w.addFace(t[0], t[1], t[2], -1)
@@ -56,11 +57,11 @@ func (w *work) dissolve(v int32, amin float64) bool {
 		best, bestL, apex, face := -1, 0.0, int32(-1), int32(-1)
 		for i := range poly {
 			a, b := poly[i], poly[(i+1)%len(poly)]
-			f := w.faceWith(b, a)
+			f := w.live.FaceWith(b, a)
 			if f < 0 || w.chainEdge(a, b) {
 				continue
 			}
-			y := third(w.f[f], a, b)
+			y := mesh.Third(w.live.F[f], a, b)
 			if slices.Contains(poly, y) {
 				continue
 			}
@@ -89,7 +90,7 @@ func (w *work) fillHole(poly []int32, amin float64) ([][3]int32, bool) {
 		n := len(poly)
 		for i := range poly {
 			a, b, c := poly[(i+n-1)%n], poly[i], poly[(i+1)%n]
-			if w.adjacent(a, c) {
+			if w.live.Adjacent(a, c) {
 				continue // a-c exists outside the hole
 			}
 			if q := w.earQuality(a, b, c, poly, amin); q > bestA {
@@ -112,14 +113,14 @@ func (w *work) fillHole(poly []int32, amin float64) ([][3]int32, bool) {
 // (the far edges b->c of its faces (v, b, c), chained), or nil when they do
 // not form one simple cycle.
 func (w *work) link(v int32) []int32 {
-	fs := w.vf[v]
+	fs := w.live.VF[v]
 	if len(fs) < 3 {
 		return nil
 	}
 	next := make(map[int32]int32, len(fs))
 	for _, f := range fs {
-		t := w.f[f]
-		p := posIn(t, v)
+		t := w.live.F[f]
+		p := mesh.Corner(t, v)
 		b, c := t[(p+1)%3], t[(p+2)%3]
 		if _, dup := next[b]; dup {
 			return nil
@@ -127,7 +128,7 @@ func (w *work) link(v int32) []int32 {
 		next[b] = c
 	}
 	poly := make([]int32, 0, len(fs))
-	start := w.f[fs[0]][(posIn(w.f[fs[0]], v)+1)%3]
+	start := w.live.F[fs[0]][(mesh.Corner(w.live.F[fs[0]], v)+1)%3]
 	for b := start; ; {
 		poly = append(poly, b)
 		c, ok := next[b]
@@ -172,8 +173,8 @@ func (w *work) earQuality(a, b, c int32, poly []int32, amin float64) float64 {
 // nearest conformal node or conformal edge of its faces (+Inf if none).
 func (w *work) chainDist(v int32) float64 {
 	d := math.Inf(1)
-	for _, f := range w.vf[v] {
-		t := w.f[f]
+	for _, f := range w.live.VF[v] {
+		t := w.live.F[f]
 		for k := 0; k < 3; k++ {
 			a, b := t[k], t[(k+1)%3]
 			switch {

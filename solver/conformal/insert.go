@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 // hitOut collects, per hit, the vert that carries it (-1: none) and what
@@ -134,7 +135,7 @@ func (w *work) insertHits(hits []Hit, hs []hitSite, out *hitOut) error {
 
 func (w *work) existingCand(v int32) cand {
 	c := cand{hit: -1, vert: v, u: w.u[v], t: w.tp[v]}
-	nOut, nIn, o, i := w.borderInfo(v)
+	nOut, nIn, o, i := w.live.BorderInfo(v)
 	if nOut > 0 {
 		c.tan[c.ntan] = w.u[o].Sub(w.u[v])
 		c.ntan++
@@ -247,11 +248,11 @@ func (w *work) segOf(x, y int32) (a, b int32, px, py float64, ok bool) {
 
 // candFaces returns the live faces inside input face g.
 func (w *work) candFaces(dst []int32, g int32) []int32 {
-	if w.fAlive[g] {
+	if w.live.Alive[g] {
 		dst = append(dst, g)
 	}
 	for _, f := range w.kids[g] {
-		if w.fAlive[f] {
+		if w.live.Alive[f] {
 			dst = append(dst, f)
 		}
 	}
@@ -266,7 +267,7 @@ func (w *work) insertHit(k int, h Hit, s hitSite, out *hitOut) error {
 		// Edge hit: the current piece of the input edge a-b holding s.
 		ex, ey, sx := int32(-1), int32(-1), 0.0
 		for _, g := range cands {
-			t := w.f[g]
+			t := w.live.F[g]
 			for e := 0; e < 3 && ex < 0; e++ {
 				x, y := t[e], t[(e+1)%3]
 				px, okx := w.param(x, s.a, s.b)
@@ -284,11 +285,11 @@ func (w *work) insertHit(k int, h Hit, s hitSite, out *hitOut) error {
 			return nil
 		}
 		near = append(near, ex, ey)
-		if g := w.faceWith(ex, ey); g >= 0 {
-			near = append(near, third(w.f[g], ex, ey))
+		if g := w.live.FaceWith(ex, ey); g >= 0 {
+			near = append(near, mesh.Third(w.live.F[g], ex, ey))
 		}
-		if g := w.faceWith(ey, ex); g >= 0 {
-			near = append(near, third(w.f[g], ex, ey))
+		if g := w.live.FaceWith(ey, ex); g >= 0 {
+			near = append(near, mesh.Third(w.live.F[g], ex, ey))
 		}
 		done, free := w.snap(k, h, s.u, near, out)
 		if done {
@@ -306,7 +307,7 @@ func (w *work) insertHit(k int, h Hit, s hitSite, out *hitOut) error {
 	best, bmin := int32(-1), math.Inf(-1)
 	var bc [3]float64
 	for _, g := range cands {
-		t := w.f[g]
+		t := w.live.F[g]
 		a := area2(w.u[t[0]], w.u[t[1]], w.u[t[2]])
 		var c [3]float64
 		for i := 0; i < 3; i++ {
@@ -319,7 +320,7 @@ func (w *work) insertHit(k int, h Hit, s hitSite, out *hitOut) error {
 	if best < 0 {
 		return fmt.Errorf("conformal: hit %d: internal error: face %d has no live part", k, h.Face)
 	}
-	t := w.f[best]
+	t := w.live.F[best]
 	done, free := w.snap(k, h, s.u, t[:], out)
 	if done {
 		return nil
@@ -400,7 +401,7 @@ func (w *work) absorbLater(v, n int32) {
 // its faces now meet the feature at n, and nothing is strained, since n lies
 // where the cloth touches the feature in both material and world space.
 func (w *work) absorb(v, n int32) {
-	if w.alive[v] && w.feat[v] < 0 && w.adjacent(v, n) && w.canRemove(v, n, -1) {
+	if w.alive[v] && w.feat[v] < 0 && w.live.Adjacent(v, n) && w.canRemove(v, n, -1) {
 		w.collapse(v, n)
 	}
 }

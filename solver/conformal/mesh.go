@@ -4,13 +4,14 @@ import (
 	"math"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/mesh"
 	"github.com/loomsim/loom/solver/remesh"
 )
 
 // work is the working mesh. With one vert per node, everything is indexed
 // by vert. Verts and faces are only appended; removed ones are marked dead
 // and a face slot is never rewritten, so the first nV0 verts and nF0 faces
-// are the input's. vf[v] lists the live faces around vert v.
+// are the input's (see mesh.Live).
 type work struct {
 	p   Params
 	nex int
@@ -24,19 +25,15 @@ type work struct {
 	tp     []float64
 	point  []bool
 	alive  []bool
-	vf     [][]int32
-	vmark  []uint32
-	vep    uint32
 	// Per created vert (index - nV0).
 	made []made
 
-	// Per face.
-	f      [][3]int32
-	fAlive []bool
-	fmark  []uint32
-	fep    uint32
-	// While hits are inserted (tracking), origin[f] is the input face that
-	// face f lies in and kids[g] the faces made inside input face g.
+	// The faces and their topology over the verts, with vert and face
+	// marks.
+	live mesh.Live
+	// Per face: while hits are inserted (tracking), origin[f] is the input
+	// face that face f lies in and kids[g] the faces made inside input face
+	// g.
 	origin   []int32
 	kids     [][]int32
 	tracking bool
@@ -44,9 +41,6 @@ type work struct {
 	nV0, nF0 int
 	inNode   []int32 // input vert -> input node
 	vertOf   []int32 // input node -> input vert
-	// Input faces around each input vert (CSR), to recognise surviving
-	// faces.
-	inStart, inVF []int32
 
 	conf []int32 // verts that are or were conformal (filtered when read)
 	ends map[int32]EdgeEnds
@@ -86,7 +80,6 @@ func load(m *remesh.Mesh, c Features, p Params) *work {
 	w.tp = make([]float64, nv, nv+16)
 	w.point = make([]bool, nv, nv+16)
 	w.alive = make([]bool, nv, nv+16)
-	w.vmark = make([]uint32, nv, nv+16)
 	for v, n := range m.Node {
 		w.x[v], w.v[v] = m.X[n], m.V[n]
 		copy(w.extra[v*w.nex:(v+1)*w.nex], m.Extra[int(n)*w.nex:(int(n)+1)*w.nex])
@@ -99,104 +92,13 @@ func load(m *remesh.Mesh, c Features, p Params) *work {
 		}
 		w.alive[v] = true
 	}
-	w.f = append(make([][3]int32, 0, nf+32), m.F...)
-	w.fAlive = make([]bool, nf, nf+32)
-	w.fmark = make([]uint32, nf, nf+32)
+	w.live.Load(m.F, nv)
 	w.origin = make([]int32, nf, nf+32)
 	w.kids = make([][]int32, nf)
-	for i := range w.fAlive {
-		w.fAlive[i] = true
+	for i := range w.origin {
 		w.origin[i] = int32(i)
 	}
-	// Faces around verts: one backing array; each list is capped so that
-	// appending to one never overwrites the next.
-	w.inStart = make([]int32, nv+1)
-	for _, t := range m.F {
-		for k := 0; k < 3; k++ {
-			w.inStart[t[k]+1]++
-		}
-	}
-	for i := 0; i < nv; i++ {
-		w.inStart[i+1] += w.inStart[i]
-	}
-	w.inVF = make([]int32, 3*nf)
-	fill := make([]int32, nv)
-	for f, t := range m.F {
-		for k := 0; k < 3; k++ {
-			v := t[k]
-			w.inVF[w.inStart[v]+fill[v]] = int32(f)
-			fill[v]++
-		}
-	}
-	back := append([]int32(nil), w.inVF...)
-	w.vf = make([][]int32, nv, nv+16)
-	for i := 0; i < nv; i++ {
-		lo, hi := w.inStart[i], w.inStart[i+1]
-		w.vf[i] = back[lo:hi:hi]
-	}
 	return w
-}
-
-func (w *work) nextVEpoch() uint32 {
-	w.vep++
-	if w.vep == 0 {
-		clear(w.vmark)
-		w.vep = 1
-	}
-	return w.vep
-}
-
-func (w *work) nextFEpoch() uint32 {
-	w.fep++
-	if w.fep == 0 {
-		clear(w.fmark)
-		w.fep = 1
-	}
-	return w.fep
-}
-
-func posIn(t [3]int32, v int32) int {
-	switch v {
-	case t[0]:
-		return 0
-	case t[1]:
-		return 1
-	case t[2]:
-		return 2
-	}
-	return -1
-}
-
-func hasDirected(t [3]int32, a, b int32) bool {
-	return (t[0] == a && t[1] == b) || (t[1] == a && t[2] == b) || (t[2] == a && t[0] == b)
-}
-
-func third(t [3]int32, a, b int32) int32 {
-	for k := 0; k < 3; k++ {
-		if t[k] != a && t[k] != b {
-			return t[k]
-		}
-	}
-	return -1
-}
-
-// faceWith returns the live face holding the directed edge a->b, or -1.
-func (w *work) faceWith(a, b int32) int32 {
-	for _, f := range w.vf[a] {
-		if hasDirected(w.f[f], a, b) {
-			return f
-		}
-	}
-	return -1
-}
-
-func (w *work) adjacent(a, b int32) bool {
-	for _, f := range w.vf[a] {
-		if posIn(w.f[f], b) >= 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // conformalEdge reports whether an edge between a and b is conformal: both
@@ -232,27 +134,10 @@ func (w *work) paramOn(v, f int32) float64 {
 
 func (w *work) edgeLen(a, b int32) float64 { return dist2(w.u[a], w.u[b]) }
 
-func (w *work) killFace(f int32) {
-	w.fAlive[f] = false
-	for _, v := range w.f[f] {
-		l := w.vf[v]
-		for i, g := range l {
-			if g == f {
-				copy(l[i:], l[i+1:])
-				w.vf[v] = l[:len(l)-1]
-				break
-			}
-		}
-	}
-}
-
 // addFace appends face (a, b, c), made inside the input face origin (-1:
 // untracked).
 func (w *work) addFace(a, b, c, origin int32) int32 {
-	f := int32(len(w.f))
-	w.f = append(w.f, [3]int32{a, b, c})
-	w.fAlive = append(w.fAlive, true)
-	w.fmark = append(w.fmark, 0)
+	f := w.live.AddFace(a, b, c)
 	if !w.tracking {
 		origin = -1
 	}
@@ -260,9 +145,6 @@ func (w *work) addFace(a, b, c, origin int32) int32 {
 	if origin >= 0 {
 		w.kids[origin] = append(w.kids[origin], f)
 	}
-	w.vf[a] = append(w.vf[a], f)
-	w.vf[b] = append(w.vf[b], f)
-	w.vf[c] = append(w.vf[c], f)
 	return f
 }
 
@@ -307,8 +189,9 @@ func (w *work) newVert(vs []int32, wt []float64) int32 {
 	w.tp = append(w.tp, 0)
 	w.point = append(w.point, false)
 	w.alive = append(w.alive, true)
-	w.vf = append(w.vf, nil)
-	w.vmark = append(w.vmark, 0)
+	if w.live.AddVert() != n {
+		panic("conformal: verts and their face lists out of step")
+	}
 	w.made = append(w.made, made{src: sortSources(src), a: -1, b: -1})
 	return n
 }
@@ -325,17 +208,17 @@ func (w *work) makeConformal(n, f int32, t float64, pt bool) {
 // become two) and returns the new vert, which lies at the linear
 // interpolation of a and b.
 func (w *work) splitEdge(a, b int32, s float64) int32 {
-	fl, fr := w.faceWith(a, b), w.faceWith(b, a)
+	fl, fr := w.live.FaceWith(a, b), w.live.FaceWith(b, a)
 	n := w.newVert([]int32{a, b}, []float64{1 - s, s})
 	if fl >= 0 {
-		c, o := third(w.f[fl], a, b), w.origin[fl]
-		w.killFace(fl)
+		c, o := mesh.Third(w.live.F[fl], a, b), w.origin[fl]
+		w.live.KillFace(fl)
 		w.addFace(a, n, c, o)
 		w.addFace(n, b, c, o)
 	}
 	if fr >= 0 {
-		d, o := third(w.f[fr], a, b), w.origin[fr]
-		w.killFace(fr)
+		d, o := mesh.Third(w.live.F[fr], a, b), w.origin[fr]
+		w.live.KillFace(fr)
 		w.addFace(b, n, d, o)
 		w.addFace(n, a, d, o)
 	}
@@ -345,44 +228,19 @@ func (w *work) splitEdge(a, b int32, s float64) int32 {
 // splitFace splits face f at barycentric coordinates bc into three faces and
 // returns the new vert.
 func (w *work) splitFace(f int32, bc [3]float64) int32 {
-	t, o := w.f[f], w.origin[f]
+	t, o := w.live.F[f], w.origin[f]
 	n := w.newVert(t[:], bc[:])
-	w.killFace(f)
+	w.live.KillFace(f)
 	w.addFace(t[0], t[1], n, o)
 	w.addFace(t[1], t[2], n, o)
 	w.addFace(t[2], t[0], n, o)
 	return n
 }
 
-// borderInfo returns, for vert v, the number of outgoing (v->out) and
-// incoming (in->v) border edges and one of each.
-func (w *work) borderInfo(v int32) (nOut, nIn int, out, in int32) {
-	out, in = -1, -1
-	for _, f := range w.vf[v] {
-		t := w.f[f]
-		p := posIn(t, v)
-		nx, pv := t[(p+1)%3], t[(p+2)%3]
-		if w.faceWith(nx, v) < 0 {
-			nOut++
-			out = nx
-		}
-		if w.faceWith(v, pv) < 0 {
-			nIn++
-			in = pv
-		}
-	}
-	return
-}
-
-func (w *work) onBorder(v int32) bool {
-	nOut, nIn, _, _ := w.borderInfo(v)
-	return nOut+nIn > 0
-}
-
 // straightBorder reports whether v is a border vert with one border edge in
 // and one out, collinear: a border vert that is not a corner.
 func (w *work) straightBorder(v int32) (in, out int32, ok bool) {
-	nOut, nIn, out, in := w.borderInfo(v)
+	nOut, nIn, out, in := w.live.BorderInfo(v)
 	if nOut != 1 || nIn != 1 {
 		return in, out, false
 	}
@@ -394,15 +252,15 @@ func (w *work) straightBorder(v int32) (in, out int32, ok bool) {
 // collapse removes vert i by moving its faces onto j (faces holding both
 // die). The caller has checked canRemove(i, j).
 func (w *work) collapse(i, j int32) {
-	fs := append([]int32(nil), w.vf[i]...)
+	fs := append([]int32(nil), w.live.VF[i]...)
 	for _, f := range fs {
-		t := w.f[f]
-		if posIn(t, j) >= 0 {
-			w.killFace(f)
+		t := w.live.F[f]
+		if mesh.Corner(t, j) >= 0 {
+			w.live.KillFace(f)
 			continue
 		}
-		t[posIn(t, i)] = j
-		w.killFace(f)
+		t[mesh.Corner(t, i)] = j
+		w.live.KillFace(f)
 		w.addFace(t[0], t[1], t[2], -1)
 	}
 	w.alive[i] = false
@@ -426,7 +284,7 @@ func (w *work) output(m *remesh.Mesh) (*remesh.Mesh, Result) {
 			nv++
 		}
 	}
-	for _, a := range w.fAlive {
+	for _, a := range w.live.Alive {
 		if a {
 			nf++
 		}
@@ -474,49 +332,14 @@ func (w *work) output(m *remesh.Mesh) (*remesh.Mesh, Result) {
 			addNode(int32(v))
 		}
 	}
+	vertNew, res.VertOld = mesh.Renumber(w.alive, w.nV0, vertNew, res.VertOld)
 	for v := 0; v < nAll; v++ {
-		if !w.alive[v] {
-			continue
-		}
-		vertNew[v] = int32(len(out.U))
-		out.U = append(out.U, w.u[v])
-		out.Node = append(out.Node, w.nodeNew[v])
-		if v < w.nV0 {
-			res.VertOld = append(res.VertOld, int32(v))
-		} else {
-			res.VertOld = append(res.VertOld, -1)
+		if vertNew[v] >= 0 {
+			out.U = append(out.U, w.u[v])
+			out.Node = append(out.Node, w.nodeNew[v])
 		}
 	}
-	for f := range w.f {
-		if !w.fAlive[f] {
-			continue
-		}
-		t := w.f[f]
-		g := w.inputFace(int32(f))
-		if g >= 0 {
-			t = w.f[g]
-		}
-		out.F = append(out.F, [3]int32{vertNew[t[0]], vertNew[t[1]], vertNew[t[2]]})
-		res.FaceOld = append(res.FaceOld, g)
-	}
+	out.F, res.FaceOld = w.live.AppendLive(out.F, res.FaceOld, vertNew)
 	res.Splits, res.Collapses, res.Flips = w.splits, w.collapses, w.flips
 	return out, res
-}
-
-// inputFace returns the input face with the same verts as live face f, in
-// the same cyclic order, or -1.
-func (w *work) inputFace(f int32) int32 {
-	if int(f) < w.nF0 {
-		return f
-	}
-	t := w.f[f]
-	if int(t[0]) >= w.nV0 || int(t[1]) >= w.nV0 || int(t[2]) >= w.nV0 {
-		return -1
-	}
-	for _, g := range w.inVF[w.inStart[t[0]]:w.inStart[t[0]+1]] {
-		if hasDirected(w.f[g], t[0], t[1]) && posIn(w.f[g], t[2]) >= 0 {
-			return g
-		}
-	}
-	return -1
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
-	"github.com/loomsim/loom/solver/remesh"
 )
 
 // EOL sliding: the material flows through the conformal nodes, so their
@@ -52,7 +51,7 @@ func TestSliding(t *testing.T) {
 				break
 			}
 			// Slide: U of the conformal nodes moves, X stays.
-			next := cloneMesh(cur)
+			next := cur.Clone()
 			for _, n := range c {
 				next.U[n][0] -= tc.dx
 			}
@@ -126,18 +125,4 @@ func TestSliding(t *testing.T) {
 			t.Errorf("n=%d: %d steps hit MaxIter", tc.n, unconverged)
 		}
 	}
-}
-
-func cloneMesh(m *remesh.Mesh) *remesh.Mesh {
-	c := &remesh.Mesh{NExtra: m.NExtra}
-	c.X = append([]dense.Vec3(nil), m.X...)
-	c.V = append([]dense.Vec3(nil), m.V...)
-	c.Extra = append([]float64(nil), m.Extra...)
-	if m.Locked != nil {
-		c.Locked = append([]bool(nil), m.Locked...)
-	}
-	c.U = append([]dense.Vec2(nil), m.U...)
-	c.Node = append([]int32(nil), m.Node...)
-	c.F = append([][3]int32(nil), m.F...)
-	return c
 }

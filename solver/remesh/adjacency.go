@@ -3,6 +3,8 @@ package remesh
 import (
 	"fmt"
 	"math"
+
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 // Edge is an undirected material-space edge between two verts. F[0] is the
@@ -66,22 +68,6 @@ func (a *Adjacency) SeamPairs() [][2]int32 {
 		}
 	}
 	return out
-}
-
-func faceHasDirected(t [3]int32, a, b int32) bool {
-	return (t[0] == a && t[1] == b) || (t[1] == a && t[2] == b) || (t[2] == a && t[0] == b)
-}
-
-func posIn(t [3]int32, v int32) int {
-	switch v {
-	case t[0]:
-		return 0
-	case t[1]:
-		return 1
-	case t[2]:
-		return 2
-	}
-	return -1
 }
 
 // CheckShape checks the array lengths, index ranges and finiteness of m:
@@ -164,28 +150,12 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 	}
 	a := &Adjacency{}
 	nv, nn := len(m.U), len(m.X)
-	a.VertFaceStart = make([]int32, nv+1)
-	for _, t := range m.F {
-		for k := 0; k < 3; k++ {
-			a.VertFaceStart[t[k]+1]++
-		}
-	}
-	for v := 0; v < nv; v++ {
-		a.VertFaceStart[v+1] += a.VertFaceStart[v]
-	}
-	a.VertFaces = make([]int32, 3*len(m.F))
-	// next[s] is the vert after v in face VertFaces[s] (s in v's range):
-	// that face holds the directed edge v->next[s].
-	next := make([]int32, 3*len(m.F))
-	fill := make([]int32, nv)
-	for f, t := range m.F {
-		for k := 0; k < 3; k++ {
-			v := t[k]
-			s := a.VertFaceStart[v] + fill[v]
-			a.VertFaces[s], next[s] = int32(f), t[(k+1)%3]
-			fill[v]++
-		}
-	}
+	// Row v of the incidence lists the faces around v and, beside each,
+	// the vert after v in it: that face holds the directed edge v->next[s].
+	var inc mesh.Incidence
+	inc.Build(m.F, nil, nv)
+	a.VertFaceStart, a.VertFaces = inc.Start, inc.Faces
+	next := inc.Next
 	a.NodeVertStart = make([]int32, nn+1)
 	for _, n := range m.Node {
 		a.NodeVertStart[n+1]++
@@ -194,7 +164,7 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 		a.NodeVertStart[n+1] += a.NodeVertStart[n]
 	}
 	a.NodeVerts = make([]int32, nv)
-	fill = make([]int32, nn)
+	fill := make([]int32, nn)
 	for v, n := range m.Node {
 		a.NodeVerts[a.NodeVertStart[n]+fill[n]] = int32(v)
 		fill[n]++
@@ -245,7 +215,7 @@ func NewAdjacency(m *Mesh) (*Adjacency, error) {
 				return nil, err
 			}
 			if g >= 0 && g < int32(f) {
-				a.FaceEdges[f][k] = a.FaceEdges[g][posIn(m.F[g], q)]
+				a.FaceEdges[f][k] = a.FaceEdges[g][mesh.Corner(m.F[g], q)]
 				continue
 			}
 			a.FaceEdges[f][k] = int32(len(a.Edges))
@@ -322,7 +292,7 @@ func (m *Mesh) Validate() error {
 			continue
 		}
 		f, g := min(e.F[0], e.F[1]), max(e.F[0], e.F[1])
-		if third(m.F[f], e.V[0], e.V[1]) != third(m.F[g], e.V[0], e.V[1]) {
+		if mesh.Third(m.F[f], e.V[0], e.V[1]) != mesh.Third(m.F[g], e.V[0], e.V[1]) {
 			continue
 		}
 		for _, v := range m.F[f] {
@@ -441,7 +411,7 @@ func checkFan(m *Mesh, a *Adjacency, v int32, fs []int32, start int32) error {
 	f, seen := start, 1
 	for {
 		t := m.F[f]
-		p := posIn(t, v)
+		p := mesh.Corner(t, v)
 		e := a.Edges[a.FaceEdges[f][p]]
 		g := e.F[0]
 		if g == f {

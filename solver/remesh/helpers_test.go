@@ -110,23 +110,6 @@ func anisoM(l1, l2, th float64) dense.Mat2 {
 	return dense.Mat2{{a*c*c + b*s*s, (a - b) * c * s}, {(a - b) * c * s, a*s*s + b*c*c}}
 }
 
-func cloneMesh(m *Mesh) *Mesh {
-	c := &Mesh{NExtra: m.NExtra}
-	c.X = append([]dense.Vec3(nil), m.X...)
-	c.V = append([]dense.Vec3(nil), m.V...)
-	c.Extra = append([]float64(nil), m.Extra...)
-	if m.Locked != nil {
-		c.Locked = append([]bool(nil), m.Locked...)
-	}
-	c.U = append([]dense.Vec2(nil), m.U...)
-	c.Node = append([]int32(nil), m.Node...)
-	c.F = append([][3]int32(nil), m.F...)
-	if m.Preserved != nil {
-		c.Preserved = append([][2]int32(nil), m.Preserved...)
-	}
-	return c
-}
-
 // meshSizes computes eq. 1 for every edge of m from scratch (seam pairs
 // averaged and counted once).
 func meshSizes(t *testing.T, m *Mesh, M []dense.Mat2) []float64 {

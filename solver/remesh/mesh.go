@@ -49,3 +49,21 @@ type Mesh struct {
 	// indices, in the input's order.
 	Preserved [][2]int32
 }
+
+// Clone returns a deep copy of m.
+func (m *Mesh) Clone() *Mesh {
+	c := &Mesh{NExtra: m.NExtra}
+	c.X = append([]dense.Vec3(nil), m.X...)
+	c.V = append([]dense.Vec3(nil), m.V...)
+	c.Extra = append([]float64(nil), m.Extra...)
+	if m.Locked != nil {
+		c.Locked = append([]bool(nil), m.Locked...)
+	}
+	c.U = append([]dense.Vec2(nil), m.U...)
+	c.Node = append([]int32(nil), m.Node...)
+	c.F = append([][3]int32(nil), m.F...)
+	if m.Preserved != nil {
+		c.Preserved = append([][2]int32(nil), m.Preserved...)
+	}
+	return c
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }
@@ -36,7 +37,7 @@ func shapeOK(a, b, c dense.Vec2, amin float64) bool {
 // appending the new faces to *newFaces. It returns false when the edge no
 // longer exists.
 func (r *Remesher) split(a, b int32, newFaces *[]int32) bool {
-	fl, fr := r.faceWith(a, b), r.faceWith(b, a)
+	fl, fr := r.live.FaceWith(a, b), r.live.FaceWith(b, a)
 	if fl < 0 && fr < 0 {
 		return false
 	}
@@ -76,12 +77,12 @@ func (r *Remesher) splitKeepsPreserved(a, b int32) bool {
 	}
 	amin := max(r.p.AspectMin, preservedAspect)
 	w := mid2(r.u[a], r.u[b])
-	for _, f := range [2]int32{r.faceWith(a, b), r.faceWith(b, a)} {
+	for _, f := range [2]int32{r.live.FaceWith(a, b), r.live.FaceWith(b, a)} {
 		if f < 0 {
 			continue
 		}
-		t := r.f[f]
-		c := third(t, a, b)
+		t := r.live.F[f]
+		c := mesh.Third(t, a, b)
 		// The new face next to c-x keeps c, x and the midpoint, with t's
 		// orientation.
 		for _, x := range [2]int32{a, b} {
@@ -89,7 +90,7 @@ func (r *Remesher) splitKeepsPreserved(a, b int32) bool {
 				continue
 			}
 			nt := t
-			nt[posIn(t, a+b-x)] = -1
+			nt[mesh.Corner(t, a+b-x)] = -1
 			var u [3]dense.Vec2
 			for k, v := range nt {
 				if v < 0 {
@@ -117,9 +118,9 @@ func (r *Remesher) splitClearsLocked(a, b int32) bool {
 	}
 	w := mid2(r.u[a], r.u[b])
 	vs := [4]int32{a, b, -1, -1}
-	for k, f := range [2]int32{r.faceWith(a, b), r.faceWith(b, a)} {
+	for k, f := range [2]int32{r.live.FaceWith(a, b), r.live.FaceWith(b, a)} {
 		if f >= 0 {
-			vs[2+k] = third(r.f[f], a, b)
+			vs[2+k] = mesh.Third(r.live.F[f], a, b)
 		}
 	}
 	for _, v := range vs {
@@ -148,15 +149,15 @@ const preservedAspect = 0.1
 
 func (r *Remesher) splitSide(a, b, n int32, newFaces *[]int32) {
 	w := r.addVert(mid2(r.u[a], r.u[b]), midM(r.m[a], r.m[b]), n)
-	if fl := r.faceWith(a, b); fl >= 0 {
-		c := third(r.f[fl], a, b)
-		r.killFace(fl)
-		*newFaces = append(*newFaces, r.addFace(a, w, c), r.addFace(w, b, c))
+	if fl := r.live.FaceWith(a, b); fl >= 0 {
+		c := mesh.Third(r.live.F[fl], a, b)
+		r.live.KillFace(fl)
+		*newFaces = append(*newFaces, r.live.AddFace(a, w, c), r.live.AddFace(w, b, c))
 	}
-	if fr := r.faceWith(b, a); fr >= 0 {
-		d := third(r.f[fr], a, b)
-		r.killFace(fr)
-		*newFaces = append(*newFaces, r.addFace(b, w, d), r.addFace(w, a, d))
+	if fr := r.live.FaceWith(b, a); fr >= 0 {
+		d := mesh.Third(r.live.F[fr], a, b)
+		r.live.KillFace(fr)
+		*newFaces = append(*newFaces, r.live.AddFace(b, w, d), r.live.AddFace(w, a, d))
 	}
 }
 
@@ -166,9 +167,9 @@ func (r *Remesher) splitSide(a, b, n int32, newFaces *[]int32) {
 func (r *Remesher) nodeNormal(n int32) dense.Vec3 {
 	var s dense.Vec3
 	for _, v := range r.nodeVerts[n] {
-		for _, f := range r.vf[v] {
-			t := r.f[f]
-			p := posIn(t, v)
+		for _, f := range r.live.VF[v] {
+			t := r.live.F[f]
+			p := mesh.Corner(t, v)
 			x0 := r.x[n]
 			e1 := r.x[r.vnode[t[(p+1)%3]]].Sub(x0)
 			e2 := r.x[r.vnode[t[(p+2)%3]]].Sub(x0)
@@ -202,8 +203,8 @@ func (r *Remesher) placeSplit(n, p, q int32) {
 	var atot float64
 	var nf int
 	for _, w := range r.nodeVerts[n] {
-		for _, f := range r.vf[w] {
-			t := r.f[f]
+		for _, f := range r.live.VF[w] {
+			t := r.live.F[f]
 			atot += triArea2(r.u[t[0]], r.u[t[1]], r.u[t[2]])
 			nf++
 		}
@@ -213,9 +214,9 @@ func (r *Remesher) placeSplit(n, p, q int32) {
 	}
 	amean := atot / float64(nf)
 	for _, w := range r.nodeVerts[n] {
-		for _, f := range r.vf[w] {
-			t := r.f[f]
-			pw := posIn(t, w)
+		for _, f := range r.live.VF[w] {
+			t := r.live.F[f]
+			pw := mesh.Corner(t, w)
 			u0, u1, u2 := r.u[t[0]], r.u[t[1]], r.u[t[2]]
 			dm := dense.Mat2{{u1[0] - u0[0], u2[0] - u0[0]}, {u1[1] - u0[1], u2[1] - u0[1]}}
 			dmi, ok := dm.Inverse()
@@ -271,7 +272,7 @@ func (r *Remesher) placeSplit(n, p, q int32) {
 			// w->j (each neighbour once), plus the incoming one on a
 			// boundary.
 			r.addNormalTerm(&A, &rhs, w, t[(pw+1)%3], xm)
-			if pv := t[(pw+2)%3]; r.faceWith(w, pv) < 0 {
+			if pv := t[(pw+2)%3]; r.live.FaceWith(w, pv) < 0 {
 				r.addNormalTerm(&A, &rhs, w, pv, xm)
 			}
 		}
@@ -361,12 +362,12 @@ const flipTol = 1e-9
 // flip is allowed (interior edge, convex quad, new edge k-l not already
 // present and not invalid, no world-space duplicate edge).
 func (r *Remesher) flipTest(fl, a, b int32) (k, l int32, ok bool) {
-	fr := r.faceWith(b, a)
+	fr := r.live.FaceWith(b, a)
 	if fr < 0 || r.preservedEdge(a, b) {
 		return
 	}
-	l = third(r.f[fl], a, b)
-	k = third(r.f[fr], a, b)
+	l = mesh.Third(r.live.F[fl], a, b)
+	k = mesh.Third(r.live.F[fr], a, b)
 	ui, uj, uk, ul := r.u[a], r.u[b], r.u[k], r.u[l]
 	var M dense.Mat2
 	for _, v := range [4]int32{a, b, k, l} {
@@ -399,7 +400,7 @@ func (r *Remesher) flipTest(fl, a, b int32) (k, l int32, ok bool) {
 	if !shapeOK(uk, uj, ul, 0) || !shapeOK(ul, ui, uk, 0) || r.flatInWorld(k, b, l) || r.flatInWorld(l, a, k) {
 		return
 	}
-	if r.adjacent(k, l) {
+	if r.live.Adjacent(k, l) {
 		return
 	}
 	if r.size2(k, l) > r.flipMax2 {
@@ -409,8 +410,8 @@ func (r *Remesher) flipTest(fl, a, b int32) (k, l int32, ok bool) {
 		nk, nl := r.vnode[k], r.vnode[l]
 		if len(r.nodeVerts[nk]) > 1 && len(r.nodeVerts[nl]) > 1 {
 			for _, k2 := range r.nodeVerts[nk] {
-				for _, f := range r.vf[k2] {
-					t := r.f[f]
+				for _, f := range r.live.VF[k2] {
+					t := r.live.F[f]
 					if r.vnode[t[0]] == nl || r.vnode[t[1]] == nl || r.vnode[t[2]] == nl {
 						return
 					}
@@ -423,10 +424,10 @@ func (r *Remesher) flipTest(fl, a, b int32) (k, l int32, ok bool) {
 }
 
 func (r *Remesher) doFlip(a, b, fl, fr, k, l int32, newFaces *[]int32) {
-	r.killFace(fl)
-	r.killFace(fr)
-	f1 := r.addFace(k, b, l)
-	f2 := r.addFace(l, a, k)
+	r.live.KillFace(fl)
+	r.live.KillFace(fr)
+	f1 := r.live.AddFace(k, b, l)
+	f2 := r.live.AddFace(l, a, k)
 	*newFaces = append(*newFaces, f1, f2)
 	r.flips++
 }
@@ -449,7 +450,7 @@ func (r *Remesher) flipEdges(act []int32, created *[]int32) {
 	cyc := &r.flipCycle
 	cyc.period, cyc.live = 0, 0
 	for pass := 0; pass < maxFlipPasses && len(cur) > 0; pass++ {
-		ep := r.nextVEpoch()
+		ep := r.live.NextVEpoch()
 		sel := r.flipSel[:0]
 		next = next[:0]
 		rec := cyc.record(r, cur, pass)
@@ -461,13 +462,13 @@ func (r *Remesher) flipEdges(act []int32, created *[]int32) {
 			}
 		} else {
 			for ci, f := range cur {
-				if !r.faceAlive[f] {
+				if !r.live.Alive[f] {
 					continue
 				}
-				t := r.f[f]
+				t := r.live.F[f]
 				for e := 0; e < 3; e++ {
 					a, b := t[e], t[(e+1)%3]
-					if r.vmark[a] == ep || r.vmark[b] == ep {
+					if r.live.VMark[a] == ep || r.live.VMark[b] == ep {
 						// Possibly flippable but not independent: keep
 						// active.
 						if _, _, ok := r.flipTest(f, a, b); ok {
@@ -480,7 +481,7 @@ func (r *Remesher) flipEdges(act []int32, created *[]int32) {
 					if !ok {
 						continue
 					}
-					r.vmark[a], r.vmark[b] = ep, ep
+					r.live.VMark[a], r.live.VMark[b] = ep, ep
 					sel = append(sel, [4]int32{a, b, k, l})
 					break // the face's other edges share a or b
 				}
@@ -489,12 +490,12 @@ func (r *Remesher) flipEdges(act []int32, created *[]int32) {
 		}
 		for _, s := range sel {
 			a, b, k, l := s[0], s[1], s[2], s[3]
-			fl, fr := r.faceWith(a, b), r.faceWith(b, a)
-			if fl < 0 || fr < 0 || r.adjacent(k, l) {
+			fl, fr := r.live.FaceWith(a, b), r.live.FaceWith(b, a)
+			if fl < 0 || fr < 0 || r.live.Adjacent(k, l) {
 				continue
 			}
 			if rec != nil {
-				cyc.flip(rec, r.f[fl], r.f[fr], [3]int32{k, b, l}, [3]int32{l, a, k})
+				cyc.flip(rec, r.live.F[fl], r.live.F[fr], [3]int32{k, b, l}, [3]int32{l, a, k})
 			}
 			n0 := len(next)
 			r.doFlip(a, b, fl, fr, k, l, &next)
@@ -562,7 +563,7 @@ func (c *flipCycle) record(r *Remesher, cur []int32, pass int) *flipRecord {
 	rec := &c.recs[pass%len(c.recs)]
 	rec.active = rec.active[:0]
 	for _, f := range cur {
-		rec.active = append(rec.active, faceState{r.f[f], r.faceAlive[f]})
+		rec.active = append(rec.active, faceState{r.live.F[f], r.live.Alive[f]})
 	}
 	rec.sel, rec.losers, rec.killed, rec.made = rec.sel[:0], rec.losers[:0], rec.killed[:0], rec.made[:0]
 	rec.live = c.live
@@ -641,8 +642,8 @@ func (r *Remesher) tryCollapse(i, j int32, newFaces *[]int32) bool {
 	} else {
 		for _, i2 := range r.nodeVerts[ni] {
 			j2, bad := int32(-1), false
-			for _, f := range r.vf[i2] {
-				for _, x := range r.f[f] {
+			for _, f := range r.live.VF[i2] {
+				for _, x := range r.live.F[f] {
 					if r.vnode[x] == nj {
 						if j2 < 0 {
 							j2 = x
@@ -671,17 +672,17 @@ func (r *Remesher) tryCollapse(i, j int32, newFaces *[]int32) bool {
 	}
 	for _, pr := range pairs {
 		i2, j2 := pr[0], pr[1]
-		fs := append(r.tmpFaces[:0], r.vf[i2]...)
+		fs := append(r.tmpFaces[:0], r.live.VF[i2]...)
 		for _, f := range fs {
-			t := r.f[f]
-			if posIn(t, j2) >= 0 {
-				r.killFace(f)
+			t := r.live.F[f]
+			if mesh.Corner(t, j2) >= 0 {
+				r.live.KillFace(f)
 				continue
 			}
-			p := posIn(t, i2)
+			p := mesh.Corner(t, i2)
 			t[p] = j2
-			r.killFace(f)
-			*newFaces = append(*newFaces, r.addFace(t[0], t[1], t[2]))
+			r.live.KillFace(f)
+			*newFaces = append(*newFaces, r.live.AddFace(t[0], t[1], t[2]))
 		}
 		r.tmpFaces = fs
 		r.vertAlive[i2] = false
@@ -697,31 +698,24 @@ func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
 	// New edges j-x must not be close to invalid. This is the test that
 	// usually fails, so it runs first and cheaply: an x already adjacent to
 	// j is not a new edge (or breaks the link condition, checked below).
-	for _, f := range r.vf[i] {
-		t := r.f[f]
+	for _, f := range r.live.VF[i] {
+		t := r.live.F[f]
 		for _, x := range t {
 			if x == i || x == j {
 				continue
 			}
-			if r.size2(j, x) > r.maxSize2 && !r.adjacent(j, x) {
+			if r.size2(j, x) > r.maxSize2 && !r.live.Adjacent(j, x) {
 				return false
 			}
 		}
 	}
-	fl, fr := r.faceWith(i, j), r.faceWith(j, i)
+	fl, fr, l, k := r.live.Wings(i, j)
 	if fl < 0 && fr < 0 {
 		return false
 	}
-	k, l := int32(-1), int32(-1)
-	if fl >= 0 {
-		l = third(r.f[fl], i, j)
-	}
-	if fr >= 0 {
-		k = third(r.f[fr], i, j)
-	}
 	// Panel boundary: a boundary vert only moves along a straight piece of
 	// boundary, and seams must stay seams (and free edges free).
-	nOut, nIn, out, in := r.boundaryInfo(i)
+	nOut, nIn, out, in := r.live.BorderInfo(i)
 	if nOut > 0 || nIn > 0 {
 		if nOut != 1 || nIn != 1 || (j != out && j != in) || fl >= 0 && fr >= 0 {
 			return false
@@ -741,28 +735,13 @@ func (r *Remesher) collapseSideOK(i, j int32, multi bool) bool {
 		}
 	}
 	// Link condition: the common neighbours of i and j are exactly k and l.
-	ep := r.nextVEpoch()
-	for _, f := range r.vf[j] {
-		for _, x := range r.f[f] {
-			r.vmark[x] = ep
-		}
-	}
-	for _, f := range r.vf[i] {
-		for _, x := range r.f[f] {
-			if x != i && x != j && x != k && x != l && r.vmark[x] == ep {
-				return false
-			}
-		}
+	if !r.live.LinkCondition(i, j, k, l) {
+		return false
 	}
 	// Changed faces: not inverted, aspect ratio at least AspectMin, and not
 	// flat in world space (where the nodes, unlike the verts, may be
 	// collinear: cloth lying on a sharp feature).
-	for _, f := range r.vf[i] {
-		t := r.f[f]
-		if posIn(t, j) >= 0 {
-			continue
-		}
-		t[posIn(t, i)] = j
+	for t := range r.live.Moved(i, j) {
 		if !shapeOK(r.u[t[0]], r.u[t[1]], r.u[t[2]], r.p.AspectMin) {
 			return false
 		}
@@ -790,24 +769,24 @@ func (r *Remesher) flatInWorld(a, b, c int32) bool {
 func (r *Remesher) nodeLinkOK(ni, nj int32, pairs [][2]int32) bool {
 	ep := r.nextNEpoch()
 	for _, v := range r.nodeVerts[nj] {
-		for _, f := range r.vf[v] {
-			for _, x := range r.f[f] {
+		for _, f := range r.live.VF[v] {
+			for _, x := range r.live.F[f] {
 				r.nmark[r.vnode[x]] = ep
 			}
 		}
 	}
 	// Allowed: opposite nodes.
 	for _, pr := range pairs {
-		for _, f := range r.vf[pr[0]] {
-			t := r.f[f]
-			if posIn(t, pr[1]) >= 0 {
-				r.nmark2[r.vnode[third(t, pr[0], pr[1])]] = ep
+		for _, f := range r.live.VF[pr[0]] {
+			t := r.live.F[f]
+			if mesh.Corner(t, pr[1]) >= 0 {
+				r.nmark2[r.vnode[mesh.Third(t, pr[0], pr[1])]] = ep
 			}
 		}
 	}
 	for _, v := range r.nodeVerts[ni] {
-		for _, f := range r.vf[v] {
-			for _, x := range r.f[f] {
+		for _, f := range r.live.VF[v] {
+			for _, x := range r.live.F[f] {
 				nx := r.vnode[x]
 				if nx != ni && nx != nj && r.nmark[nx] == ep && r.nmark2[nx] != ep {
 					return false

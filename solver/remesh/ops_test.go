@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 func mustStart(t *testing.T, m *Mesh, M []dense.Mat2, p Params) *Remesher {
@@ -187,7 +188,7 @@ func nonDelaunay(t *testing.T, m *Mesh, L dense.Mat2, tol float64) (bad, n int) 
 		}
 		n++
 		f, g := m.F[e.F[0]], m.F[e.F[1]]
-		d := third(g, e.V[0], e.V[1])
+		d := mesh.Third(g, e.V[0], e.V[1])
 		ic := inCircle(p[f[0]], p[f[1]], p[f[2]], p[d])
 		s := 0.0
 		for _, q := range []dense.Vec2{p[f[0]], p[f[1]], p[f[2]]} {
@@ -376,12 +377,12 @@ func TestCollapseNeverInverts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for it := 0; it < 400; it++ {
-			f := int32(rng.IntN(len(r.f)))
-			if !r.faceAlive[f] {
+			f := int32(rng.IntN(len(r.live.F)))
+			if !r.live.Alive[f] {
 				continue
 			}
 			e := rng.IntN(3)
-			i, j := r.f[f][e], r.f[f][(e+1)%3]
+			i, j := r.live.F[f][e], r.live.F[f][(e+1)%3]
 			before, _ := r.output(false)
 			oldEdges := map[[2]dense.Vec2]bool{}
 			if a, err := NewAdjacency(before); err == nil {
@@ -399,7 +400,7 @@ func TestCollapseNeverInverts(t *testing.T) {
 			checkValid(t, out)
 			checkBoundary(t, m, out)
 			for _, g := range nf {
-				u := r.f[g]
+				u := r.live.F[g]
 				if !shapeOK(r.u[u[0]], r.u[u[1]], r.u[u[2]], p.AspectMin) {
 					t.Fatalf("collapse made face %v with bad shape", u)
 				}

@@ -82,7 +82,7 @@ func TestPreservedChainRefineCoarsen(t *testing.T) {
 		}
 	}
 
-	m := cloneMesh(base)
+	m := base.Clone()
 	m.Preserved = pres
 	fine, res, err := Remesh(m, isoM(len(m.U), 0.03), DefaultParams())
 	if err != nil {
@@ -154,7 +154,7 @@ func TestPreservedNotFlipped(t *testing.T) {
 	if rc.Flips == 0 || lost == 0 {
 		t.Fatalf("control: %d flips, %d of the diagonal edges gone; the test needs them flipped", rc.Flips, lost)
 	}
-	m := cloneMesh(base)
+	m := base.Clone()
 	m.Preserved = diag
 	out, res, err := Remesh(m, M, p)
 	if err != nil {

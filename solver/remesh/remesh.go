@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 // Params controls a remesh.
@@ -119,7 +120,7 @@ func (r *Remesher) remesh(m *Mesh, M []dense.Mat2, p Params, validate bool) (*Me
 	}
 
 	all := r.act[:0]
-	for f := range r.f {
+	for f := range r.live.F {
 		all = append(all, int32(f))
 	}
 	created := r.flipNew[:0]
@@ -166,8 +167,8 @@ func (r *Remesher) start(m *Mesh, M []dense.Mat2, p Params, validate bool) error
 	r.flipMax2 = math.Inf(1)
 	if !validate {
 		// The working mesh's face lists stand in for the adjacency.
-		return checkPreservedEdges(m.Preserved, r.f, r.vnode,
-			func(n int32) []int32 { return r.nodeVerts[n] }, func(v int32) []int32 { return r.vf[v] })
+		return checkPreservedEdges(m.Preserved, r.live.F, r.vnode,
+			func(n int32) []int32 { return r.nodeVerts[n] }, func(v int32) []int32 { return r.live.VF[v] })
 	}
 	return nil
 }
@@ -205,22 +206,22 @@ func checkSizing(M []dense.Mat2, nv int) error {
 // whose face comes first), with a->b directed as in the face that reports
 // it.
 func (r *Remesher) forEachEdge(fn func(a, b int32, boundary bool)) {
-	for f := range r.f {
-		if !r.faceAlive[f] {
+	for f := range r.live.F {
+		if !r.live.Alive[f] {
 			continue
 		}
-		t := r.f[f]
+		t := r.live.F[f]
 		for e := 0; e < 3; e++ {
 			a, b := t[e], t[(e+1)%3]
-			g := r.faceWith(b, a)
+			g := r.live.FaceWith(b, a)
 			if g >= 0 && g < int32(f) {
 				continue
 			}
 			if g < 0 && r.hasSeams {
 				if pa, pb, n := r.partner(a, b); n == 1 {
-					fp := r.faceWith(pa, pb)
+					fp := r.live.FaceWith(pa, pb)
 					if fp < 0 {
-						fp = r.faceWith(pb, pa)
+						fp = r.live.FaceWith(pb, pa)
 					}
 					if fp < int32(f) {
 						continue
@@ -245,7 +246,7 @@ func (r *Remesher) splitEdges() {
 	})
 	dirty := r.dirty[:0]
 	for pass := 0; len(cands) > 0; pass++ {
-		if pass >= r.p.MaxPasses || (r.p.MaxFaces > 0 && r.nLive >= r.p.MaxFaces) {
+		if pass >= r.p.MaxPasses || (r.p.MaxFaces > 0 && r.live.NLive >= r.p.MaxFaces) {
 			r.truncated = true
 			break
 		}
@@ -261,27 +262,27 @@ func (r *Remesher) splitEdges() {
 			}
 			return int(x.b - y.b)
 		})
-		ep := r.nextVEpoch()
+		ep := r.live.NextVEpoch()
 		sel, left := r.sel[:0], r.left[:0]
 		for i, c := range cands {
 			if i > 0 && c.a == cands[i-1].a && c.b == cands[i-1].b {
 				continue
 			}
 			a, b := c.a, c.b
-			if r.vmark[a] == ep || r.vmark[b] == ep {
+			if r.live.VMark[a] == ep || r.live.VMark[b] == ep {
 				left = append(left, c)
 				continue
 			}
-			if r.hasSeams && (r.faceWith(a, b) < 0 || r.faceWith(b, a) < 0) {
+			if r.hasSeams && (r.live.FaceWith(a, b) < 0 || r.live.FaceWith(b, a) < 0) {
 				if x, y, n := r.partner(a, b); n == 1 {
-					if r.vmark[x] == ep || r.vmark[y] == ep {
+					if r.live.VMark[x] == ep || r.live.VMark[y] == ep {
 						left = append(left, c)
 						continue
 					}
-					r.vmark[x], r.vmark[y] = ep, ep
+					r.live.VMark[x], r.live.VMark[y] = ep, ep
 				}
 			}
-			r.vmark[a], r.vmark[b] = ep, ep
+			r.live.VMark[a], r.live.VMark[b] = ep, ep
 			sel = append(sel, c)
 		}
 		dirty = dirty[:0]
@@ -303,18 +304,18 @@ func (r *Remesher) splitEdges() {
 		// Next candidates: surviving leftovers and the edges of new faces.
 		cands = cands[:0]
 		for _, c := range left {
-			if r.faceWith(c.a, c.b) >= 0 || r.faceWith(c.b, c.a) >= 0 {
+			if r.live.FaceWith(c.a, c.b) >= 0 || r.live.FaceWith(c.b, c.a) >= 0 {
 				cands = append(cands, c)
 			}
 		}
 		for _, f := range dirty {
-			if !r.faceAlive[f] {
+			if !r.live.Alive[f] {
 				continue
 			}
-			t := r.f[f]
+			t := r.live.F[f]
 			for e := 0; e < 3; e++ {
 				a, b := t[e], t[(e+1)%3]
-				if s := r.edgeSize(a, b, r.faceWith(b, a) < 0); s > 1 && !r.preservedEdge(a, b) && !r.isFrozen(a, b) {
+				if s := r.edgeSize(a, b, r.live.FaceWith(b, a) < 0); s > 1 && !r.preservedEdge(a, b) && !r.isFrozen(a, b) {
 					cands = append(cands, mkCand(a, b, s))
 				}
 			}
@@ -337,17 +338,17 @@ func mkCand(a, b int32, s float64) cand {
 // and then of the second); faces made by a collapse or by the flips after it
 // enter it.
 func (r *Remesher) collapseEdges() {
-	ep := r.nextFEpoch()
+	ep := r.live.NextFEpoch()
 	queue := r.queue[:0]
-	for f := range r.f {
-		if r.faceAlive[f] {
+	for f := range r.live.F {
+		if r.live.Alive[f] {
 			queue = append(queue, int32(f))
-			r.fmark[f] = ep
+			r.live.FMark[f] = ep
 		}
 	}
 	push := func(f int32) {
-		if r.faceAlive[f] && r.fmark[f] != ep {
-			r.fmark[f] = ep
+		if r.live.Alive[f] && r.live.FMark[f] != ep {
+			r.live.FMark[f] = ep
 			queue = append(queue, f)
 		}
 	}
@@ -358,11 +359,11 @@ func (r *Remesher) collapseEdges() {
 			n := copy(queue, queue[head:])
 			queue, head = queue[:n], 0
 		}
-		r.fmark[f] = 0
-		if !r.faceAlive[f] {
+		r.live.FMark[f] = 0
+		if !r.live.Alive[f] {
 			continue
 		}
-		t := r.f[f]
+		t := r.live.F[f]
 		nf := r.act[:0]
 		done := false
 		for e := 0; e < 3 && !done; e++ {
@@ -436,35 +437,18 @@ func (r *Remesher) output(withLocked bool) (*Mesh, Result) {
 	}
 	out.U, out.Node = make([]dense.Vec2, 0, nv), make([]int32, 0, nv)
 	res.M, res.VertOld = make([]dense.Mat2, 0, nv), make([]int32, 0, nv)
-	out.F, res.FaceOld = make([][3]int32, 0, r.nLive), make([]int32, 0, r.nLive)
-	vertNew := make([]int32, len(r.u))
+	out.F, res.FaceOld = make([][3]int32, 0, r.live.NLive), make([]int32, 0, r.live.NLive)
+	var vertNew []int32
+	vertNew, res.VertOld = mesh.Renumber(r.vertAlive, r.nV0, nil, res.VertOld)
 	for v := range r.u {
-		if !r.vertAlive[v] {
-			vertNew[v] = -1
+		if vertNew[v] < 0 {
 			continue
 		}
-		vertNew[v] = int32(len(out.U))
 		out.U = append(out.U, r.u[v])
 		out.Node = append(out.Node, nodeNew[r.vnode[v]])
 		res.M = append(res.M, r.m[v])
-		if v < r.nV0 {
-			res.VertOld = append(res.VertOld, int32(v))
-		} else {
-			res.VertOld = append(res.VertOld, -1)
-		}
 	}
-	for f := range r.f {
-		if !r.faceAlive[f] {
-			continue
-		}
-		t := r.f[f]
-		g := r.inputFace(int32(f))
-		if g >= 0 {
-			t = r.f[g] // same cyclic order; keep the input's rotation
-		}
-		out.F = append(out.F, [3]int32{vertNew[t[0]], vertNew[t[1]], vertNew[t[2]]})
-		res.FaceOld = append(res.FaceOld, g)
-	}
+	out.F, res.FaceOld = r.live.AppendLive(out.F, res.FaceOld, vertNew)
 
 	sizes := r.sizes[:0]
 	if !r.p.NoSizes {
@@ -484,24 +468,6 @@ func (r *Remesher) output(withLocked bool) (*Mesh, Result) {
 	res.Splits, res.Flips, res.Collapses = r.splits, r.flips, r.collapses
 	res.Truncated = r.truncated
 	return out, res
-}
-
-// inputFace returns the input index of the face with the same verts as live
-// face f (same cyclic order), or -1.
-func (r *Remesher) inputFace(f int32) int32 {
-	if int(f) < r.nF0 {
-		return f
-	}
-	t := r.f[f]
-	if int(t[0]) >= r.nV0 || int(t[1]) >= r.nV0 || int(t[2]) >= r.nV0 {
-		return -1
-	}
-	for _, g := range r.inVF[r.inVFStart[t[0]]:r.inVFStart[t[0]+1]] {
-		if faceHasDirected(r.f[g], t[0], t[1]) && posIn(r.f[g], t[2]) >= 0 {
-			return g
-		}
-	}
-	return -1
 }
 
 // selectK returns the k-th smallest of s (reordering s), by quickselect with

@@ -458,7 +458,7 @@ func TestLockedClearance(t *testing.T) {
 		return
 	}
 	for _, c := range []float64{0, clear} {
-		m := cloneMesh(base)
+		m := base.Clone()
 		m.LockedClearance = c
 		out, res, err := Remesh(m, isoM(len(m.U), 0.03), DefaultParams())
 		if err != nil {
@@ -476,7 +476,7 @@ func TestLockedClearance(t *testing.T) {
 			t.Errorf("clearance %g: only %d new nodes, the mesh was not refined", c, created)
 		}
 	}
-	m := cloneMesh(base)
+	m := base.Clone()
 	m.LockedClearance = math.NaN()
 	if _, _, err := Remesh(m, isoM(len(m.U), 0.03), DefaultParams()); err == nil {
 		t.Error("LockedClearance NaN accepted")
@@ -524,7 +524,7 @@ func TestRemeshValid(t *testing.T) {
 		{"preserved non-edge", func(m *Mesh) { m.Preserved = append(slices.Clone(m.Preserved), [2]int32{0, 100}) }, "share no edge"},
 	}
 	for _, c := range cases {
-		m2 := cloneMesh(m)
+		m2 := m.Clone()
 		c.mod(m2)
 		_, _, err := r.RemeshValid(m2, M, DefaultParams())
 		if err == nil || !strings.Contains(err.Error(), c.want) {

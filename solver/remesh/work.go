@@ -2,6 +2,7 @@ package remesh
 
 import (
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/mesh"
 )
 
 // Remesher holds the working mesh of a remesh and every scratch buffer, so
@@ -11,9 +12,7 @@ import (
 // Working state: nodes, verts and faces are only ever appended; removed ones
 // are marked dead, and new faces always get new indices (a face slot is never
 // rewritten), so the first n0 entries of each array are the input's and stay
-// identifiable. vf[v] lists the live faces around vert v, and vnext[v] the
-// vert after v in each of them (vf[v][i] holds the directed edge
-// v->vnext[v][i]), so that faceWith reads one short list.
+// identifiable. The faces and their topology are a mesh.Live over the verts.
 type Remesher struct {
 	p Params
 
@@ -40,16 +39,14 @@ type Remesher struct {
 	vnode     []int32
 	m         []dense.Mat2
 	vertAlive []bool
-	vf        [][]int32
-	vnext     [][]int32
 
-	// Faces.
-	f         [][3]int32
-	faceAlive []bool
+	// The faces, the live faces around each vert, the input's faces
+	// around each vert (to recognise surviving faces), vert and face
+	// marks.
+	live mesh.Live
 
 	nN0, nV0, nF0 int
 	hasSeams      bool
-	nLive         int     // live faces
 	maxSize2      float64 // (1-h)^2
 	flipMax2      float64 // flips may not create an edge of squared size above this
 	// flipSlack is added to flipTol; zero but in tests, where a negative
@@ -60,17 +57,10 @@ type Remesher struct {
 	// output.
 	nodeNew []int32
 
-	// Input vert->face CSR, to recognise surviving vert triples.
-	inVFStart, inVF []int32
-
-	// Epoch marks.
-	vmark  []uint32
-	vepoch uint32
+	// Node epoch marks.
 	nmark  []uint32
 	nmark2 []uint32
 	nepoch uint32
-	fmark  []uint32
-	fepoch uint32
 
 	// Scratch.
 	cands     []cand
@@ -127,8 +117,8 @@ func (r *Remesher) load(m *Mesh, M []dense.Mat2) {
 	for i := 0; i < nn; i++ {
 		r.nodeAlive = append(r.nodeAlive, true)
 	}
-	r.nodeVerts = resetLists(r.nodeVerts, nn)
-	r.pres = resetLists(r.pres, nn)
+	r.nodeVerts = mesh.ResetLists(r.nodeVerts, nn)
+	r.pres = mesh.ResetLists(r.pres, nn)
 	if r.frozen == nil {
 		r.frozen = map[[2]int32]struct{}{}
 	}
@@ -148,8 +138,6 @@ func (r *Remesher) load(m *Mesh, M []dense.Mat2) {
 	for i := 0; i < nv; i++ {
 		r.vertAlive = append(r.vertAlive, true)
 	}
-	r.vf = resetLists(r.vf, nv)
-	r.vnext = resetLists(r.vnext, nv)
 	for i, n := range m.Node {
 		r.nodeVerts[n] = append(r.nodeVerts[n], int32(i))
 	}
@@ -159,58 +147,13 @@ func (r *Remesher) load(m *Mesh, M []dense.Mat2) {
 			r.hasSeams = true
 		}
 	}
-	r.f = append(r.f[:0], m.F...)
-	r.nLive = nf
-	r.faceAlive = r.faceAlive[:0]
-	for f, t := range m.F {
-		r.faceAlive = append(r.faceAlive, true)
-		for k := 0; k < 3; k++ {
-			r.vf[t[k]] = append(r.vf[t[k]], int32(f))
-			r.vnext[t[k]] = append(r.vnext[t[k]], t[(k+1)%3])
-		}
-	}
-	// Input CSR.
-	r.inVFStart = growI32(r.inVFStart, nv+1)
-	for i := range r.inVFStart {
-		r.inVFStart[i] = 0
-	}
-	for v := 0; v < nv; v++ {
-		r.inVFStart[v+1] = r.inVFStart[v] + int32(len(r.vf[v]))
-	}
-	r.inVF = r.inVF[:0]
-	for v := 0; v < nv; v++ {
-		r.inVF = append(r.inVF, r.vf[v]...)
-	}
+	r.live.Load(m.F, nv)
 
-	r.vmark = zeroU32(r.vmark, nv)
 	r.nmark = zeroU32(r.nmark, nn)
 	r.nmark2 = zeroU32(r.nmark2, nn)
-	r.fmark = zeroU32(r.fmark, nf)
-	r.vepoch, r.nepoch, r.fepoch = 0, 0, 0
+	r.nepoch = 0
 	r.splits, r.flips, r.collapses = 0, 0, 0
 	r.truncated = false
-}
-
-func resetLists(l [][]int32, n int) [][]int32 {
-	for len(l) < n {
-		l = append(l, nil)
-	}
-	l = l[:n]
-	for i := range l {
-		l[i] = l[i][:0]
-	}
-	return l
-}
-
-// growList makes l[i] (i == len(l)) an empty list, reusing the storage a
-// previous remesh left beyond len(l).
-func growList(l [][]int32, i int) [][]int32 {
-	if cap(l) > i {
-		l = l[:i+1]
-		l[i] = l[i][:0]
-		return l
-	}
-	return append(l, nil)
 }
 
 func growI32(s []int32, n int) []int32 {
@@ -231,17 +174,6 @@ func zeroU32(s []uint32, n int) []uint32 {
 	return s
 }
 
-func (r *Remesher) nextVEpoch() uint32 {
-	r.vepoch++
-	if r.vepoch == 0 {
-		for i := range r.vmark {
-			r.vmark[i] = 0
-		}
-		r.vepoch = 1
-	}
-	return r.vepoch
-}
-
 func (r *Remesher) nextNEpoch() uint32 {
 	r.nepoch++
 	if r.nepoch == 0 {
@@ -253,86 +185,15 @@ func (r *Remesher) nextNEpoch() uint32 {
 	return r.nepoch
 }
 
-func (r *Remesher) nextFEpoch() uint32 {
-	r.fepoch++
-	if r.fepoch == 0 {
-		for i := range r.fmark {
-			r.fmark[i] = 0
-		}
-		r.fepoch = 1
-	}
-	return r.fepoch
-}
-
-// faceWith returns the live face holding the directed edge a->b, or -1.
-func (r *Remesher) faceWith(a, b int32) int32 {
-	for i, x := range r.vnext[a] {
-		if x == b {
-			return r.vf[a][i]
-		}
-	}
-	return -1
-}
-
-// adjacent reports whether verts a and b share an edge.
-func (r *Remesher) adjacent(a, b int32) bool {
-	for _, f := range r.vf[a] {
-		if posIn(r.f[f], b) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func third(t [3]int32, a, b int32) int32 {
-	for k := 0; k < 3; k++ {
-		if t[k] != a && t[k] != b {
-			return t[k]
-		}
-	}
-	return -1
-}
-
-func (r *Remesher) killFace(f int32) {
-	r.faceAlive[f] = false
-	r.nLive--
-	for _, v := range r.f[f] {
-		l, nx := r.vf[v], r.vnext[v]
-		for i, g := range l {
-			if g == f {
-				copy(l[i:], l[i+1:])
-				copy(nx[i:], nx[i+1:])
-				r.vf[v], r.vnext[v] = l[:len(l)-1], nx[:len(nx)-1]
-				break
-			}
-		}
-	}
-}
-
-func (r *Remesher) addFace(a, b, c int32) int32 {
-	f := int32(len(r.f))
-	r.f = append(r.f, [3]int32{a, b, c})
-	r.faceAlive = append(r.faceAlive, true)
-	r.fmark = append(r.fmark, 0)
-	r.nLive++
-	r.vf[a] = append(r.vf[a], f)
-	r.vf[b] = append(r.vf[b], f)
-	r.vf[c] = append(r.vf[c], f)
-	r.vnext[a] = append(r.vnext[a], b)
-	r.vnext[b] = append(r.vnext[b], c)
-	r.vnext[c] = append(r.vnext[c], a)
-	return f
-}
-
 func (r *Remesher) addVert(u dense.Vec2, M dense.Mat2, node int32) int32 {
 	w := int32(len(r.u))
 	r.u = append(r.u, u)
 	r.m = append(r.m, M)
 	r.vnode = append(r.vnode, node)
 	r.vertAlive = append(r.vertAlive, true)
-	r.vmark = append(r.vmark, 0)
-	r.vf = growList(r.vf, int(w))
-	r.vnext = growList(r.vnext, int(w))
+	if r.live.AddVert() != w {
+		panic("remesh: verts and their face lists out of step")
+	}
 	r.nodeVerts[node] = append(r.nodeVerts[node], w)
 	return w
 }
@@ -351,8 +212,8 @@ func (r *Remesher) addNode(p, q int32) int32 {
 	r.nodeAlive = append(r.nodeAlive, true)
 	r.nmark = append(r.nmark, 0)
 	r.nmark2 = append(r.nmark2, 0)
-	r.nodeVerts = growList(r.nodeVerts, int(n))
-	r.pres = growList(r.pres, int(n))
+	r.nodeVerts = mesh.GrowList(r.nodeVerts, int(n))
+	r.pres = mesh.GrowList(r.pres, int(n))
 	// Sources: half of each parent's, merged.
 	tmp := r.tmpSrc[:0]
 	tmp = r.appendSources(tmp, p, 0.5)
@@ -414,26 +275,6 @@ func (r *Remesher) size2(a, b int32) float64 {
 	return 0.5 * (d0*d0*m00 + d0*d1*m01 + d1*d1*m11)
 }
 
-// boundaryInfo returns, for vert v, the number of outgoing (v->out) and
-// incoming (in->v) boundary edges and one of each.
-func (r *Remesher) boundaryInfo(v int32) (nOut, nIn int, out, in int32) {
-	out, in = -1, -1
-	for _, f := range r.vf[v] {
-		t := r.f[f]
-		p := posIn(t, v)
-		nx, pv := t[(p+1)%3], t[(p+2)%3]
-		if r.faceWith(nx, v) < 0 {
-			nOut++
-			out = nx
-		}
-		if r.faceWith(v, pv) < 0 {
-			nIn++
-			in = pv
-		}
-	}
-	return
-}
-
 // partner returns the seam partner of the boundary edge a-b: the other
 // boundary edge pa-pb with pa on a's node and pb on b's node, and how many
 // such edges there are (0: not a seam edge).
@@ -447,16 +288,16 @@ func (r *Remesher) partner(a, b int32) (pa, pb int32, n int) {
 		return
 	}
 	for _, a2 := range r.nodeVerts[na] {
-		for _, f := range r.vf[a2] {
-			t := r.f[f]
-			p := posIn(t, a2)
+		for _, f := range r.live.VF[a2] {
+			t := r.live.F[f]
+			p := mesh.Corner(t, a2)
 			// Outgoing a2->x.
-			if x := t[(p+1)%3]; r.vnode[x] == nb && !(a2 == a && x == b) && !(a2 == b && x == a) && r.faceWith(x, a2) < 0 {
+			if x := t[(p+1)%3]; r.vnode[x] == nb && !(a2 == a && x == b) && !(a2 == b && x == a) && r.live.FaceWith(x, a2) < 0 {
 				pa, pb = a2, x
 				n++
 			}
 			// Incoming x->a2.
-			if x := t[(p+2)%3]; r.vnode[x] == nb && !(a2 == a && x == b) && !(a2 == b && x == a) && r.faceWith(a2, x) < 0 {
+			if x := t[(p+2)%3]; r.vnode[x] == nb && !(a2 == a && x == b) && !(a2 == b && x == a) && r.live.FaceWith(a2, x) < 0 {
 				pa, pb = a2, x
 				n++
 			}
