@@ -15,6 +15,9 @@
 //     by active-set rounds of sparse's filtered PCG (Baraff and Witkin 1998).
 //   - geom: signed distances to obstacle shapes, sharp features and their
 //     contact tests, bounding boxes, closest points between segments.
+//   - mesh: triangle-mesh topology (vertex-face incidence, an edited mesh
+//     with adjacency and the collapse link condition, hinges) shared by
+//     remesh, conformal, the sheet builder and the EOL system.
 //   - remesh, sizing: adaptive anisotropic remeshing and its sizing field
 //     (Narain et al. 2012).
 //   - strainlimit: strain limiting by augmented Lagrangian or Jacobi.
