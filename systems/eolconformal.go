@@ -25,7 +25,7 @@ import (
 // EOL component with the velocity split of eq. 13 (sec. 6.2).
 type ConformalRemesh struct {
 	c      *EOLCloth
-	rm     *Remesh
+	rm     *BodyRemesher
 	params conformal.Params
 	lag    bool // conformal Lagrangian cloth: no EOL DOFs (Weidner 2018 sec. 7 "LAG conformal")
 	detect detectScratch
@@ -50,7 +50,7 @@ type ConformalRemesh struct {
 // conformal vertices keep an EOL component only to mark their feature, with
 // no Eulerian velocity, and lose it when they move further than reach from
 // the feature.
-func (c *EOLCloth) Conformal(rm *Remesh, lagrangian bool) *ConformalRemesh {
+func (c *EOLCloth) Conformal(rm *BodyRemesher, lagrangian bool) *ConformalRemesh {
 	e := c.set
 	return &ConformalRemesh{c: c, rm: rm, lag: lagrangian, params: conformal.Params{
 		MinEdge: e.MinEdge, MinAngle: e.MinAngle * math.Pi / 180, BorderAngle: e.BorderAngle * math.Pi / 180, MaxIter: 20}}

@@ -32,7 +32,7 @@ func TestTubePanels(t *testing.T) {
 		return false
 	}
 	check := func(step int) {
-		m := sim.Remesh.gather(&sim.Remesh.bodies[0])
+		m := sim.Remesh.bodies.gather(&sim.Remesh.bodies.bodies[0])
 		if err := m.Validate(); err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}

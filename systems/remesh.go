@@ -34,7 +34,23 @@ import (
 // face carries its corners' material coordinates, and the remesher's verts
 // are the distinct (node, coordinate) pairs, so the two sides of a seam are
 // split and collapsed together and the hinges across it stay flat at rest.
+// The gather, remeshing and write-back are BodyRemesher's, which the
+// conformal stage of EOL cloth (ConformalRemesh) shares.
 type Remesh struct {
+	bodies *BodyRemesher
+
+	// Stats since the last Measure.
+	Splits, Flips, Collapses int
+	// Edge sizes (eq. 1) after the last pass: with several remeshed bodies,
+	// the smallest minimum, the largest median and the largest maximum.
+	SizeMin, SizeMedian, SizeMax float64
+}
+
+// BodyRemesher remeshes the bodies registered with AddBody: it gathers a
+// body's entities into a remesh.Mesh, remeshes it with the sizing field, and
+// writes the result back as entities (see Remesh). It is the machinery of
+// the Remesh system and of ConformalRemesh.
+type BodyRemesher struct {
 	thickness float64
 	bodies    []remeshBody
 
@@ -46,12 +62,6 @@ type Remesh struct {
 	hingeMap  generic.Map1[components.Hinge]
 	sizingWS  sizing.Workspace
 	obstacles []components.Obstacle
-
-	// Stats since the last Measure.
-	Splits, Flips, Collapses int
-	// Edge sizes (eq. 1) after the last pass: with several remeshed bodies,
-	// the smallest minimum, the largest median and the largest maximum.
-	SizeMin, SizeMedian, SizeMax float64
 }
 
 type remeshBody struct {
@@ -181,10 +191,14 @@ func sameBits2(a, b [3]dense.Vec2) bool {
 	return true
 }
 
-// NewRemesh returns the system without bodies (AddBody registers them);
-// thickness is the contact layer the interpenetration repair keeps clear.
-func NewRemesh(w *ecs.World, thickness float64) *Remesh {
-	return &Remesh{
+// NewRemesh returns the remeshing system for the bodies of b.
+func NewRemesh(b *BodyRemesher) *Remesh { return &Remesh{bodies: b} }
+
+// NewBodyRemesher returns a remesher without bodies (AddBody registers
+// them); thickness is the contact layer the interpenetration repair keeps
+// clear.
+func NewBodyRemesher(w *ecs.World, thickness float64) *BodyRemesher {
+	return &BodyRemesher{
 		thickness: thickness,
 		obsF:      generic.NewFilter1[components.Obstacle](),
 		vel:       generic.NewMap1[components.Velocity](w.ECS),
@@ -198,7 +212,7 @@ func NewRemesh(w *ecs.World, thickness float64) *Remesh {
 // AddBody registers a body for remeshing; faceEnts lists its face entities in
 // the order of mesh.Faces, and hingeEnts its hinge entities in the order of
 // solver/mesh.HingesWithFaces of mesh.Faces.
-func (r *Remesh) AddBody(body ecs.Entity, mesh *BodyMesh, faceEnts, hingeEnts []ecs.Entity, set model.Remesh, mat model.Material) {
+func (r *BodyRemesher) AddBody(body ecs.Entity, mesh *BodyMesh, faceEnts, hingeEnts []ecs.Entity, set model.Remesh, mat model.Material) {
 	r.bodies = append(r.bodies, remeshBody{entity: body, mesh: mesh, faceEnts: faceEnts, hingeEnts: hingeEnts, set: set, density: mat.Density,
 		lame: elastic.Lame{Mu: mat.ShearStiffness, Lambda: mat.StretchStiffness}, kb: mat.BendingStiffness})
 }
@@ -209,15 +223,15 @@ func (r *Remesh) Name() string { return "remesh" }
 // Step implements ecs.System.
 func (r *Remesh) Step(w *ecs.World) error {
 	step := ecs.Resource[ecs.Clock](w).Step
-	r.loadObstacles(w)
+	r.bodies.loadObstacles(w)
 	changed := false
 	first := true
-	for bi := range r.bodies {
-		b := &r.bodies[bi]
+	for bi := range r.bodies.bodies {
+		b := &r.bodies.bodies[bi]
 		if step%b.set.Every != 0 {
 			continue
 		}
-		res, err := r.remeshBody(w, b)
+		res, err := r.bodies.remeshBody(w, b)
 		if err != nil {
 			return fmt.Errorf("body %q: %w", b.mesh.Name, err)
 		}
@@ -241,7 +255,7 @@ func (r *Remesh) Step(w *ecs.World) error {
 }
 
 // loadObstacles gathers the obstacles at their current pose.
-func (r *Remesh) loadObstacles(w *ecs.World) {
+func (r *BodyRemesher) loadObstacles(w *ecs.World) {
 	r.obstacles = r.obstacles[:0]
 	q := r.obsF.Query(w.ECS)
 	for q.Next() {
@@ -256,7 +270,7 @@ func (r *Remesh) loadObstacles(w *ecs.World) {
 // build and each write-back keep equal to the Member indices of the face
 // entities' vertices; their corners' coordinates, which the EOL system
 // moves, come from the entities.
-func (r *Remesh) gather(b *remeshBody) *remesh.Mesh {
+func (r *BodyRemesher) gather(b *remeshBody) *remesh.Mesh {
 	bm := b.mesh
 	n := len(bm.Verts)
 	m := &remesh.Mesh{X: make([]dense.Vec3, n), V: make([]dense.Vec3, n), Locked: make([]bool, n)}
@@ -315,7 +329,7 @@ func identityNodes(n int) []int32 {
 
 // obstacleData returns, per node, the nearest obstacle point and its normal
 // (sizing eq. 9).
-func (r *Remesh) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
+func (r *BodyRemesher) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
 	if len(r.obstacles) == 0 {
 		return sizing.Obstacles{}
 	}
@@ -337,7 +351,7 @@ func (r *Remesh) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacles {
 }
 
 // remeshBody runs one remeshing pass on body b and writes it back.
-func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) {
+func (r *BodyRemesher) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) {
 	old := r.gather(b)
 	nm, out, err := r.remeshMesh(w, b, old, b.valid, true)
 	if err != nil {
@@ -355,7 +369,7 @@ func (r *Remesh) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) 
 // conformal.Preprocess), so that the remesher need not validate it again
 // (remesh.Remesher.RemeshValid); sizes asks for the result's edge size
 // statistics.
-func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh, valid, sizes bool) (*remesh.Mesh, remesh.Result, error) {
+func (r *BodyRemesher) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh, valid, sizes bool) (*remesh.Mesh, remesh.Result, error) {
 	set := b.set
 	M := make([]dense.Mat2, len(old.U))
 	p := sizing.Params{RefineAngle: set.RefineAngle, RefineCompression: set.RefineCompression, RefineVelocity: set.RefineVelocity,
@@ -382,7 +396,7 @@ func (r *Remesh) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh, valid
 // an obstacle's contact layer back along its placement displacement towards
 // the point it was interpolated from (where the old, penetration-free mesh
 // had it), and, if that point is inside too, out along the obstacle normal.
-func (r *Remesh) repairPenetrations(nm, old *remesh.Mesh, out remesh.Result) {
+func (r *BodyRemesher) repairPenetrations(nm, old *remesh.Mesh, out remesh.Result) {
 	if len(r.obstacles) == 0 {
 		return
 	}
@@ -434,7 +448,7 @@ type writeBackScratch struct {
 // conformal.Preprocess, into entities. side, when not nil, runs on the
 // world's pool concurrently with the hinges' rest states, before any entity
 // is written; it must not touch the world.
-func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result, side func() error) error {
+func (r *BodyRemesher) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result, side func() error) error {
 	n := len(nm.X)
 	s := &b.wb
 	// The new faces over nodes, their corners' material coordinates and
@@ -524,7 +538,7 @@ func (r *Remesh) writeBack(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out rem
 // nodes' masses): surviving nodes and faces keep theirs, new ones are
 // created and the others removed. It returns the entities of nm's nodes
 // and of its faces.
-func (r *Remesh) writeNodesFaces(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result,
+func (r *BodyRemesher) writeNodesFaces(w *ecs.World, b *remeshBody, nm *remesh.Mesh, out remesh.Result,
 	faces [][3]int32, faceU [][3]dense.Vec2, rests []elastic.MembraneRest) ([]ecs.Entity, []ecs.Entity, error) {
 	bm, s := b.mesh, &b.wb
 	n := len(nm.X)

@@ -18,7 +18,7 @@ import (
 // inside (a chord through the sphere), the node goes out along the normal.
 func TestRemeshRepairsPenetration(t *testing.T) {
 	const thick = 0.005
-	r := &Remesh{thickness: thick, obstacles: []components.Obstacle{{Shape: geom.Shape{Kind: components.Sphere, Radius: 0.1}}}}
+	r := &BodyRemesher{thickness: thick, obstacles: []components.Obstacle{{Shape: geom.Shape{Kind: components.Sphere, Radius: 0.1}}}}
 	old := &remesh.Mesh{X: []dense.Vec3{{-0.1, 0, 0.12}, {0.1, 0, 0.12}, {-0.1, 0, 0.2}, {0.1, 0, 0.2}}}
 	res := remesh.Result{
 		NodeOld:  []int32{0, 1, 2, 3, -1, -1},

@@ -40,8 +40,8 @@ func TestSphereRemesh(t *testing.T) {
 		if st.MaxPenetration > 1e-4 {
 			t.Fatalf("step %d: penetration %.3g mm", i, 1e3*st.MaxPenetration)
 		}
-		m := sim.Remesh.bodies[0]
-		mesh := sim.Remesh.gather(&m)
+		m := sim.Remesh.bodies.bodies[0]
+		mesh := sim.Remesh.bodies.gather(&m)
 		if err := mesh.Validate(); err != nil {
 			t.Fatalf("step %d: remeshed body is not a valid mesh: %v", i, err)
 		}
@@ -68,8 +68,8 @@ func TestSphereRemesh(t *testing.T) {
 	if !touched {
 		t.Fatal("the cloth never touched the sphere; the test saw no contact")
 	}
-	m := sim.Remesh.bodies[0]
-	mesh := sim.Remesh.gather(&m)
+	m := sim.Remesh.bodies.bodies[0]
+	mesh := sim.Remesh.bodies.gather(&m)
 	near, far := edgeLengths(sim, mesh.X, mesh.F)
 	t.Logf("after %d steps: %d faces; mean edge near the sphere %.1f mm, far from it %.1f mm", n, len(mesh.F), 1e3*near, 1e3*far)
 	if !(near < 0.6*far) {
@@ -169,7 +169,7 @@ func cross2v(a, b, c dense.Vec2) float64 {
 // edgeLengths returns the mean world edge length of faces within 2 cm of the
 // obstacle and of faces more than 25 cm from it.
 func edgeLengths(sim *Sim, x []dense.Vec3, faces [][3]int32) (near, far float64) {
-	o := sim.Remesh.obstacles[0]
+	o := sim.Remesh.bodies.obstacles[0]
 	var sn, sf float64
 	var nn, nf int
 	for _, f := range faces {
@@ -198,9 +198,11 @@ func dot2(a, b dense.Vec2) float64 { return a[0]*b[0] + a[1]*b[1] }
 func TestRemeshEntities(t *testing.T) {
 	for _, scene := range []string{"sphere", "lo-res", "skirt"} {
 		sim := build(t, load(t, scene), 2)
-		rm := sim.Remesh
+		var rm *BodyRemesher
 		if sim.Conformal != nil {
 			rm = sim.Conformal.rm
+		} else {
+			rm = sim.Remesh.bodies
 		}
 		hingeF := generic.NewFilter1[components.Hinge]()
 		faceMap := generic.NewMap1[components.Face](sim.World.ECS)

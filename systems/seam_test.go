@@ -58,7 +58,7 @@ func TestTubeBuildNoSeamCrease(t *testing.T) {
 	b := sc.Bodies[0]
 	nx, ny := b.Grid()
 	nc := nx - 1
-	m := sim.Remesh.gather(&sim.Remesh.bodies[0])
+	m := sim.Remesh.bodies.gather(&sim.Remesh.bodies.bodies[0])
 	if err := m.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestTubeSeamRemesh(t *testing.T) {
 			return
 		}
 		passes++
-		m := sim.Remesh.gather(&sim.Remesh.bodies[0])
+		m := sim.Remesh.bodies.gather(&sim.Remesh.bodies.bodies[0])
 		if err := m.Validate(); err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}

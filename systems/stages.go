@@ -45,7 +45,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		if m.Wind != nil {
 			s.wind = NewWind(st, *m.Wind)
 		}
-		rm := NewRemesh(w, m.Solver.Thickness)
+		rm := NewBodyRemesher(w, m.Solver.Thickness)
 		for bi := range m.Bodies {
 			if b := &m.Bodies[bi]; b.Remesh != nil {
 				rm.AddBody(sp.bodies[bi], &sim.Bodies[bi], sp.faces[bi], sp.hinges[bi], *b.Remesh, b.Material)
@@ -71,8 +71,8 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			}
 		default:
 			if len(rm.bodies) > 0 {
-				sim.Remesh = rm
-				s.remesh = rm
+				sim.Remesh = NewRemesh(rm)
+				s.remesh = sim.Remesh
 			}
 		}
 		if m.Solver.Pipeline != model.EOL {
