@@ -147,9 +147,9 @@ func TestNoPenetration(t *testing.T) {
 			sc := load(t, name)
 			n := sc.NumSteps()
 			// By default a 16x16 sheet through the whole scene (up to 22
-			// and 176 contacts; box-edge's cloth leaves the box at about
-			// 2.3 s); -short stops at half time. LOOM_LONG_TESTS runs the
-			// scenes' 40x40 sheets (up to 124 and 1120 contacts).
+			// and 176 contacts; box-edge's cloth leaves the box between
+			// 2 and 2.5 s); -short stops at half time. LOOM_LONG_TESTS
+			// runs the scenes' 40x40 sheets (up to 124 and 1120 contacts).
 			if !long() {
 				sc.Set("bodies.0.resolution", "16")
 			}
