@@ -59,6 +59,16 @@ type EOLCloth struct {
 	borderNormal []dense.Vec2 // outward, material space, unit
 	borders      borderWork   // holds borderNormal and corner
 
+	// Gathered by gather from the components at every call (the solve and
+	// the integration read these, never the components), scattered back by
+	// advanceMaterial.
+	mat   []dense.Vec2    // per vertex (DOF order), components.Material
+	faceU [][3]dense.Vec2 // per face (state.FaceEnts order), components.Face.U
+
+	// vertexF's buffers, one per caller that may run at the same time as
+	// another (ConformalRemesh has its own).
+	releaseF, solveF fScratch
+
 	// Per step.
 	obstacles   []components.Obstacle
 	obstacleEnt []ecs.Entity
@@ -86,6 +96,11 @@ type EOLCloth struct {
 	lastActive  activeSet
 	asm         eolAssembly
 	stretch0    []float64 // materialStepLimit: the incident faces' stretch before the step
+	skip        []bool    // advanceMaterial: per EOL vertex, lifted
+	faceMark    []bool    // advanceMaterial: per face, its material changed
+	vertMark    []bool    // advanceMaterial: per vertex, a corner of a changed face
+	faceList    []int32   // advanceMaterial: the marked faces, in order of marking
+	vertList    []int32   // advanceMaterial: the marked vertices, in order of marking
 	eqM, inM    qp.CSR
 	beq, bin    []float64
 	rhs         []float64
@@ -200,7 +215,7 @@ func (c *EOLCloth) releaseCrowded(w *ecs.World) bool {
 	}
 	for _, k := range out {
 		ev := &c.verts[k]
-		F, _, err := c.vertexF(ev.v)
+		F, _, err := c.vertexF(ev.v, &c.releaseF)
 		if err != nil {
 			continue // no usable faces: leave it to the solve to report
 		}
@@ -250,26 +265,33 @@ func (c *EOLCloth) refreshTopology(w *ecs.World) {
 	for f := range faces {
 		faces[f] = [3]int32{s.Faces[3*f], s.Faces[3*f+1], s.Faces[3*f+2]}
 	}
-	c.borderNormal, c.corner = c.borders.borderNormals(faces, c.materialOf(w), nil, n)
+	c.borderNormal, c.corner = c.borders.borderNormals(faces, c.mat, nil, n)
 	c.border = append(c.border[:0], make([]bool, n)...)
 	for i, b := range c.borderNormal {
 		c.border[i] = b != (dense.Vec2{})
 	}
 }
 
-// material returns vertex v's material coordinate.
+// material returns vertex v's material coordinate (gathered).
 func (c *EOLCloth) material(v int32) dense.Vec2 {
-	return dense.Vec2(*c.matMap.Get(c.state.Verts[v]))
+	return c.mat[v]
 }
 
-// materialOf returns every vertex's material coordinate.
-func (c *EOLCloth) materialOf(w *ecs.World) []dense.Vec2 {
+// gatherMaterial reads every vertex's material coordinate and every face's
+// corners' material coordinates from the components into c.mat and
+// c.faceU, reusing their storage. It runs on the system's goroutine, at
+// every gather: the solve and the integration read only these arrays, and
+// advanceMaterial scatters them back.
+func (c *EOLCloth) gatherMaterial() {
 	s := c.state
-	u := make([]dense.Vec2, s.NumVerts())
+	c.mat = resize(c.mat, s.NumVerts())
 	for i, e := range s.Verts {
-		u[i] = dense.Vec2(*c.matMap.Get(e))
+		c.mat[i] = dense.Vec2(*c.matMap.Get(e))
 	}
-	return u
+	c.faceU = resize(c.faceU, len(s.FaceEnts))
+	for f, e := range s.FaceEnts {
+		c.faceU[f] = c.faceMap.Get(e).U
+	}
 }
 
 // loadObstacles gathers the obstacles at their current pose and their sharp
@@ -311,6 +333,7 @@ func (c *EOLCloth) featureOf(e *components.EOL) (int32, error) {
 // them excluded from the Lagrangian contacts.
 func (c *EOLCloth) gather(w *ecs.World) error {
 	s := c.state
+	c.gatherMaterial()
 	c.refreshTopology(w)
 	c.loadObstacles(w)
 	n := s.NumVerts()
@@ -358,22 +381,25 @@ func (c *EOLCloth) faceX(f int) (x [3]dense.Vec3, u [3]dense.Vec2) {
 	for k := range 3 {
 		x[k] = vec(s.X, s.Faces[3*f+k])
 	}
-	u = c.faceMap.Get(s.FaceEnts[f]).U
-	return x, u
+	return x, c.faceU[f]
+}
+
+// fScratch holds the per-face buffers of vertexF and nodeF, grown as needed
+// and never shrunk. Callers that may run at the same time (pool tasks) each
+// own one.
+type fScratch struct {
+	Fs []dense.Mat32
+	ws []float64
+	ns []dense.Vec3
 }
 
 // vertexF computes an EOL vertex's deformation gradient by the errata's
-// rotation / stretch averaging over its faces, weighted by their incident
-// material-space angles, and whether it is locally flat (errata Alg. 1).
-func (c *EOLCloth) vertexF(v int32) (dense.Mat32, bool, error) {
-	var Fs [16]dense.Mat32
-	var ws [16]float64
-	var ns [16]dense.Vec3
-	k := 0
+// rotation / stretch averaging over all its faces, weighted by their
+// incident material-space angles, and whether it is locally flat (errata
+// Alg. 1). It reads the gathered arrays only; sc is the caller's scratch.
+func (c *EOLCloth) vertexF(v int32, sc *fScratch) (dense.Mat32, bool, error) {
+	Fs, ws, ns := sc.Fs[:0], sc.ws[:0], sc.ns[:0]
 	for _, f := range c.vfList[c.vfStart[v]:c.vfStart[v+1]] {
-		if k == len(Fs) {
-			break
-		}
 		x, u := c.faceX(int(f))
 		F, ok := eol.FaceF(x, u)
 		if !ok {
@@ -385,14 +411,14 @@ func (c *EOLCloth) vertexF(v int32) (dense.Mat32, bool, error) {
 				corner = j
 			}
 		}
-		Fs[k] = F
-		ws[k] = cornerAngle(u, corner)
+		Fs = append(Fs, F)
+		ws = append(ws, cornerAngle(u, corner))
 		nrm := x[1].Sub(x[0]).Cross(x[2].Sub(x[0]))
-		ns[k] = nrm.Scale(1 / nrm.Norm())
-		k++
+		ns = append(ns, nrm.Scale(1/nrm.Norm()))
 	}
-	flat := eol.LocallyFlat(ns[:k], c.set.FlatAngle*math.Pi/180)
-	F, ok := eol.VertexF(Fs[:k], ws[:k])
+	sc.Fs, sc.ws, sc.ns = Fs, ws, ns
+	flat := eol.LocallyFlat(ns, c.set.FlatAngle*math.Pi/180)
+	F, ok := eol.VertexF(Fs, ws)
 	if !ok {
 		return F, flat, fmt.Errorf("EOL vertex %d has no non-degenerate face", v)
 	}
