@@ -59,11 +59,15 @@ type EOLCloth struct {
 	borderNormal []dense.Vec2 // outward, material space, unit
 	borders      borderWork   // holds borderNormal and corner
 
-	// Gathered by gather from the components at every call (the solve and
-	// the integration read these, never the components), scattered back by
-	// advanceMaterial.
-	mat   []dense.Vec2    // per vertex (DOF order), components.Material
-	faceU [][3]dense.Vec2 // per face (state.FaceEnts order), components.Face.U
+	// Gathered from the components (the solve and the integration read
+	// these, never the components) and scattered back by advanceMaterial.
+	// mat is per vertex (DOF order), components.Material: every vertex's at
+	// the last topology change (materialOf), the EOL vertices' re-read at
+	// every gather (gatherMaterial). faceU is per face (state.FaceEnts
+	// order), components.Face.U: the EOL vertices' faces re-read at every
+	// gather; nothing reads the other faces' entries.
+	mat   []dense.Vec2
+	faceU [][3]dense.Vec2
 
 	// vertexF's buffers, one per caller that may run at the same time as
 	// another (ConformalRemesh has its own).
@@ -265,7 +269,7 @@ func (c *EOLCloth) refreshTopology(w *ecs.World) {
 	for f := range faces {
 		faces[f] = [3]int32{s.Faces[3*f], s.Faces[3*f+1], s.Faces[3*f+2]}
 	}
-	c.borderNormal, c.corner = c.borders.borderNormals(faces, c.mat, nil, n)
+	c.borderNormal, c.corner = c.borders.borderNormals(faces, c.materialOf(w), nil, n)
 	c.border = append(c.border[:0], make([]bool, n)...)
 	for i, b := range c.borderNormal {
 		c.border[i] = b != (dense.Vec2{})
@@ -277,20 +281,32 @@ func (c *EOLCloth) material(v int32) dense.Vec2 {
 	return c.mat[v]
 }
 
-// gatherMaterial reads every vertex's material coordinate and every face's
-// corners' material coordinates from the components into c.mat and
-// c.faceU, reusing their storage. It runs on the system's goroutine, at
-// every gather: the solve and the integration read only these arrays, and
-// advanceMaterial scatters them back.
-func (c *EOLCloth) gatherMaterial() {
+// materialOf gathers every vertex's material coordinate into c.mat (its
+// storage reused) and returns it.
+func (c *EOLCloth) materialOf(w *ecs.World) []dense.Vec2 {
 	s := c.state
 	c.mat = resize(c.mat, s.NumVerts())
 	for i, e := range s.Verts {
 		c.mat[i] = dense.Vec2(*c.matMap.Get(e))
 	}
+	return c.mat
+}
+
+// gatherMaterial reads, from the components, the material coordinates of
+// the EOL vertices (into c.mat) and their faces' corners' material
+// coordinates (into c.faceU, sized to the state's faces): all that the
+// solve and the integration read of them. It runs on the system's
+// goroutine at every gather, after the EOL vertices are gathered.
+func (c *EOLCloth) gatherMaterial() {
+	s := c.state
+	c.mat = resize(c.mat, s.NumVerts())
 	c.faceU = resize(c.faceU, len(s.FaceEnts))
-	for f, e := range s.FaceEnts {
-		c.faceU[f] = c.faceMap.Get(e).U
+	for k := range c.verts {
+		ev := &c.verts[k]
+		c.mat[ev.v] = dense.Vec2(*c.matMap.Get(ev.ent))
+		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
+			c.faceU[f] = c.faceMap.Get(s.FaceEnts[f]).U
+		}
 	}
 }
 
@@ -333,7 +349,6 @@ func (c *EOLCloth) featureOf(e *components.EOL) (int32, error) {
 // them excluded from the Lagrangian contacts.
 func (c *EOLCloth) gather(w *ecs.World) error {
 	s := c.state
-	c.gatherMaterial()
 	c.refreshTopology(w)
 	c.loadObstacles(w)
 	n := s.NumVerts()
@@ -365,6 +380,7 @@ func (c *EOLCloth) gather(w *ecs.World) error {
 		c.exclude[c.verts[k].v] = true
 	}
 	s.Exclude = c.exclude
+	c.gatherMaterial()
 	return nil
 }
 

@@ -38,7 +38,6 @@ func TestAtBorder(t *testing.T) {
 		st.FaceEnts = append(st.FaceEnts, faceMap.NewWith(&f))
 	}
 	c := NewEOLCloth(w, st, nil, model.EOLSettings{MinEdge: 0.01, QPDomains: 2}, dense.Vec3{}, 0.002, 0, nil)
-	c.gatherMaterial()
 	c.refreshTopology(w)
 	for v, want := range map[int]bool{0: true, 2: true, 3: true, 5: true, 1: false, 4: false, 6: false} {
 		if c.corner[v] != want {
@@ -59,8 +58,9 @@ func TestAtBorder(t *testing.T) {
 		{6, dense.Vec2{0.025, 0.004}, true},  // 4 mm from it
 	} {
 		*mat.Get(st.Verts[tc.v]) = components.Material(tc.at)
+		c.verts = append(c.verts[:0], eolVertex{ent: st.Verts[tc.v], v: tc.v})
 		c.gatherMaterial()
-		ev := &eolVertex{ent: st.Verts[tc.v], v: tc.v}
+		ev := &c.verts[0]
 		if got := c.atBorder(ev); got != tc.want {
 			t.Errorf("vertex %d at %v: atBorder %v, want %v", tc.v, tc.at, got, tc.want)
 		}

@@ -20,7 +20,7 @@ const fanFaces = 24
 
 // fanCloth builds a fan of fanFaces counter-clockwise triangles (0, i, i+1)
 // around vertex 0 at the material origin, rim radius 10 cm, with world
-// positions F u, and gathers it. Faces from stretchFrom on get corners'
+// positions F u, and gathers it with vertex 0 as its EOL vertex. Faces from stretchFrom on get corners'
 // material coordinates scaled by 1/2 (so their gradient is 2 F).
 func fanCloth(t *testing.T, F dense.Mat32, stretchFrom int) (*EOLCloth, *ClothState) {
 	t.Helper()
@@ -53,8 +53,9 @@ func fanCloth(t *testing.T, F dense.Mat32, stretchFrom int) (*EOLCloth, *ClothSt
 		st.FaceEnts = append(st.FaceEnts, faceMap.NewWith(&f))
 	}
 	c := NewEOLCloth(w, st, nil, model.EOLSettings{MinEdge: 0.01, FlatAngle: 5, QPDomains: 2}, dense.Vec3{}, 0.002, 0, nil)
-	c.gatherMaterial()
 	c.refreshTopology(w)
+	c.verts = append(c.verts, eolVertex{ent: st.Verts[0], v: 0})
+	c.gatherMaterial()
 	return c, st
 }
 
