@@ -63,6 +63,20 @@ type EOLCloth struct {
 	borderNormal []dense.Vec2 // outward, material space, unit
 	borders      borderWork   // holds borderNormal and corner
 
+	// Gathered from the components (the solve and the integration read
+	// these, never the components) and scattered back by advanceMaterial.
+	// mat is per vertex (DOF order), components.Material: every vertex's at
+	// the last topology change (materialOf), the EOL vertices' re-read at
+	// every gather (gatherMaterial). faceU is per face (state.FaceEnts
+	// order), components.Face.U: the EOL vertices' faces re-read at every
+	// gather; nothing reads the other faces' entries.
+	mat   []dense.Vec2
+	faceU [][3]dense.Vec2
+
+	// vertexF's buffers, one per caller that may run at the same time as
+	// another (ConformalRemesh has its own).
+	releaseF, solveF fScratch
+
 	// Per step.
 	obstacles   []components.Obstacle
 	obstacleEnt []ecs.Entity
@@ -90,6 +104,11 @@ type EOLCloth struct {
 	lastActive  activeSet
 	asm         eolAssembly
 	stretch0    []float64 // materialStepLimit: the incident faces' stretch before the step
+	skip        []bool    // advanceMaterial: per EOL vertex, lifted
+	faceMark    []bool    // advanceMaterial: per face, its material changed
+	vertMark    []bool    // advanceMaterial: per vertex, a corner of a changed face
+	faceList    []int32   // advanceMaterial: the marked faces, in order of marking
+	vertList    []int32   // advanceMaterial: the marked vertices, in order of marking
 	eqM, inM    qp.CSR
 	beq, bin    []float64
 	rhs         []float64
@@ -205,7 +224,7 @@ func (c *EOLCloth) releaseCrowded(w *ecs.World) bool {
 	}
 	for _, k := range out {
 		ev := &c.verts[k]
-		F, _, err := c.vertexF(ev.v)
+		F, _, err := c.vertexF(ev.v, &c.releaseF)
 		if err != nil {
 			continue // no usable faces: leave it to the solve to report
 		}
@@ -251,19 +270,38 @@ func (c *EOLCloth) refreshTopology(w *ecs.World) {
 	}
 }
 
-// material returns vertex v's material coordinate.
+// material returns vertex v's material coordinate (gathered).
 func (c *EOLCloth) material(v int32) dense.Vec2 {
-	return dense.Vec2(*c.matMap.Get(c.state.Verts[v]))
+	return c.mat[v]
 }
 
-// materialOf returns every vertex's material coordinate.
+// materialOf gathers every vertex's material coordinate into c.mat (its
+// storage reused) and returns it.
 func (c *EOLCloth) materialOf(w *ecs.World) []dense.Vec2 {
 	s := c.state
-	u := make([]dense.Vec2, s.NumVerts())
+	c.mat = resize(c.mat, s.NumVerts())
 	for i, e := range s.Verts {
-		u[i] = dense.Vec2(*c.matMap.Get(e))
+		c.mat[i] = dense.Vec2(*c.matMap.Get(e))
 	}
-	return u
+	return c.mat
+}
+
+// gatherMaterial reads, from the components, the material coordinates of
+// the EOL vertices (into c.mat) and their faces' corners' material
+// coordinates (into c.faceU, sized to the state's faces): all that the
+// solve and the integration read of them. It runs on the system's
+// goroutine at every gather, after the EOL vertices are gathered.
+func (c *EOLCloth) gatherMaterial() {
+	s := c.state
+	c.mat = resize(c.mat, s.NumVerts())
+	c.faceU = resize(c.faceU, len(s.FaceEnts))
+	for k := range c.verts {
+		ev := &c.verts[k]
+		c.mat[ev.v] = dense.Vec2(*c.matMap.Get(ev.ent))
+		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
+			c.faceU[f] = c.faceMap.Get(s.FaceEnts[f]).U
+		}
+	}
 }
 
 // loadObstacles gathers the obstacles at their current pose and their sharp
@@ -335,6 +373,7 @@ func (c *EOLCloth) gather(w *ecs.World) error {
 		c.eolOf[c.verts[k].v] = int32(k)
 		c.exclude[c.verts[k].v] = true
 	}
+	c.gatherMaterial()
 	return nil
 }
 
@@ -355,22 +394,25 @@ func (c *EOLCloth) faceX(f int) (x [3]dense.Vec3, u [3]dense.Vec2) {
 	for k := range 3 {
 		x[k] = vec(s.X, s.Faces[3*f+k])
 	}
-	u = c.faceMap.Get(s.FaceEnts[f]).U
-	return x, u
+	return x, c.faceU[f]
+}
+
+// fScratch holds the per-face buffers of vertexF and nodeF, grown as needed
+// and never shrunk. Callers that may run at the same time (pool tasks) each
+// own one.
+type fScratch struct {
+	Fs []dense.Mat32
+	ws []float64
+	ns []dense.Vec3
 }
 
 // vertexF computes an EOL vertex's deformation gradient by the errata's
-// rotation / stretch averaging over its faces, weighted by their incident
-// material-space angles, and whether it is locally flat (errata Alg. 1).
-func (c *EOLCloth) vertexF(v int32) (dense.Mat32, bool, error) {
-	var Fs [16]dense.Mat32
-	var ws [16]float64
-	var ns [16]dense.Vec3
-	k := 0
+// rotation / stretch averaging over all its faces, weighted by their
+// incident material-space angles, and whether it is locally flat (errata
+// Alg. 1). It reads the gathered arrays only; sc is the caller's scratch.
+func (c *EOLCloth) vertexF(v int32, sc *fScratch) (dense.Mat32, bool, error) {
+	Fs, ws, ns := sc.Fs[:0], sc.ws[:0], sc.ns[:0]
 	for _, f := range c.vfList[c.vfStart[v]:c.vfStart[v+1]] {
-		if k == len(Fs) {
-			break
-		}
 		x, u := c.faceX(int(f))
 		F, ok := eol.FaceF(x, u)
 		if !ok {
@@ -382,14 +424,14 @@ func (c *EOLCloth) vertexF(v int32) (dense.Mat32, bool, error) {
 				corner = j
 			}
 		}
-		Fs[k] = F
-		ws[k] = cornerAngle(u, corner)
+		Fs = append(Fs, F)
+		ws = append(ws, cornerAngle(u, corner))
 		nrm := x[1].Sub(x[0]).Cross(x[2].Sub(x[0]))
-		ns[k] = nrm.Scale(1 / nrm.Norm())
-		k++
+		ns = append(ns, nrm.Scale(1/nrm.Norm()))
 	}
-	flat := eol.LocallyFlat(ns[:k], c.set.FlatAngle*math.Pi/180)
-	F, ok := eol.VertexF(Fs[:k], ws[:k])
+	sc.Fs, sc.ws, sc.ns = Fs, ws, ns
+	flat := eol.LocallyFlat(ns, c.set.FlatAngle*math.Pi/180)
+	F, ok := eol.VertexF(Fs, ws)
 	if !ok {
 		return F, flat, fmt.Errorf("EOL vertex %d has no non-degenerate face", v)
 	}

@@ -58,7 +58,9 @@ func TestAtBorder(t *testing.T) {
 		{6, dense.Vec2{0.025, 0.004}, true},  // 4 mm from it
 	} {
 		*mat.Get(st.Verts[tc.v]) = components.Material(tc.at)
-		ev := &eolVertex{ent: st.Verts[tc.v], v: tc.v}
+		c.verts = append(c.verts[:0], eolVertex{ent: st.Verts[tc.v], v: tc.v})
+		c.gatherMaterial()
+		ev := &c.verts[0]
 		if got := c.atBorder(ev); got != tc.want {
 			t.Errorf("vertex %d at %v: atBorder %v, want %v", tc.v, tc.at, got, tc.want)
 		}

@@ -37,6 +37,9 @@ type ConformalRemesh struct {
 	nodeFaces mesh.Incidence
 	// body's scratch: the nodes of the body's EOL vertices on their feature
 	eolNodes []eolNode
+	// vertexF's buffers for body's side task, nodeF's for conformalStates
+	// (each runs on a pool worker, at the same time as other work).
+	sideF, statesF fScratch
 
 	Inserted, Collapses, Splits int // since the last Measure
 	// DetectTime is the time spent finding contacts with sharp features
@@ -116,7 +119,7 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		}
 		for _, en := range e.eolNodes {
 			i, ev := en.node, &c.verts[en.ev]
-			F, _, err := c.vertexF(ev.v)
+			F, _, err := c.vertexF(ev.v, &e.sideF)
 			if err != nil {
 				return err
 			}
@@ -309,7 +312,7 @@ func (e *ConformalRemesh) conformalStates(nm *remesh.Mesh, res *conformal.Result
 			continue
 		}
 		f := &c.features[fi]
-		F, ok := nodeF(nm, e.nodeFaces.Of(i), int32(i))
+		F, ok := nodeF(nm, e.nodeFaces.Of(i), int32(i), &e.statesF)
 		if !ok {
 			return fmt.Errorf("conformal vertex %d has no non-degenerate face", i)
 		}
@@ -446,12 +449,10 @@ func (bw *borderWork) borderNormalsAt(faces [][3]int32, u []dense.Vec2, node []i
 }
 
 // nodeF is the vertex deformation gradient (errata sec. 1) of node i of m,
-// over its faces fs weighted by their material angles at it.
-func nodeF(m *remesh.Mesh, fs []int32, i int32) (dense.Mat32, bool) {
-	// On the stack for up to 16 faces.
-	var fBuf [16]dense.Mat32
-	var wBuf [16]float64
-	Fs, ws := fBuf[:0], wBuf[:0]
+// over all its faces fs weighted by their material angles at it; sc is the
+// caller's scratch.
+func nodeF(m *remesh.Mesh, fs []int32, i int32, sc *fScratch) (dense.Mat32, bool) {
+	Fs, ws := sc.Fs[:0], sc.ws[:0]
 	for _, f := range fs {
 		var x [3]dense.Vec3
 		var u [3]dense.Vec2
@@ -469,5 +470,6 @@ func nodeF(m *remesh.Mesh, fs []int32, i int32) (dense.Mat32, bool) {
 		Fs = append(Fs, F)
 		ws = append(ws, cornerAngle(u, corner))
 	}
+	sc.Fs, sc.ws = Fs, ws
 	return eol.VertexF(Fs, ws)
 }

@@ -91,72 +91,84 @@ func (c *EOLCloth) eolFriction(ev *eolVertex) {
 // advanceMaterial moves the material coordinate of every EOL vertex that
 // stays on its feature by h Xdot, rebuilds the rest shapes of its faces and
 // the lumped masses of their corners, holds the vertex on its feature, and
-// stores Xdot and the feature parameter in its EOL component. Lifted
-// vertices (indices into verts) keep their material coordinates.
+// stores Xdot and the feature parameter in its EOL state. Lifted vertices
+// (indices into verts) keep their material coordinates. It works on the
+// gathered arrays (c.mat, c.faceU, the state's X, FaceRest and Mass, the
+// verts' EOL states) and then scatters what changed to the entities in one
+// serial pass (scatterMaterial).
 func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 	s := c.state
 	h := s.H
-	skip := map[int]bool{}
+	c.skip = resize(c.skip, len(c.verts))
+	clear(c.skip)
 	for _, k := range lifted {
-		skip[k] = true
+		c.skip[k] = true
 	}
-	touched := map[int32]bool{}
+	c.faceMark = resize(c.faceMark, len(c.faceU))
+	c.vertMark = resize(c.vertMark, s.NumVerts())
+	c.faceList, c.vertList = c.faceList[:0], c.vertList[:0]
+	defer func() {
+		for _, f := range c.faceList {
+			c.faceMark[f] = false
+		}
+		for _, v := range c.vertList {
+			c.vertMark[v] = false
+		}
+	}()
 	for k := range c.verts {
-		if skip[k] {
+		if c.skip[k] {
 			continue
 		}
 		ev := &c.verts[k]
 		d := ev.xdotNew
-		mat := c.matMap.Get(ev.ent)
+		mat := &c.mat[ev.v]
 		// The material point may not pass over a neighbour within one step
 		// (the conformal preprocessing cleans up between steps): shorten
 		// the step so that no incident face loses more than 90% of its
 		// material area or turns over.
-		if a := c.materialStepLimit(ev, dense.Vec2(*mat), dense.Vec2{h * d[0], h * d[1]}); a < 1 {
+		if a := c.materialStepLimit(ev, *mat, dense.Vec2{h * d[0], h * d[1]}); a < 1 {
 			d = dense.Vec2{a * d[0], a * d[1]}
 			ev.xdotNew = d
 		}
 		mat[0] += h * d[0]
 		mat[1] += h * d[1]
 		for _, f := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
-			face := c.faceMap.Get(s.FaceEnts[f])
+			U := &c.faceU[f]
 			for j := range 3 {
 				if s.Faces[3*int(f)+j] == ev.v {
-					face.U[j] = dense.Vec2(*mat)
+					U[j] = *mat
 				}
 			}
-			touched[f] = true
+			if !c.faceMark[f] {
+				c.faceMark[f] = true
+				c.faceList = append(c.faceList, f)
+			}
 		}
 		// Hold the vertex on its feature (velocity-level constraints leave a
 		// drift of O(h^2) per step).
 		f := &c.features[ev.feature]
-		x := c.posMap.Get(ev.ent)
-		p := f.Project(dense.Vec3(*x))
-		*x = components.Position(p)
+		p := f.Project(vec(s.X, ev.v))
 		copy(s.X[3*ev.v:3*ev.v+3], p[:])
-		comp := c.eolGet.Get(ev.ent)
-		comp.XDot = d
+		ev.comp.XDot = d
 		if f.Kind == components.FeatureEdge {
-			comp.T = f.ClosestOnLine(p)
+			ev.comp.T = f.ClosestOnLine(p)
 		}
 	}
-	if len(touched) == 0 {
-		return nil
-	}
-	verts := map[int32]bool{}
-	for f := range touched {
-		face := c.faceMap.Get(s.FaceEnts[f])
-		rest, err := elastic.NewMembraneRest(face.U[0], face.U[1], face.U[2])
+	for _, f := range c.faceList {
+		U := &c.faceU[f]
+		rest, err := elastic.NewMembraneRest(U[0], U[1], U[2])
 		if err != nil {
 			return fmt.Errorf("EOL face %d after the material update: %w", f, err)
 		}
-		face.Rest = rest
 		s.FaceRest[f] = rest
 		for j := range 3 {
-			verts[s.Faces[3*int(f)+j]] = true
+			if v := s.Faces[3*int(f)+j]; !c.vertMark[v] {
+				c.vertMark[v] = true
+				c.vertList = append(c.vertList, v)
+			}
 		}
 	}
-	for v := range verts {
+	for _, v := range c.vertList {
 		var m float64
 		for _, f := range c.vfList[c.vfStart[v]:c.vfStart[v+1]] {
 			m += c.density[s.FaceBody[f]] * s.FaceRest[f].Area / 3
@@ -165,9 +177,39 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 			return fmt.Errorf("EOL update: vertex %d mass %g", v, m)
 		}
 		s.Mass[v] = m
-		*c.massMap.Get(s.Verts[v]) = components.Mass(m)
 	}
+	c.scatterMaterial()
 	return nil
+}
+
+// scatterMaterial writes advanceMaterial's results to the entities, on the
+// system's goroutine: each EOL vertex that stayed on its feature gets its
+// material coordinate, position, Xdot and (on an edge) feature parameter,
+// each changed face its corners' material coordinates and rest shape, and
+// each of their corners its lumped mass.
+func (c *EOLCloth) scatterMaterial() {
+	s := c.state
+	for k := range c.verts {
+		if c.skip[k] {
+			continue
+		}
+		ev := &c.verts[k]
+		*c.matMap.Get(ev.ent) = components.Material(c.mat[ev.v])
+		*c.posMap.Get(ev.ent) = components.Position(vec(s.X, ev.v))
+		comp := c.eolGet.Get(ev.ent)
+		comp.XDot = ev.comp.XDot
+		if c.features[ev.feature].Kind == components.FeatureEdge {
+			comp.T = ev.comp.T
+		}
+	}
+	for _, f := range c.faceList {
+		face := c.faceMap.Get(s.FaceEnts[f])
+		face.U = c.faceU[f]
+		face.Rest = s.FaceRest[f]
+	}
+	for _, v := range c.vertList {
+		*c.massMap.Get(s.Verts[v]) = components.Mass(s.Mass[v])
+	}
 }
 
 // materialStepLimit returns the largest a in [0, 1] (by bisection) for which
@@ -196,7 +238,7 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 	ok := func(a float64) bool {
 		p := dense.Vec2{u[0] + a*du[0], u[1] + a*du[1]}
 		for k, f := range faces {
-			U := c.faceMap.Get(s.FaceEnts[f]).U
+			U := c.faceU[f]
 			var moved [3]dense.Vec2
 			for j := range 3 {
 				moved[j] = U[j]
@@ -247,11 +289,11 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 func (c *EOLCloth) atBorder(ev *eolVertex) bool {
 	s := c.state
 	border := c.borderNormal[ev.v] != (dense.Vec2{})
-	u := dense.Vec2(*c.matMap.Get(ev.ent))
+	u := c.mat[ev.v]
 	lim := c.set.MinEdge / 2
 	faces := c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]]
 	for _, f := range faces {
-		fc := c.faceMap.Get(s.FaceEnts[f])
+		fU := &c.faceU[f]
 		for j := range 3 {
 			a, b := s.Faces[3*int(f)+(j+1)%3], s.Faces[3*int(f)+(j+2)%3]
 			switch {
@@ -259,11 +301,11 @@ func (c *EOLCloth) atBorder(ev *eolVertex) bool {
 				continue
 			case border:
 				for _, k := range [2]int{(j + 1) % 3, (j + 2) % 3} {
-					if d := u.Sub(fc.U[k]); c.corner[s.Faces[3*int(f)+k]] && math.Hypot(d[0], d[1]) < lim {
+					if d := u.Sub(fU[k]); c.corner[s.Faces[3*int(f)+k]] && math.Hypot(d[0], d[1]) < lim {
 						return true
 					}
 				}
-			case c.borderEdge(a, b) && dense.SegmentDistance2(u, fc.U[(j+1)%3], fc.U[(j+2)%3]) < lim:
+			case c.borderEdge(a, b) && dense.SegmentDistance2(u, fU[(j+1)%3], fU[(j+2)%3]) < lim:
 				return true
 			}
 		}
@@ -293,7 +335,7 @@ const maxEulerStretch = 2
 // as it is), or +Inf for a degenerate material triangle.
 func (c *EOLCloth) faceStretch(f, v int32, p dense.Vec2) float64 {
 	s := c.state
-	U := c.faceMap.Get(s.FaceEnts[f]).U
+	U := c.faceU[f]
 	var x [3]dense.Vec3
 	for j := range 3 {
 		vj := s.Faces[3*int(f)+j]

@@ -95,7 +95,7 @@ func (c *EOLCloth) rowsAndRHS(n int) error {
 	for k := range c.verts {
 		ev := &c.verts[k]
 		var err error
-		if ev.F, ev.flat, err = c.vertexF(ev.v); err != nil {
+		if ev.F, ev.flat, err = c.vertexF(ev.v, &c.solveF); err != nil {
 			return err
 		}
 		ev.rowLo = len(c.rows)

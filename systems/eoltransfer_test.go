@@ -157,7 +157,7 @@ func checkFirstTransfer(t *testing.T, sim *Sim, step int, h float64, old *remesh
 			continue
 		}
 		hitN++
-		F, ok := nodeF(nm, vf.Of(i), int32(i))
+		F, ok := nodeF(nm, vf.Of(i), int32(i), new(fScratch))
 		if !ok {
 			t.Fatalf("step %d: EOL vertex %d has no non-degenerate face", step, i)
 		}
