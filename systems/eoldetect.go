@@ -72,7 +72,7 @@ func (c *EOLCloth) detect(m *remesh.Mesh, feature []int32, s *detectScratch) []c
 		}
 		if g := len(s.groups) - 1; g >= 0 && c.features[s.edges[len(s.edges)-1].fi].Obstacle == f.Obstacle {
 			s.groups[g].end++
-			s.groups[g].box = s.groups[g].box.Union(b)
+			s.groups[g].box.Include(&b)
 		} else {
 			s.groups = append(s.groups, edgeGroup{start: len(s.edges), end: len(s.edges) + 1, box: b})
 		}
@@ -116,14 +116,15 @@ func (c *EOLCloth) detectEdges(m *remesh.Mesh, feature []int32, s *detectScratch
 			}
 			// |a-b| is at most the box's L1 size.
 			margin := 2*reach + (hi[0] - lo[0]) + (hi[1] - lo[1]) + (hi[2] - lo[2])
+			seg := geom.AABB{Lo: lo, Hi: hi}
 			for gi := range s.groups {
 				g := &s.groups[gi]
-				if g.box.Apart(geom.AABB{Lo: lo, Hi: hi}, margin) {
+				if g.box.Apart(&seg, margin) {
 					continue
 				}
 				for j := g.start; j < g.end; j++ {
 					e := &s.edges[j]
-					if e.box.Apart(geom.AABB{Lo: lo, Hi: hi}, margin) {
+					if e.box.Apart(&seg, margin) {
 						continue
 					}
 					if feature[a] == e.fi || feature[b] == e.fi {
@@ -146,17 +147,18 @@ func (c *EOLCloth) detectPoints(m *remesh.Mesh, feature []int32, s *detectScratc
 	all := geom.EmptyAABB()
 	for _, t := range m.F {
 		b := geom.Bounds3(m.X[m.Node[t[0]]], m.X[m.Node[t[1]]], m.X[m.Node[t[2]]])
-		all = all.Union(b)
+		all.Include(&b)
 		s.faces = append(s.faces, b)
 	}
 	margin := 2 * reach
 	for fi := range c.features {
 		f := &c.features[fi]
-		if f.Kind == components.FeatureEdge || all.Apart(geom.AABB{Lo: f.P0, Hi: f.P0}, margin) {
+		tip := geom.AABB{Lo: f.P0, Hi: f.P0}
+		if f.Kind == components.FeatureEdge || all.Apart(&tip, margin) {
 			continue
 		}
 		for face, t := range m.F {
-			if s.faces[face].Apart(geom.AABB{Lo: f.P0, Hi: f.P0}, margin) {
+			if s.faces[face].Apart(&tip, margin) {
 				continue
 			}
 			a, b, d := m.Node[t[0]], m.Node[t[1]], m.Node[t[2]]

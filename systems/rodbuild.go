@@ -150,16 +150,16 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 	}
 	for a := range geo {
 		for b := a + 1; b < len(geo); b++ {
-			if !strandBox[a].Overlaps(strandBox[b]) {
+			if !strandBox[a].Overlaps(&strandBox[b]) {
 				continue
 			}
 			var found [][2]float64
 			for i := 0; i+1 < len(geo[a].pos); i++ {
-				if !segBox[a][i].Overlaps(strandBox[b]) {
+				if !segBox[a][i].Overlaps(&strandBox[b]) {
 					continue
 				}
 				for j := 0; j+1 < len(geo[b].pos); j++ {
-					if !segBox[a][i].Overlaps(segBox[b][j]) {
+					if !segBox[a][i].Overlaps(&segBox[b][j]) {
 						continue
 					}
 					s, t, d := geom.SegmentClosest(dense.Vec3(geo[a].pos[i]), dense.Vec3(geo[a].pos[i+1]), dense.Vec3(geo[b].pos[j]), dense.Vec3(geo[b].pos[j+1]))

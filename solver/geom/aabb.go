@@ -35,10 +35,16 @@ func (b AABB) Grow(p dense.Vec3) AABB {
 
 // Union returns the smallest box holding b and c.
 func (b AABB) Union(c AABB) AABB {
+	b.Include(&c)
+	return b
+}
+
+// Include grows b, in place, to the smallest box holding b and c: Union
+// without copying the boxes, for loops over many.
+func (b *AABB) Include(c *AABB) {
 	for k := range 3 {
 		b.Lo[k], b.Hi[k] = min(b.Lo[k], c.Lo[k]), max(b.Hi[k], c.Hi[k])
 	}
-	return b
 }
 
 // Pad returns b grown by d on every side.
@@ -50,7 +56,7 @@ func (b AABB) Pad(d float64) AABB {
 }
 
 // Overlaps reports whether the closed boxes b and c intersect.
-func (b AABB) Overlaps(c AABB) bool {
+func (b *AABB) Overlaps(c *AABB) bool {
 	for k := range 3 {
 		if b.Lo[k] > c.Hi[k] || c.Lo[k] > b.Hi[k] {
 			return false
@@ -62,7 +68,7 @@ func (b AABB) Overlaps(c AABB) bool {
 // Apart reports whether c is more than margin away from b along some axis.
 // It is written as that rejection so that NaN coordinates are never apart:
 // the exact tests decide on them.
-func (b AABB) Apart(c AABB, margin float64) bool {
+func (b *AABB) Apart(c *AABB, margin float64) bool {
 	return c.Lo[0] > b.Hi[0]+margin || c.Hi[0] < b.Lo[0]-margin ||
 		c.Lo[1] > b.Hi[1]+margin || c.Hi[1] < b.Lo[1]-margin ||
 		c.Lo[2] > b.Hi[2]+margin || c.Hi[2] < b.Lo[2]-margin

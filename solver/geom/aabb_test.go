@@ -36,15 +36,15 @@ func TestAABBOverlapIntervals(t *testing.T) {
 			}
 			gap = math.Max(gap, lo-hi)
 		}
-		if b.Overlaps(c) != want || c.Overlaps(b) != want {
-			t.Fatalf("%v, %v: Overlaps %v, intervals %v", b, c, b.Overlaps(c), want)
+		if b.Overlaps(&c) != want || c.Overlaps(&b) != want {
+			t.Fatalf("%v, %v: Overlaps %v, intervals %v", b, c, b.Overlaps(&c), want)
 		}
 		for _, m := range []float64{0, 0.5, 1, 2.5} {
-			if got := b.Apart(c, m); got != (gap > m) {
+			if got := b.Apart(&c, m); got != (gap > m) {
 				t.Fatalf("%v, %v margin %g: Apart %v, largest gap %g", b, c, m, got, gap)
 			}
 			// Apart with a margin is Overlaps of the box padded by it.
-			if b.Apart(c, m) == b.Pad(m).Overlaps(c) {
+			if b.Apart(&c, m) == pad(b, m).Overlaps(&c) {
 				t.Fatalf("%v, %v margin %g: Apart and padded Overlaps agree", b, c, m)
 			}
 		}
@@ -52,7 +52,8 @@ func TestAABBOverlapIntervals(t *testing.T) {
 	// NaN coordinates are never apart (the exact tests decide on them).
 	n := math.NaN()
 	nan := AABB{Lo: dense.Vec3{n, n, n}, Hi: dense.Vec3{n, n, n}}
-	if (AABB{Lo: dense.Vec3{5, 5, 5}, Hi: dense.Vec3{6, 6, 6}}).Apart(nan, 0) {
+	box := AABB{Lo: dense.Vec3{5, 5, 5}, Hi: dense.Vec3{6, 6, 6}}
+	if box.Apart(&nan, 0) || nan.Apart(&box, 0) {
 		t.Fatal("a NaN box is apart")
 	}
 }
@@ -62,7 +63,7 @@ func TestAABBOverlapIntervals(t *testing.T) {
 func TestAABBBuild(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	e := EmptyAABB()
-	if e.Overlaps(e.Grow(dense.Vec3{})) || e.Union(e) != e {
+	if overlaps(e, e.Grow(dense.Vec3{})) || e.Union(e) != e {
 		t.Fatal("the empty box overlaps or is not the union's identity")
 	}
 	for range 200 {
@@ -112,3 +113,7 @@ func TestAABBBuild(t *testing.T) {
 		}
 	}
 }
+
+func pad(b AABB, d float64) *AABB { p := b.Pad(d); return &p }
+
+func overlaps(b, c AABB) bool { return b.Overlaps(&c) }
