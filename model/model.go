@@ -164,28 +164,16 @@ type StrainLimits struct {
 	Method   StrainMethod
 }
 
-// ObstacleKind names an obstacle's shape (solver/geom's shapes).
-type ObstacleKind = geom.ShapeKind
-
-// Obstacle shapes.
-const (
-	Plane   = geom.Plane
-	Sphere  = geom.Sphere
-	Box     = geom.Box
-	Capsule = geom.Capsule
-	Point   = geom.Point // a nail tip: a sharp point feature (Weidner 2018 errata sec. 3)
-)
-
 // Obstacle is a rigid, kinematic collision shape at its initial pose.
 type Obstacle struct {
 	Name        string
-	Kind        ObstacleKind
-	Center      dense.Vec3 // sphere, box centre; a point of a plane; a nail tip
-	Normal      dense.Vec3 // plane, point: unit
-	Radius      float64    // sphere, capsule
-	HalfExtents dense.Vec3 // box (axis aligned)
-	A, B        dense.Vec3 // capsule segment
-	Motion      Motion     // nil: static
+	Kind        geom.ShapeKind // a Point is a nail tip: a sharp point feature (Weidner 2018 errata sec. 3)
+	Center      dense.Vec3     // sphere, box centre; a point of a plane; a nail tip
+	Normal      dense.Vec3     // plane, point: unit
+	Radius      float64        // sphere, capsule
+	HalfExtents dense.Vec3     // box (axis aligned)
+	A, B        dense.Vec3     // capsule segment
+	Motion      Motion         // nil: static
 }
 
 // Wind is a uniform air flow acting on cloth faces.

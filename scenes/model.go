@@ -5,6 +5,7 @@ import (
 
 	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 )
 
 // Model validates the scene and resolves it into the immutable model the
@@ -55,19 +56,19 @@ func (s *Scene) Model() (*model.Model, error) {
 			HalfExtents: o.HalfExtents, A: o.A, B: o.B, Motion: motion(o.Motion)}
 		switch o.Type {
 		case Plane:
-			mo.Kind = model.Plane
+			mo.Kind = geom.Plane
 		case Sphere:
-			mo.Kind = model.Sphere
+			mo.Kind = geom.Sphere
 		case Box:
-			mo.Kind = model.Box
+			mo.Kind = geom.Box
 		case Capsule:
-			mo.Kind = model.Capsule
+			mo.Kind = geom.Capsule
 		case Point:
-			mo.Kind = model.Point
+			mo.Kind = geom.Point
 		default:
 			return nil, fmt.Errorf("obstacles[%d].type: unknown obstacle type %q", oi, o.Type)
 		}
-		if mo.Kind == model.Plane || mo.Kind == model.Point {
+		if mo.Kind == geom.Plane || mo.Kind == geom.Point {
 			mo.Normal = mo.Normal.Scale(1 / mo.Normal.Norm())
 		}
 		m.Obstacles = append(m.Obstacles, mo)
