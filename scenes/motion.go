@@ -232,6 +232,9 @@ func (m *Motion) Rotation(t float64) [3][3]float64 {
 		return rotationXYZ(keys[len(keys)-1].Orientation)
 	}
 	s := segment(keys, t)
+	if t == keys[s].T {
+		return rotationXYZ(keys[s].Orientation) // exactly the key
+	}
 	w := (t - keys[s].T) / (keys[s+1].T - keys[s].T)
 	return dense.Slerp(m.keyQuat(s), m.keyQuat(s+1), w).Mat()
 }
