@@ -32,13 +32,14 @@ type Member struct {
 	Index int32
 }
 
-// Pinned marks a vertex whose position is scripted: Anchor plus the offset of
-// motion Script (an index into the scripts resource; -1 means fixed). A
-// positive Release is the time (s) at which the pin lets go.
+// Pinned marks a vertex whose position is scripted: Anchor moved by motion
+// Script (an index into the scripts resource; -1 means fixed) about Pivot
+// (model.Pose). A positive Release is the time (s) at which the pin lets go.
 type Pinned struct {
 	Anchor  dense.Vec3
 	Script  int32
 	Release float64
+	Pivot   dense.Vec3
 }
 
 // Body describes one cloth sheet.
@@ -81,15 +82,20 @@ const (
 	Point   = geom.Point // a nail tip (Center) with its outward axis (Normal)
 )
 
-// Obstacle is a rigid collision shape. Its current pose is the initial one
-// (the Shape's Center, A, B) translated by Offset; Vel is its current
-// velocity.
+// Obstacle is a rigid collision shape. Its current pose is the Shape (its
+// data at the initial pose, turned by its current rotation Shape.R about its
+// RotationCenter when Shape.Rotated) translated by Offset; Vel is the
+// current velocity of its rotation centre and Omega its angular velocity, so
+// that its point at p moves at geom.PointVelocity(Vel, Omega, centre, p).
 type Obstacle struct {
 	Name string
 	geom.Shape
 	Script int32      // motion script index, -1 when static
-	Offset dense.Vec3 // current translation from the initial pose
-	Vel    dense.Vec3 // current velocity
+	Offset dense.Vec3 // current translation of the rotation centre from the initial pose
+	Vel    dense.Vec3 // current velocity of the rotation centre
+	Omega  dense.Vec3 // current angular velocity (rad/s); zero unless the motion rotates
+	Rest   dense.Mat3 // the rotation at the initial pose (identity when not Rotated)
+	Pivot  dense.Vec3 // the motion's rotation pivot at the initial pose
 }
 
 // FeatureKind names the kind of sharp feature an EOL vertex lies on

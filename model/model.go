@@ -103,17 +103,38 @@ type Material struct {
 }
 
 // Motion is a prescribed kinematic trajectory: a displacement from the
-// initial pose and its time derivative.
+// initial pose and a rotation about a pivot (given by the motion's owner:
+// Pin.Pivot, Obstacle.Pivot, RodPin.Pivot), with their time derivatives. A
+// point x of the initial pose is at pivot + Offset(t) + Rotation(t) (x -
+// pivot), moving at VelocityAt(t) + AngularVelocityAt(t) x (x(t) - pivot -
+// Offset(t)).
 type Motion interface {
 	Offset(t float64) [3]float64
 	VelocityAt(t float64) [3]float64
+	// Rotates reports whether Rotation is ever other than the identity;
+	// when false, Rotation and AngularVelocityAt need not be called.
+	Rotates() bool
+	Rotation(t float64) [3][3]float64
+	AngularVelocityAt(t float64) [3]float64 // rad/s, world frame
 }
 
-// Pin holds a body's vertex on its initial position plus Motion's offset
-// (nil Motion: fixed) until Release (s; 0: never).
+// Pose returns the image at time t of initial point x under motion m about
+// pivot: pivot + Offset(t) + Rotation(t) (x - pivot); x + Offset(t) (the
+// same bits as before rotations existed) when m does not rotate.
+func Pose(m Motion, pivot, x dense.Vec3, t float64) dense.Vec3 {
+	off := dense.Vec3(m.Offset(t))
+	if !m.Rotates() {
+		return x.Add(off)
+	}
+	return pivot.Add(off).Add(dense.Mat3(m.Rotation(t)).MulVec(x.Sub(pivot)))
+}
+
+// Pin holds a body's vertex on its initial position moved by Motion about
+// Pivot (nil Motion: fixed) until Release (s; 0: never).
 type Pin struct {
 	Vertex  int32
 	Motion  Motion
+	Pivot   dense.Vec3 // the rotation's pivot (the sheet's position unless the motion sets one)
 	Release float64
 }
 
@@ -171,9 +192,14 @@ type Obstacle struct {
 	Center      dense.Vec3     // sphere, box centre; a point of a plane; a nail tip
 	Normal      dense.Vec3     // plane, point: unit
 	Radius      float64        // sphere, capsule
-	HalfExtents dense.Vec3     // box (axis aligned)
+	HalfExtents dense.Vec3     // box, along its own axes
 	A, B        dense.Vec3     // capsule segment
-	Motion      Motion         // nil: static
+	// Rotated turns the shape by Rotation about its centre (a capsule's
+	// midpoint) at the initial pose; false: as given, Rotation unused.
+	Rotated  bool
+	Rotation dense.Mat3
+	Motion   Motion     // nil: static
+	Pivot    dense.Vec3 // Motion's rotation pivot (the centre unless the motion sets one)
 }
 
 // Wind is a uniform air flow acting on cloth faces.
@@ -216,6 +242,7 @@ type RodMaterial struct {
 type RodPin struct {
 	Node   int
 	Motion Motion
+	Pivot  dense.Vec3 // Motion's rotation pivot
 }
 
 // EdgeNode places an EoL node on strand Strand (an index into Rods.Strands)

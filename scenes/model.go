@@ -71,6 +71,10 @@ func (s *Scene) Model() (*model.Model, error) {
 		if mo.Kind == geom.Plane || mo.Kind == geom.Point {
 			mo.Normal = mo.Normal.Scale(1 / mo.Normal.Norm())
 		}
+		if o.Orientation != ([3]float64{}) {
+			mo.Rotated, mo.Rotation = true, dense.Mat3(rotationXYZ(o.Orientation))
+		}
+		mo.Pivot = pivot(o.Motion, geomCenter(mo))
 		m.Obstacles = append(m.Obstacles, mo)
 	}
 	if r := s.Rods; r != nil {
@@ -88,6 +92,22 @@ func motion(mo *Motion) model.Motion {
 		return nil
 	}
 	return mo
+}
+
+// pivot returns mo's pivot, or def when it sets none.
+func pivot(mo *Motion, def dense.Vec3) dense.Vec3 {
+	if mo != nil && mo.Pivot != nil {
+		return dense.Vec3(*mo.Pivot)
+	}
+	return def
+}
+
+// geomCenter is an obstacle's centre: a capsule's midpoint, else Center.
+func geomCenter(o model.Obstacle) dense.Vec3 {
+	if o.Kind == geom.Capsule {
+		return o.A.Add(o.B).Scale(0.5)
+	}
+	return o.Center
 }
 
 func (s *Scene) bodyModel(bi int, remeshAll bool) (model.Body, error) {
@@ -108,7 +128,7 @@ func (s *Scene) bodyModel(bi int, remeshAll bool) (model.Body, error) {
 			BendingStiffness: mat.BendingStiffness, MassDamping: mat.MassDamping, StiffnessDamping: mat.StiffnessDamping}}
 	for pi, v := range sheet.Pinned {
 		p := b.Pins[pi]
-		mb.Pins = append(mb.Pins, model.Pin{Vertex: v, Motion: motion(p.Motion), Release: p.Release})
+		mb.Pins = append(mb.Pins, model.Pin{Vertex: v, Motion: motion(p.Motion), Pivot: pivot(p.Motion, dense.Vec3(b.Position)), Release: p.Release})
 	}
 	switch r := b.Remesh; {
 	case r != nil && s.Solver.Mode != ModeRegular && s.Solver.Mode != ModeIrregular:
@@ -136,7 +156,7 @@ func rodsModel(r *Rods) *model.Rods {
 			Material: model.RodMaterial{StretchStiffness: s.Material.StretchStiffness, BendingStiffness: s.Material.BendingStiffness,
 				LinearDensity: s.Material.LinearDensity, Damping: s.Material.Damping}}
 		for _, p := range s.Pins {
-			ms.Pins = append(ms.Pins, model.RodPin{Node: s.PinNode(p.Node), Motion: motion(p.Motion)})
+			ms.Pins = append(ms.Pins, model.RodPin{Node: s.PinNode(p.Node), Motion: motion(p.Motion), Pivot: pivot(p.Motion, dense.Vec3{})})
 		}
 		m.Strands = append(m.Strands, ms)
 	}

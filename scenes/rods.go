@@ -164,6 +164,9 @@ func validateStrand(v *validator, st *Strand, p string, names map[string]string)
 		}
 		if pin.Motion != nil {
 			validateMotion(v, pin.Motion, pp+".motion")
+			if pin.Motion.Rotates() && pin.Motion.Pivot == nil {
+				v.fail(pp+".motion.pivot", "required when a rod pin's motion rotates")
+			}
 		}
 	}
 }

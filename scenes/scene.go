@@ -229,10 +229,14 @@ type Obstacle struct {
 	Center      [3]float64 `json:"center"`       // sphere, box (centre), plane (a point on it), point (the tip)
 	Normal      [3]float64 `json:"normal"`       // plane, point (the nail's outward axis): non-zero, normalized by the loader
 	Radius      float64    `json:"radius"`       // sphere, capsule: > 0
-	HalfExtents [3]float64 `json:"half_extents"` // box only: > 0 each (axis-aligned)
+	HalfExtents [3]float64 `json:"half_extents"` // box only: > 0 each (along the box's own axes)
 	A           [3]float64 `json:"a"`            // capsule segment end point
 	B           [3]float64 `json:"b"`            // capsule segment end point (distinct from a)
-	Motion      *Motion    `json:"motion"`       // nil: static
+	// Orientation turns a box about its centre, a capsule's segment about its
+	// midpoint: degrees about world x, then y, then z (R = Rz*Ry*Rx, as a
+	// body's orientation). Box and capsule only; zero: as given.
+	Orientation [3]float64 `json:"orientation"`
+	Motion      *Motion    `json:"motion"` // nil: static
 }
 
 // Obstacle types.
@@ -517,12 +521,15 @@ func normIndex(i, n int) (int, bool) {
 }
 
 func validateMotion(v *validator, m *Motion, p string) {
+	velForm := m.Velocity != nil || m.AngularVelocity != nil
 	switch {
 	case m.Velocity != nil && len(m.Keyframes) > 0:
 		v.fail(p, "set exactly one of velocity or keyframes, got both")
-	case m.Velocity == nil && len(m.Keyframes) == 0:
-		v.fail(p, "set exactly one of velocity or keyframes, got neither")
-	case m.Velocity != nil:
+	case m.AngularVelocity != nil && len(m.Keyframes) > 0:
+		v.fail(p+".angular_velocity", "only used with the velocity form; give keyframes an orientation instead")
+	case !velForm && len(m.Keyframes) == 0:
+		v.fail(p, "set exactly one of velocity (and/or angular_velocity) or keyframes, got neither")
+	case velForm:
 		if m.Interpolation != "" {
 			v.fail(p+".interpolation", "only used with keyframes; remove it for velocity (got %q)", m.Interpolation)
 		}
@@ -549,6 +556,9 @@ func validateMotion(v *validator, m *Motion, p string) {
 			}
 		}
 	}
+	if m.Pivot != nil && !m.Rotates() {
+		v.fail(p+".pivot", "only used with a rotating motion (angular_velocity or keyframe orientations); remove it (got %s)", fmtVec(m.Pivot[:]))
+	}
 }
 
 func validateObstacle(v *validator, o *Obstacle, p string, names map[string]string) {
@@ -561,6 +571,7 @@ func validateObstacle(v *validator, o *Obstacle, p string, names map[string]stri
 	}
 	switch o.Type {
 	case Plane:
+		v.zero3(p+".orientation", o.Type, o.Orientation)
 		if o.Normal == ([3]float64{}) {
 			v.fail(p+".normal", "must be non-zero for a plane")
 		}
@@ -571,6 +582,7 @@ func validateObstacle(v *validator, o *Obstacle, p string, names map[string]stri
 		v.zero3(p+".a", o.Type, o.A)
 		v.zero3(p+".b", o.Type, o.B)
 	case Sphere:
+		v.zero3(p+".orientation", o.Type, o.Orientation)
 		v.positive(p+".radius", o.Radius)
 		v.zero3(p+".normal", o.Type, o.Normal)
 		v.zero3(p+".half_extents", o.Type, o.HalfExtents)
@@ -595,6 +607,7 @@ func validateObstacle(v *validator, o *Obstacle, p string, names map[string]stri
 		v.zero3(p+".normal", o.Type, o.Normal)
 		v.zero3(p+".half_extents", o.Type, o.HalfExtents)
 	case Point:
+		v.zero3(p+".orientation", o.Type, o.Orientation)
 		if o.Normal == ([3]float64{}) {
 			v.fail(p+".normal", "must be non-zero for a point")
 		}

@@ -143,7 +143,7 @@ func (c *ObstacleContact) detectRange(lo, hi int) {
 			o := &c.obstacles[j]
 			d, nrm := geom.SignedDistance(&o.Shape, o.Offset, p)
 			g := d - c.thickness
-			if g+h*math.Min(v.Sub(o.Vel).Dot(nrm), 0) < margin && g < bestGap {
+			if g+h*math.Min(v.Sub(obstacleVelAt(o, p)).Dot(nrm), 0) < margin && g < bestGap {
 				best, bestGap, bestN = int32(j), g, nrm
 			}
 		}
@@ -153,12 +153,23 @@ func (c *ObstacleContact) detectRange(lo, hi int) {
 	}
 }
 
-// addRow appends vertex i's constraint n^T v_i >= n^T v_obs - gap/h.
+// obstacleVelAt returns the velocity of obstacle o's point at p: v + omega x
+// r about its current rotation centre; exactly o.Vel when it does not turn.
+func obstacleVelAt(o *components.Obstacle, p dense.Vec3) dense.Vec3 {
+	if o.Omega == (dense.Vec3{}) {
+		return o.Vel
+	}
+	return geom.PointVelocity(o.Vel, o.Omega, o.RotationCenter().Add(o.Offset), p)
+}
+
+// addRow appends vertex i's constraint n^T v_i >= n^T v_obs - gap/h, with
+// v_obs the obstacle's velocity at the vertex.
 func (c *ObstacleContact) addRow(i int) {
 	s := c.state
 	o := &c.obstacles[c.obstacle[i]]
 	n := dense.Vec3(c.normal[3*i : 3*i+3])
-	s.Contacts = append(s.Contacts, ContactRow{Vertex: int32(i), Normal: n, Target: o.Vel.Dot(n) - c.gap[i]/s.H})
+	vo := obstacleVelAt(o, dense.Vec3(s.X[3*i:3*i+3]))
+	s.Contacts = append(s.Contacts, ContactRow{Vertex: int32(i), Normal: n, Target: vo.Dot(n) - c.gap[i]/s.H})
 	c.rowObstacle = append(c.rowObstacle, c.obstacle[i])
 }
 
@@ -187,7 +198,7 @@ func (c *ObstacleContact) applyFriction() {
 		i := int(row.Vertex)
 		o := &c.obstacles[c.rowObstacle[k]]
 		v := dense.Vec3(s.VNew[3*i : 3*i+3])
-		rel := v.Sub(o.Vel)
+		rel := v.Sub(obstacleVelAt(o, dense.Vec3(s.X[3*i:3*i+3])))
 		vt := rel.Sub(row.Normal.Scale(rel.Dot(row.Normal)))
 		speed := vt.Norm()
 		if speed == 0 {
@@ -225,7 +236,7 @@ func (c *ObstacleContact) penetrating(i int) bool {
 		o := &c.obstacles[j]
 		d, nrm := geom.SignedDistance(&o.Shape, o.Offset, p)
 		g := d - c.thickness
-		if g+s.H*v.Sub(o.Vel).Dot(nrm) < -0.1*c.thickness {
+		if g+s.H*v.Sub(obstacleVelAt(o, p)).Dot(nrm) < -0.1*c.thickness {
 			c.obstacle[i], c.gap[i] = int32(j), g
 			copy(c.normal[3*i:3*i+3], nrm[:])
 			return true

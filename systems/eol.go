@@ -317,7 +317,7 @@ func (c *EOLCloth) loadObstacles(w *ecs.World) {
 	}
 	for i := range c.obstacles {
 		c.featStart = append(c.featStart, int32(len(c.features)))
-		c.features = geom.AppendFeatures(c.features, &c.obstacles[i].Shape, c.obstacles[i].Offset, c.obstacles[i].Vel, int32(i), c.thickness)
+		c.features = geom.AppendMovingFeatures(c.features, &c.obstacles[i].Shape, c.obstacles[i].Offset, c.obstacles[i].Vel, c.obstacles[i].Omega, int32(i), c.thickness)
 	}
 	c.ends = featureEnds(c.ends, c.features)
 }

@@ -45,7 +45,9 @@ func (e *EOLIntegrate) Step(w *ecs.World) error {
 		ev := &c.verts[k]
 		f := &c.features[ev.feature]
 		v := eol.LiftOffVelocity(vec(s.VNew, ev.v), ev.xdotNew, ev.F)
-		v = f.Vel.Add(f.LeaveInward(vec(s.X, ev.v), v.Sub(f.Vel)))
+		x := vec(s.X, ev.v)
+		fv := f.VelAt(x)
+		v = fv.Add(f.LeaveInward(x, v.Sub(fv)))
 		copy(s.VNew[3*ev.v:3*ev.v+3], v[:])
 	}
 	if err := e.in.Step(w); err != nil {
@@ -72,16 +74,17 @@ func (c *EOLCloth) eolFriction(ev *eolVertex) {
 		return
 	}
 	xd := vec(s.VNew, ev.v)
-	vw := eol.LiftOffVelocity(xd, ev.xdotNew, ev.F).Sub(f.Vel)
+	fv := f.VelAt(vec(s.X, ev.v))
+	vw := eol.LiftOffVelocity(xd, ev.xdotNew, ev.F).Sub(fv)
 	speed := vw.Norm()
 	if speed == 0 {
 		return
 	}
 	factor := eol.FrictionFactor(c.friction, lambda/s.Mass[ev.v], speed)
 	if f.Kind == components.FeatureEdge {
-		rel := xd.Sub(f.Vel)
+		rel := xd.Sub(fv)
 		rel, ev.xdotNew = eol.ApplyEdgeFriction(factor, rel, ev.xdotNew, f.Dir)
-		xd = rel.Add(f.Vel)
+		xd = rel.Add(fv)
 		copy(s.VNew[3*ev.v:3*ev.v+3], xd[:])
 		return
 	}

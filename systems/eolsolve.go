@@ -342,7 +342,7 @@ func (c *EOLCloth) appendRows(ev *eolVertex, k int32) {
 	for _, r := range rs {
 		row := eolRow{V: ev.v, K: k, L: r.L, E: r.E, Eq: r.Eq}
 		if r.L != (dense.Vec3{}) {
-			row.Target = r.L.Dot(f.Vel) - r.L.Dot(x.Sub(ref))/s.H
+			row.Target = r.L.Dot(f.VelAt(ref)) - r.L.Dot(x.Sub(ref))/s.H
 		}
 		c.rows = append(c.rows, row)
 	}

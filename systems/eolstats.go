@@ -25,7 +25,7 @@ func bendAngleAtFeature(w *ecs.World, st *ClothState, thickness, reach float64) 
 	i := int32(0)
 	for q.Next() {
 		o := q.Get()
-		feats = geom.AppendFeatures(feats, &o.Shape, o.Offset, o.Vel, i, thickness)
+		feats = geom.AppendMovingFeatures(feats, &o.Shape, o.Offset, o.Vel, o.Omega, i, thickness)
 		i++
 	}
 	best := 0

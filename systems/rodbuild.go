@@ -61,8 +61,10 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 			Alpha: mat.Damping, RestSeg: du, Length: s.Length, Fixed: s.Fixed})
 		st.Step.ObstacleK = math.Max(st.Step.ObstacleK, rod.ContactStiffness(mat.StretchStiffness, du))
 		pinned := map[int]int32{}
+		pivots := map[int]dense.Vec3{}
 		for _, p := range s.Pins {
 			pinned[p.Node] = addScript(p.Motion)
+			pivots[p.Node] = p.Pivot
 		}
 		for k, x := range pos {
 			e := newNode(se, dense.Vec3(x), float64(k)*du, true)
@@ -71,7 +73,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 				if !ok {
 					script = -1
 				}
-				pinMap.Assign(e, &components.Pinned{Anchor: dense.Vec3(x), Script: script})
+				pinMap.Assign(e, &components.Pinned{Anchor: dense.Vec3(x), Script: script, Pivot: pivots[k]})
 			}
 		}
 	}

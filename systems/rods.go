@@ -200,7 +200,7 @@ func (r *RodNewton) Step(w *ecs.World) error {
 	t0 := clock.Time
 	target := func(i int, dt float64) dense.Vec3 {
 		p := s.pins[i]
-		return p.Anchor.Add(r.scripts.offset(p.Script, t0+dt))
+		return r.scripts.pinTarget(&p, t0+dt)
 	}
 	st.Runner = w.Pool
 	res, err := st.Step(clock.Dt, r.settings, target)

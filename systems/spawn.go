@@ -42,8 +42,12 @@ func spawn(w *ecs.World, m *model.Model) (*spawned, error) {
 	obsMap := generic.NewMap1[components.Obstacle](w.ECS)
 	for oi := range m.Obstacles {
 		o := &m.Obstacles[oi]
-		obsMap.NewWith(&components.Obstacle{Name: o.Name, Shape: geom.Shape{Kind: o.Kind, Center: o.Center, Normal: o.Normal,
-			Radius: o.Radius, HalfExtents: o.HalfExtents, A: o.A, B: o.B}, Script: sp.scripts.add(o.Motion)})
+		co := components.Obstacle{Name: o.Name, Shape: geom.Shape{Kind: o.Kind, Center: o.Center, Normal: o.Normal,
+			Radius: o.Radius, HalfExtents: o.HalfExtents, A: o.A, B: o.B}, Script: sp.scripts.add(o.Motion), Rest: dense.Identity3, Pivot: o.Pivot}
+		if o.Rotated {
+			co.Rotated, co.R, co.Rest = true, o.Rotation, o.Rotation
+		}
+		obsMap.NewWith(&co)
 	}
 	if m.Rods != nil {
 		sp.rods = &RodState{}
@@ -92,7 +96,7 @@ func (sp *spawned) body(w *ecs.World, b *model.Body) error {
 			ptr(components.Material(b.Rest[vi])), &components.Member{Body: be, Index: int32(vi)})
 	}
 	for _, p := range b.Pins {
-		pinMap.Assign(verts[p.Vertex], &components.Pinned{Anchor: dense.Vec3(b.Pos[p.Vertex]), Script: sp.scripts.add(p.Motion), Release: p.Release})
+		pinMap.Assign(verts[p.Vertex], &components.Pinned{Anchor: dense.Vec3(b.Pos[p.Vertex]), Script: sp.scripts.add(p.Motion), Release: p.Release, Pivot: p.Pivot})
 	}
 	faceEnts := make([]ecs.Entity, len(b.Faces))
 	for fi, f := range b.Faces {

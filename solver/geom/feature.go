@@ -30,8 +30,14 @@ type Feature struct {
 	Dir      dense.Vec3 // edge: unit direction
 	Length   float64    // edge: length
 	N        [3]dense.Vec3
-	Vel      dense.Vec3 // the obstacle's velocity
+	Vel      dense.Vec3 // the velocity of the obstacle's rotation centre
+	Omega    dense.Vec3 // the obstacle's angular velocity (rad/s); zero: translating only
+	Center   dense.Vec3 // the obstacle's rotation centre (offset)
 }
+
+// VelAt returns the obstacle's velocity at p: Vel + Omega x (p - Center),
+// Vel itself when the obstacle does not turn.
+func (f *Feature) VelAt(p dense.Vec3) dense.Vec3 { return PointVelocity(f.Vel, f.Omega, f.Center, p) }
 
 // AppendFeatures appends the sharp features of shape s translated by offset
 // and moving at vel, as obstacle oi: a box's 12 edges (ids 0-11: axis*4 +
@@ -39,6 +45,32 @@ type Feature struct {
 // as a wire (id 0), a point obstacle's tip (id 0). Planes and spheres are
 // smooth.
 func AppendFeatures(dst []Feature, s *Shape, offset, vel dense.Vec3, oi int32, thickness float64) []Feature {
+	return AppendMovingFeatures(dst, s, offset, vel, dense.Vec3{}, oi, thickness)
+}
+
+// AppendMovingFeatures is AppendFeatures for an obstacle that also turns at
+// omega (rad/s) about its rotation centre; a Rotated shape's features (ends,
+// directions, face normals) are turned by its R about that centre.
+func AppendMovingFeatures(dst []Feature, s *Shape, offset, vel, omega dense.Vec3, oi int32, thickness float64) []Feature {
+	first := len(dst)
+	dst = appendAxisFeatures(dst, s, offset, vel, oi, thickness)
+	c := s.RotationCenter().Add(offset)
+	for i := first; i < len(dst); i++ {
+		f := &dst[i]
+		f.Omega, f.Center = omega, c
+		if s.Rotated {
+			f.P0 = c.Add(s.R.MulVec(f.P0.Sub(c)))
+			f.Dir = s.R.MulVec(f.Dir)
+			for k := range f.N {
+				f.N[k] = s.R.MulVec(f.N[k])
+			}
+		}
+	}
+	return dst
+}
+
+// appendAxisFeatures appends the features of s ignoring its rotation.
+func appendAxisFeatures(dst []Feature, s *Shape, offset, vel dense.Vec3, oi int32, thickness float64) []Feature {
 	switch s.Kind {
 	case Box:
 		c := s.Center.Add(offset)

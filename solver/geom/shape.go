@@ -18,15 +18,42 @@ const (
 	Point // a nail tip (Center) with its outward axis (Normal)
 )
 
-// Shape is a rigid obstacle's shape in its initial pose; a current pose is
-// the initial one translated by an offset.
+// Shape is a rigid obstacle's shape: its data (Center, Normal, A, B,
+// HalfExtents) in its initial pose, turned by R about its RotationCenter when
+// Rotated; a current pose is that shape translated by an offset.
 type Shape struct {
 	Kind        ShapeKind
 	Center      dense.Vec3 // sphere, box centre; a point of a plane; a nail tip
 	Normal      dense.Vec3 // plane, nail axis: unit
 	Radius      float64    // sphere, capsule
-	HalfExtents dense.Vec3 // box (axis aligned)
+	HalfExtents dense.Vec3 // box, along its own axes (the columns of R when Rotated)
 	A, B        dense.Vec3 // capsule segment
+	// Rotated turns the shape by the rotation matrix R about its
+	// RotationCenter: world point = center + offset + R (local - center).
+	// False: axis aligned, R is ignored (and the unrotated code paths run,
+	// bit for bit as before rotations existed).
+	Rotated bool
+	R       dense.Mat3
+}
+
+// RotationCenter returns the point the shape turns about: the centre of a
+// sphere or box, a plane's point, a nail's tip, a capsule's midpoint.
+func (s *Shape) RotationCenter() dense.Vec3 {
+	if s.Kind == Capsule {
+		return s.A.Add(s.B).Scale(0.5)
+	}
+	return s.Center
+}
+
+// PointVelocity returns the velocity of the rigid body point at p of an
+// obstacle whose RotationCenter c moves at vel and which turns at omega
+// (rad/s, world frame): vel + omega x (p - c). A zero omega returns vel
+// exactly.
+func PointVelocity(vel, omega, c, p dense.Vec3) dense.Vec3 {
+	if omega == (dense.Vec3{}) {
+		return vel
+	}
+	return vel.Add(omega.Cross(p.Sub(c)))
 }
 
 // SignedDistance returns the signed distance from p to the surface of shape s
@@ -34,7 +61,17 @@ type Shape struct {
 // nearest surface point. For a box seen from outside an edge or corner the
 // normal points from the nearest surface point to p: the averaged normal of a
 // Lagrangian simulator (Weidner 2018 sec. 5.1, Fig. 3b).
+//
+// A Rotated shape is measured in its own frame: p is taken back by R^T about
+// the (offset) rotation centre, and the normal is turned forward by R.
 func SignedDistance(s *Shape, offset, p dense.Vec3) (float64, dense.Vec3) {
+	if s.Rotated {
+		c := s.RotationCenter()
+		local := *s
+		local.Rotated = false
+		d, n := SignedDistance(&local, dense.Vec3{}, c.Add(s.R.T().MulVec(p.Sub(c.Add(offset)))))
+		return d, s.R.MulVec(n)
+	}
 	switch s.Kind {
 	case Plane:
 		c := s.Center.Add(offset)
