@@ -17,10 +17,26 @@ func orient3(a, b, c, d dense.Vec3) float64 {
 // p and q are not strictly on one side of the triangle's plane and the line
 // pq passes through the closed triangle (the three orientations of pq with
 // the triangle's edges agree in sign). A segment lying in the triangle's
-// plane is reported as not crossing it (the coplanar case is degenerate for
+// plane (within a relative 1e-12) is reported as not crossing it (the coplanar case is degenerate for
 // cloth, whose triangles are tested edge by edge both ways).
 func SegmentTriangleIntersect(p, q, a, b, c dense.Vec3) bool {
-	op, oq := orient3(a, b, c, p), orient3(a, b, c, q)
+	n := b.Sub(a).Cross(c.Sub(a))
+	nn := n.Norm()
+	if !(nn > 0) {
+		return false // zero-area triangle
+	}
+	// Signed distances to the plane, snapped to zero within a relative
+	// 1e-12 of the scale, so that nearly coplanar pairs (rounding noise in a
+	// flat sheet) count as coplanar rather than as a random crossing.
+	pa, qa := p.Sub(a), q.Sub(a)
+	eps := 1e-12 * (pa.Norm() + qa.Norm() + b.Sub(a).Norm() + c.Sub(a).Norm())
+	op, oq := n.Dot(pa)/nn, n.Dot(qa)/nn
+	if math.Abs(op) <= eps {
+		op = 0
+	}
+	if math.Abs(oq) <= eps {
+		oq = 0
+	}
 	if (op > 0 && oq > 0) || (op < 0 && oq < 0) || (op == 0 && oq == 0) {
 		return false
 	}
