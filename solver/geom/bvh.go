@@ -233,7 +233,15 @@ func (b *BVH) shareVertex(s, t int32) bool {
 
 // SelfPairs appends to dst[:0] every pair of triangles A < B of the tree
 // whose padded boxes overlap and which share no vertex, sorted by (A, B).
-func (b *BVH) SelfPairs(dst []TriPair) []TriPair {
+func (b *BVH) SelfPairs(dst []TriPair) []TriPair { return b.selfPairs(dst, true) }
+
+// SelfPairsAll is SelfPairs with the pairs that share a vertex kept: for
+// callers that exclude adjacency per feature pair (a vertex against a face
+// not holding it, two edges sharing no vertex), which tests more than a
+// triangle-level exclusion does.
+func (b *BVH) SelfPairsAll(dst []TriPair) []TriPair { return b.selfPairs(dst, false) }
+
+func (b *BVH) selfPairs(dst []TriPair, skipShared bool) []TriPair {
 	dst = dst[:0]
 	if len(b.nodes) == 0 {
 		return dst
@@ -258,7 +266,7 @@ func (b *BVH) SelfPairs(dst []TriPair) []TriPair {
 		switch {
 		case pl && ql:
 			s, t := np.Tri, nq.Tri
-			if !b.shareVertex(s, t) {
+			if !skipShared || !b.shareVertex(s, t) {
 				dst = append(dst, TriPair{min(s, t), max(s, t)})
 			}
 		case ql || (!pl && boxSize(&np.Box) >= boxSize(&nq.Box)):

@@ -104,6 +104,10 @@ func bruteOverlap(alo, ahi, blo, bhi [3]float64) bool {
 }
 
 func bruteSelf(x0, x1 []float64, f []int32, m float64) []TriPair {
+	return bruteSelfShared(x0, x1, f, m, true)
+}
+
+func bruteSelfShared(x0, x1 []float64, f []int32, m float64, skipShared bool) []TriPair {
 	nt := len(f) / 3
 	var out []TriPair
 	for s := range nt {
@@ -115,7 +119,7 @@ func bruteSelf(x0, x1 []float64, f []int32, m float64) []TriPair {
 					shared = shared || f[3*s+a] == f[3*t+b]
 				}
 			}
-			if shared {
+			if shared && skipShared {
 				continue
 			}
 			tlo, thi := bruteBox(x0, x1, f, t, m)
@@ -157,6 +161,9 @@ func TestBVHSelfPairsMatchBruteForce(t *testing.T) {
 			t.Fatalf("case %d (%s): %d pairs, brute force %d", ci, c.name, len(got), len(want))
 		}
 		total += len(want)
+		if got, want := b.SelfPairsAll(nil), bruteSelfShared(c.pos, c.pos, c.f, c.m, false); !slices.Equal(got, want) {
+			t.Fatalf("case %d (%s): all pairs: %d, brute force %d", ci, c.name, len(got), len(want))
+		}
 		// Move the vertices and refit: same answer as brute force on the new
 		// positions (the tree's shape is now stale, the pairs must not be).
 		moved := slices.Clone(c.pos)

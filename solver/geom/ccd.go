@@ -145,20 +145,28 @@ func proximityAt(x, d *[4]dense.Vec3, t, tol float64, edge bool) (Impact, bool) 
 		p[i] = x[i].Add(d[i].Scale(t))
 	}
 	imp := Impact{T: t}
+	// Cheap rejection first: the distance to the face's plane (or between
+	// the edges' lines) bounds the distance from below.
+	var e1, e2, r1 dense.Vec3
+	if edge {
+		e1, e2, r1 = p[1].Sub(p[0]), p[3].Sub(p[2]), p[2].Sub(p[0])
+	} else {
+		e1, e2, r1 = p[2].Sub(p[1]), p[3].Sub(p[1]), p[0].Sub(p[1])
+	}
+	n := e1.Cross(e2)
+	if math.Abs(n.Dot(r1)) > (1+1e-6)*tol*n.Norm() {
+		return Impact{}, false
+	}
 	var dist float64
-	var e1, e2 dense.Vec3
 	if edge {
 		s, u, dd := EdgeEdgeClosest(p[0], p[1], p[2], p[3])
 		dist = dd
 		imp.W = [4]float64{1 - s, s, -(1 - u), -u}
-		e1, e2 = p[1].Sub(p[0]), p[3].Sub(p[2])
 	} else {
 		w, dd := PointTriangleClosest(p[0], p[1], p[2], p[3])
 		dist = dd
 		imp.W = [4]float64{1, -w[0], -w[1], -w[2]}
-		e1, e2 = p[2].Sub(p[1]), p[3].Sub(p[1])
 	}
-	n := e1.Cross(e2)
 	if !(dist <= tol) {
 		return Impact{}, false
 	}

@@ -34,9 +34,10 @@
 // velocity (exact when they all share one, as static pins do; otherwise the
 // zone takes their mean and the step reports it as unresolved).
 //
-// Candidate pairs come from a geom.BVH over the triangles (pairs of
-// triangles sharing a vertex are not tested: contacts inside one vertex
-// ring are left to the elastic forces). Per-pair work (distances, CCD) runs
+// Candidate pairs come from a geom.BVH over the triangles; every vertex-face
+// pair whose vertex is not in the face and every edge-edge pair sharing no
+// vertex is tested, including those of triangles that share a vertex (a
+// tight fold crosses its own one-ring). Per-pair work (distances, CCD) runs
 // in parallel over a Runner into disjoint slots; impulses are applied
 // serially in the sorted order of the pairs, so results are bitwise
 // identical for any worker count.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
@@ -41,20 +42,10 @@ const (
 	kindEE = 1
 )
 
-// prim is a vertex-face (I vertex, J face) or edge-edge (I < J edges) pair.
+// prim is a vertex-face (I vertex, J face) or edge-edge (I, J edges) pair.
 type prim struct {
 	Kind uint8
 	I, J int32
-}
-
-func comparePrim(a, b prim) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.I, b.I); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.J, b.J)
 }
 
 // slot is the per-pair result of the parallel pass.
@@ -70,6 +61,11 @@ type Solver struct {
 	faces    []int32
 	edges    [][2]int32
 	faceEdge [][3]int32
+	// The lowest-numbered face holding each vertex and each edge: a
+	// vertex-face or edge-edge pair is taken only from the triangle pair of
+	// its owners, so each is tested once without sorting out duplicates.
+	vertOwner []int32
+	edgeOwner []int32
 
 	bvh   geom.BVH
 	pairs []geom.TriPair
@@ -130,6 +126,22 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64) erro
 			s.edges = append(s.edges, [2]int32{h.a, h.b})
 		}
 		s.faceEdge[h.f][h.k] = int32(len(s.edges) - 1)
+	}
+	s.vertOwner = slices.Grow(s.vertOwner[:0], nv)[:nv]
+	for i := range s.vertOwner {
+		s.vertOwner[i] = -1
+	}
+	for i := len(faces) - 1; i >= 0; i-- {
+		s.vertOwner[faces[i]] = int32(i / 3)
+	}
+	s.edgeOwner = slices.Grow(s.edgeOwner[:0], len(s.edges))[:len(s.edges)]
+	for i := range s.edgeOwner {
+		s.edgeOwner[i] = -1
+	}
+	for f := nt - 1; f >= 0; f-- {
+		for _, e := range s.faceEdge[f] {
+			s.edgeOwner[e] = int32(f)
+		}
 	}
 	s.bvh.Build(r, x0, faces, 0)
 	s.proxFn = s.proxRange
@@ -239,25 +251,38 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 	return st, nil
 }
 
-// gatherPrims turns the BVH's triangle pairs into sorted, unique
-// vertex-face and edge-edge pairs.
+// gatherPrims turns the BVH's triangle pairs into the vertex-face pairs
+// (the vertex not in the face) and edge-edge pairs (no shared vertex) to
+// test, each once: from the triangle pair of its owners (vertOwner,
+// edgeOwner), which the BVH reports whenever the pair can be close, since
+// each owner's box holds the vertex or edge. Triangles sharing a vertex are
+// paired too: in a tight fold a vertex can cross a face of its own
+// one-ring. The order follows the sorted triangle pairs: deterministic.
 func (s *Solver) gatherPrims() {
-	s.pairs = s.bvh.SelfPairs(s.pairs)
+	s.pairs = s.bvh.SelfPairsAll(s.pairs)
 	s.prims = s.prims[:0]
 	for _, tp := range s.pairs {
+		fa, fb := s.faces[3*tp.A:3*tp.A+3], s.faces[3*tp.B:3*tp.B+3]
 		for k := range 3 {
-			s.prims = append(s.prims,
-				prim{kindVF, s.faces[3*tp.A+int32(k)], tp.B},
-				prim{kindVF, s.faces[3*tp.B+int32(k)], tp.A})
+			if u := fa[k]; s.vertOwner[u] == tp.A && u != fb[0] && u != fb[1] && u != fb[2] {
+				s.prims = append(s.prims, prim{kindVF, u, tp.B})
+			}
+			if u := fb[k]; s.vertOwner[u] == tp.B && u != fa[0] && u != fa[1] && u != fa[2] {
+				s.prims = append(s.prims, prim{kindVF, u, tp.A})
+			}
 		}
 		for _, ea := range s.faceEdge[tp.A] {
+			if s.edgeOwner[ea] != tp.A {
+				continue
+			}
+			a := s.edges[ea]
 			for _, eb := range s.faceEdge[tp.B] {
-				s.prims = append(s.prims, prim{kindEE, min(ea, eb), max(ea, eb)})
+				if b := s.edges[eb]; s.edgeOwner[eb] == tp.B && a[0] != b[0] && a[0] != b[1] && a[1] != b[0] && a[1] != b[1] {
+					s.prims = append(s.prims, prim{kindEE, ea, eb})
+				}
 			}
 		}
 	}
-	slices.SortFunc(s.prims, comparePrim)
-	s.prims = slices.Compact(s.prims)
 	s.slots = slices.Grow(s.slots[:0], len(s.prims))[:len(s.prims)]
 }
 
@@ -296,6 +321,19 @@ func (s *Solver) proxRange(lo, hi int) {
 		for k := range 4 {
 			p[k] = vec(s.x0, sl.V[k])
 		}
+		// The distance to the face's plane (the edges' lines) bounds the
+		// distance from below: most candidates stop here.
+		var n dense.Vec3
+		var r1 dense.Vec3
+		if pr.Kind == kindVF {
+			n, r1 = p[2].Sub(p[1]).Cross(p[3].Sub(p[1])), p[0].Sub(p[1])
+		} else {
+			n, r1 = p[1].Sub(p[0]).Cross(p[3].Sub(p[2])), p[2].Sub(p[0])
+		}
+		if math.Abs(n.Dot(r1)) >= s.thick*n.Norm() {
+			sl.Hit = false
+			continue
+		}
 		var d float64
 		var w [4]float64
 		if pr.Kind == kindVF {
@@ -313,7 +351,6 @@ func (s *Solver) proxRange(lo, hi int) {
 		for k := range 4 {
 			rel = rel.Add(p[k].Scale(w[k]))
 		}
-		var n dense.Vec3
 		if rn := rel.Norm(); rn > 1e-9*s.thick {
 			n = rel.Scale(1 / rn)
 		} else {

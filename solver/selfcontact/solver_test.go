@@ -314,3 +314,97 @@ func TestSolveNoAllocSteadyState(t *testing.T) {
 		t.Fatalf("Solve allocates %v times", a)
 	}
 }
+
+// TestOneRingCrossing: two triangles sharing only vertex u, one falling
+// through the other (a tight fold at u). Triangle-level adjacency would skip
+// the pair; the edge-edge and vertex-face tests catch it.
+func TestOneRingCrossing(t *testing.T) {
+	x0 := []float64{
+		0, 0, 0, // u
+		1, -0.5, 0, 1, 0.5, 0, // T2 = (u, c, d), flat
+		0.9, -0.3, 0.1, 0.9, 0.3, 0.1, // T1 = (u, a, b), above
+	}
+	faces := []int32{0, 1, 2, 0, 3, 4}
+	v := make([]float64, 15)
+	v[3*3+2], v[3*4+2] = -2, -2
+	im := []float64{0, 1, 1, 1, 1}
+	h := 0.1
+	side := func(x []float64) (float64, float64) {
+		p := func(i int) dense.Vec3 { return dense.Vec3(x[3*i : 3*i+3]) }
+		n := p(1).Sub(p(0)).Cross(p(2).Sub(p(0)))
+		return n.Dot(p(3).Sub(p(0))), n.Dot(p(4).Sub(p(0)))
+	}
+	if a, b := side(endPositions(x0, v, h)); a > 0 || b > 0 {
+		t.Fatal("setup: a and b do not pass below T2")
+	}
+	st := solve(t, nil, x0, v, im, faces, h, Params{Thickness: 0.01})
+	if a, b := side(endPositions(x0, v, h)); a <= 0 || b <= 0 {
+		t.Fatalf("a, b ended below T2 (%v, %v; stats %+v)", a, b, st)
+	}
+}
+
+// TestPrimsCompleteAndUnique: on a crumpled sheet every vertex-face and
+// edge-edge pair closer than the thickness (brute force over all pairs) is
+// gathered, exactly once.
+func TestPrimsCompleteAndUnique(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x0, faces := grid(nil, nil, 9, 9, 0.05, dense.Vec3{})
+	for i := range x0 {
+		x0[i] += 0.03 * rng.NormFloat64()
+	}
+	const th = 0.03
+	var s Solver
+	if err := s.SetTopology(nil, len(x0)/3, faces, x0); err != nil {
+		t.Fatal(err)
+	}
+	s.bvh.Margin = th / 2
+	s.bvh.Refit(nil, x0)
+	s.gatherPrims()
+	count := map[prim]int{}
+	for _, p := range s.prims {
+		if p.Kind == kindEE && p.I > p.J {
+			p.I, p.J = p.J, p.I
+		}
+		count[p]++
+	}
+	for p, c := range count {
+		if c != 1 {
+			t.Fatalf("pair %+v gathered %d times", p, c)
+		}
+	}
+	pt := func(i int32) dense.Vec3 { return dense.Vec3(x0[3*i : 3*i+3]) }
+	nt := len(faces) / 3
+	want := 0
+	for v := range int32(len(x0) / 3) {
+		for f := range int32(nt) {
+			fv := faces[3*f : 3*f+3]
+			if v == fv[0] || v == fv[1] || v == fv[2] {
+				continue
+			}
+			if _, d := geom.PointTriangleClosest(pt(v), pt(fv[0]), pt(fv[1]), pt(fv[2])); d < th {
+				want++
+				if count[prim{kindVF, v, f}] != 1 {
+					t.Fatalf("vertex %d, face %d at %v not gathered", v, f, d)
+				}
+			}
+		}
+	}
+	for a := range int32(len(s.edges)) {
+		for b := a + 1; b < int32(len(s.edges)); b++ {
+			ea, eb := s.edges[a], s.edges[b]
+			if ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1] {
+				continue
+			}
+			if _, _, d := geom.EdgeEdgeClosest(pt(ea[0]), pt(ea[1]), pt(eb[0]), pt(eb[1])); d < th {
+				want++
+				if count[prim{kindEE, a, b}] != 1 {
+					t.Fatalf("edges %d, %d at %v not gathered", a, b, d)
+				}
+			}
+		}
+	}
+	if want < 100 {
+		t.Fatalf("only %d close pairs: the test checks too little", want)
+	}
+	t.Logf("%d close pairs among %d gathered", want, len(s.prims))
+}
