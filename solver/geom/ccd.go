@@ -157,6 +157,22 @@ func proximityAt(x, d *[4]dense.Vec3, t, tol float64, edge bool) (Impact, bool) 
 	if math.Abs(n.Dot(r1)) > (1+1e-6)*tol*n.Norm() {
 		return Impact{}, false
 	}
+	// And the boxes: the vertex (first edge) against the face's (second
+	// edge's) box grown by tol; this rejects the coplanar neighbours of a
+	// flat sheet, which the plane test cannot.
+	for k := range 3 {
+		lo, hi := min(p[2][k], p[3][k]), max(p[2][k], p[3][k])
+		if !edge {
+			lo, hi = min(lo, p[1][k]), max(hi, p[1][k])
+		}
+		plo, phi := p[0][k], p[0][k]
+		if edge {
+			plo, phi = min(plo, p[1][k]), max(phi, p[1][k])
+		}
+		if plo > hi+tol || phi < lo-tol {
+			return Impact{}, false
+		}
+	}
 	var dist float64
 	if edge {
 		s, u, dd := EdgeEdgeClosest(p[0], p[1], p[2], p[3])
