@@ -79,6 +79,14 @@ type Solver struct {
 	// and, for bend_angle_at_feature, in the others when the scene gives
 	// them; nil otherwise.
 	EOL *EOLSettings
+	// SelfContact holds the cloth self-collision settings; nil: off.
+	SelfContact *SelfContact
+}
+
+// SelfContact are the settings of cloth self- and cloth-cloth collision.
+type SelfContact struct {
+	Thickness float64 // m, > 0
+	Friction  float64 // Coulomb coefficient >= 0
 }
 
 // EOLSettings are the settings of Eulerian-on-Lagrangian cloth (Weidner

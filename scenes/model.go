@@ -42,6 +42,9 @@ func (s *Scene) Model() (*model.Model, error) {
 			m.Solver.EOL.QPDomains = DefaultQPDomains
 		}
 	}
+	if sc := s.Solver.SelfContact; sc != nil {
+		m.Solver.SelfContact = &model.SelfContact{Thickness: sc.Thickness, Friction: sc.Friction}
+	}
 	remeshAll := m.Solver.Pipeline == model.EOL || m.Solver.Pipeline == model.Conformal
 	for bi := range s.Bodies {
 		b, err := s.bodyModel(bi, remeshAll)

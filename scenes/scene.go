@@ -66,6 +66,17 @@ type Solver struct {
 	// "lag-conformal". The other Lagrangian modes use only its min_edge, for
 	// bend_angle_at_feature.
 	EOL *EOL `json:"eol"`
+	// SelfContact turns on cloth self- and cloth-cloth collision (null:
+	// off).
+	SelfContact *SelfContact `json:"self_contact"`
+}
+
+// SelfContact holds the settings of cloth self- and cloth-cloth collision
+// (solver/selfcontact: Bridson et al. 2002 repulsions, CCD impulses and
+// impact zones).
+type SelfContact struct {
+	Thickness float64 `json:"thickness"` // m, > 0: proximities closer than this are repelled
+	Friction  float64 `json:"friction"`  // Coulomb coefficient >= 0 between cloth layers
 }
 
 // Cloth pipelines (Solver.Mode).
@@ -354,6 +365,10 @@ func (s *Scene) Validate() error {
 		v.fail("solver.contact_solver", "must be %q or %q, got %q", ContactQP, ContactFilter, s.Solver.ContactSolver)
 	}
 	validateMode(v, &s.Solver)
+	if sc := s.Solver.SelfContact; sc != nil {
+		v.positive("solver.self_contact.thickness", sc.Thickness)
+		v.nonNegative("solver.self_contact.friction", sc.Friction)
+	}
 	if len(s.Bodies) == 0 && (s.Rods == nil || len(s.Rods.Strands) == 0) {
 		v.fail("bodies", "at least one body or rod strand is required")
 	}

@@ -207,6 +207,15 @@ func TestParseValidationErrors(t *testing.T) {
 			[]string{"solver.max_iterations", ">= 1"}},
 		{"friction", func(m map[string]any) { m["solver"].(map[string]any)["friction"] = -0.1 },
 			[]string{"solver.friction", ">= 0"}},
+		{"self_contact.thickness", func(m map[string]any) {
+			m["solver"].(map[string]any)["self_contact"] = map[string]any{"thickness": 0, "friction": 0.1}
+		}, []string{"solver.self_contact.thickness", "must be > 0, got 0"}},
+		{"self_contact.friction", func(m map[string]any) {
+			m["solver"].(map[string]any)["self_contact"] = map[string]any{"thickness": 0.001, "friction": -1}
+		}, []string{"solver.self_contact.friction", ">= 0, got -1"}},
+		{"self_contact unknown", func(m map[string]any) {
+			m["solver"].(map[string]any)["self_contact"] = map[string]any{"thickness": 0.001, "mu": 1}
+		}, []string{"mu"}},
 		{"no bodies", func(m map[string]any) { m["bodies"] = []any{} }, []string{"bodies", "at least one"}},
 		{"triangulation", func(m map[string]any) { body0(m)["triangulation"] = "quad" },
 			[]string{"bodies[0].triangulation", `must be "alternating" or "cross", got "quad"`}},

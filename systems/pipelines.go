@@ -13,7 +13,9 @@ import (
 // lagrangianCloth is Lagrangian cloth (Weidner 2018 eq. 11-12 without EOL
 // DOFs), remeshed adaptively (Narain 2012 Algorithm 1) where a body asks for
 // it. Strain limiting sits before the position update, which Narain's eq. 14
-// velocity update needs.
+// velocity update needs. Self-collision (when on) is the last change to the
+// velocities before the position update, so nothing after it can undo its
+// guarantee that the step ends without crossings.
 func lagrangianCloth(s *stages) []ecs.System {
 	return present(
 		s.pinRelease,
@@ -26,6 +28,7 @@ func lagrangianCloth(s *stages) []ecs.System {
 		s.implicitSolve,
 		s.contactResponse,
 		s.strainLimit,
+		s.selfCollision,
 		s.integrate,
 	)
 }
@@ -45,6 +48,7 @@ func eolCloth(s *stages) []ecs.System {
 		s.forceFill,
 		s.wind,
 		s.eolSolve,
+		s.selfCollision,
 		s.eolIntegrate,
 	)
 }
@@ -63,6 +67,7 @@ func conformalCloth(s *stages) []ecs.System {
 		s.wind,
 		s.implicitSolve,
 		s.contactResponse,
+		s.selfCollision,
 		s.integrate,
 	)
 }

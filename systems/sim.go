@@ -19,8 +19,10 @@ type Sim struct {
 	EOL         *EOLCloth // nil unless the pipeline is model.EOL
 	Conformal   *ConformalRemesh
 	StrainLimit *StrainLimit // nil when no body has strain limits
-	Clock       *ecs.Clock
-	Bodies      []BodyMesh
+	// SelfCollision is nil unless solver.self_contact is set.
+	SelfCollision *SelfCollision
+	Clock         *ecs.Clock
+	Bodies        []BodyMesh
 }
 
 // BodyMesh is what the writers need of one body: its name, its vertex

@@ -20,6 +20,7 @@ type stages struct {
 	implicitSolve     ecs.System
 	contactResponse   ecs.System
 	strainLimit       ecs.System
+	selfCollision     ecs.System
 	integrate         ecs.System
 	eolSolve          ecs.System
 	eolIntegrate      ecs.System
@@ -78,6 +79,12 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		if m.Solver.Pipeline != model.EOL {
 			s.implicitSolve = NewImplicitSolve(st, contact, m.Gravity, m.Solver)
 			s.integrate = NewIntegrate(w, st)
+		}
+		if sc := m.Solver.SelfContact; sc != nil {
+			// In the EOL pipeline the EOL vertices keep their velocities;
+			// in the conformal one all vertices are Lagrangian.
+			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc)
+			s.selfCollision = sim.SelfCollision
 		}
 		var limited []ecs.Entity
 		var limits []model.StrainLimits

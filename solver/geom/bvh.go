@@ -1,0 +1,343 @@
+package geom
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/loomsim/loom/solver/dense"
+)
+
+// Runner runs body over [0, n) split into chunks, possibly concurrently, with
+// body(lo, hi) called on disjoint ranges covering [0, n). *ecs.Pool and
+// sparse.Serial satisfy it; a nil Runner runs serially.
+type Runner interface {
+	For(n int, body func(lo, hi int))
+}
+
+func runFor(r Runner, n int, body func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	if r == nil {
+		body(0, n)
+		return
+	}
+	r.For(n, body)
+}
+
+// TriPair is a pair of triangle indices. Pairs of one tree have A < B; pairs
+// between two trees have A in the first tree and B in the second.
+type TriPair struct{ A, B int32 }
+
+func comparePairs(p, q TriPair) int {
+	if c := cmp.Compare(p.A, q.A); c != 0 {
+		return c
+	}
+	return cmp.Compare(p.B, q.B)
+}
+
+// bvhNode is one node of a BVH. A leaf (Left < 0) holds triangle Tri.
+type bvhNode struct {
+	Box         AABB
+	Left, Right int32
+	Tri         int32
+}
+
+// BVH is a bounding volume hierarchy over the triangles of a mesh, one
+// triangle per leaf, for the broad phase of cloth self- and cloth-cloth
+// collision (Bridson et al. 2002 sec. 6 uses such a tree of swept boxes).
+//
+// Build makes the tree from the triangles' centroids by a median split on
+// the longest axis of the centroids' box, ties broken by triangle index, so
+// the tree depends only on its input; it is rebuilt when the topology
+// changes. Refit (or RefitSwept) recomputes every box bottom-up from new
+// positions without changing the tree's shape; it runs level by level, each
+// level in parallel over a Runner, and each box is a pure function of its
+// children, so the boxes do not depend on the split. Every leaf box is
+// padded by Margin on every side, so two triangles are reported when their
+// boxes, each grown by Margin, overlap: every pair closer than 2*Margin along
+// each axis (in particular every pair within Euclidean distance 2*Margin).
+//
+// Queries return their pairs sorted by (A, B), so the output order is
+// deterministic. Buffers are reused across Refit and queries; a steady state
+// of Refit + queries into a caller-reused slice allocates nothing.
+type BVH struct {
+	Margin float64
+
+	faces []int32 // copy of the triangles, 3 per triangle
+	nodes []bvhNode
+	// byDepth lists node indices grouped by depth, depthStart[d] the start of
+	// depth d; Refit walks the depths from the deepest up.
+	byDepth    []int32
+	depthStart []int
+
+	// refit state read by the parallel bodies (set before each run).
+	x0, x1    []float64
+	level     []int32
+	bodyRefit func(lo, hi int)
+
+	stack []int32
+}
+
+// Build (re)builds the tree over the triangles faces (3 vertex indices per
+// triangle, into pos, 3 floats per vertex) with leaf boxes padded by margin,
+// and fits it to pos. It keeps a copy of faces. It allocates; call it only
+// when the topology changes.
+func (b *BVH) Build(r Runner, pos []float64, faces []int32, margin float64) {
+	b.Margin = margin
+	b.faces = append(b.faces[:0], faces...)
+	nt := len(faces) / 3
+	b.nodes = b.nodes[:0]
+	b.byDepth = b.byDepth[:0]
+	b.depthStart = b.depthStart[:0]
+	if b.bodyRefit == nil {
+		b.bodyRefit = b.refitRange
+	}
+	if nt == 0 {
+		return
+	}
+	cent := make([]dense.Vec3, nt)
+	for t := range nt {
+		for k := range 3 {
+			c := 0.0
+			for j := range 3 {
+				c += pos[3*int(faces[3*t+j])+k]
+			}
+			cent[t][k] = c / 3
+		}
+	}
+	perm := make([]int32, nt)
+	for t := range perm {
+		perm[t] = int32(t)
+	}
+	depth := make([]int32, 0, 2*nt)
+	var build func(lo, hi int, d int32) int32
+	build = func(lo, hi int, d int32) int32 {
+		id := int32(len(b.nodes))
+		b.nodes = append(b.nodes, bvhNode{Left: -1, Right: -1, Tri: -1})
+		depth = append(depth, d)
+		if hi-lo == 1 {
+			b.nodes[id].Tri = perm[lo]
+			return id
+		}
+		box := EmptyAABB()
+		for _, t := range perm[lo:hi] {
+			box = box.Grow(cent[t])
+		}
+		axis := 0
+		for k := 1; k < 3; k++ {
+			if box.Hi[k]-box.Lo[k] > box.Hi[axis]-box.Lo[axis] {
+				axis = k
+			}
+		}
+		slices.SortFunc(perm[lo:hi], func(p, q int32) int {
+			if c := cmp.Compare(cent[p][axis], cent[q][axis]); c != 0 {
+				return c
+			}
+			return cmp.Compare(p, q)
+		})
+		mid := (lo + hi) / 2
+		l := build(lo, mid, d+1)
+		rr := build(mid, hi, d+1)
+		b.nodes[id].Left, b.nodes[id].Right = l, rr
+		return id
+	}
+	build(0, nt, 0)
+	maxD := int32(0)
+	for _, d := range depth {
+		maxD = max(maxD, d)
+	}
+	count := make([]int, maxD+2)
+	for _, d := range depth {
+		count[d+1]++
+	}
+	for d := 1; d < len(count); d++ {
+		count[d] += count[d-1]
+	}
+	b.depthStart = append(b.depthStart, count...)
+	b.byDepth = append(b.byDepth, make([]int32, len(b.nodes))...)
+	fill := slices.Clone(count)
+	for i, d := range depth {
+		b.byDepth[fill[d]] = int32(i)
+		fill[d]++
+	}
+	b.Refit(r, pos)
+}
+
+// Len returns the number of triangles in the tree.
+func (b *BVH) Len() int { return len(b.faces) / 3 }
+
+// Refit recomputes every box from positions pos (3 floats per vertex),
+// leaves padded by Margin.
+func (b *BVH) Refit(r Runner, pos []float64) { b.RefitSwept(r, pos, pos) }
+
+// RefitSwept recomputes every box to hold each triangle at both x0 and x1
+// (the box of its linear motion from x0 to x1), leaves padded by Margin:
+// the candidate set of continuous collision detection over the step.
+func (b *BVH) RefitSwept(r Runner, x0, x1 []float64) {
+	b.x0, b.x1 = x0, x1
+	for d := len(b.depthStart) - 2; d >= 0; d-- {
+		b.level = b.byDepth[b.depthStart[d]:b.depthStart[d+1]]
+		runFor(r, len(b.level), b.bodyRefit)
+	}
+	b.x0, b.x1, b.level = nil, nil, nil
+}
+
+func (b *BVH) refitRange(lo, hi int) {
+	for _, id := range b.level[lo:hi] {
+		n := &b.nodes[id]
+		if n.Left >= 0 {
+			n.Box = b.nodes[n.Left].Box
+			n.Box.Include(&b.nodes[n.Right].Box)
+			continue
+		}
+		box := EmptyAABB()
+		for j := range 3 {
+			v := 3 * int(b.faces[3*int(n.Tri)+j])
+			box = box.Grow(dense.Vec3{b.x0[v], b.x0[v+1], b.x0[v+2]})
+			box = box.Grow(dense.Vec3{b.x1[v], b.x1[v+1], b.x1[v+2]})
+		}
+		n.Box = box.Pad(b.Margin)
+	}
+}
+
+// Root returns the box of the whole tree (empty for no triangles).
+func (b *BVH) Root() AABB {
+	if len(b.nodes) == 0 {
+		return EmptyAABB()
+	}
+	return b.nodes[0].Box
+}
+
+// TriBox returns the (padded) box of triangle t's leaf after the last refit.
+func (b *BVH) TriBox(t int32) AABB {
+	// Leaves are found through the tree; callers use this in tests and
+	// diagnostics, not in inner loops.
+	for i := range b.nodes {
+		if b.nodes[i].Left < 0 && b.nodes[i].Tri == t {
+			return b.nodes[i].Box
+		}
+	}
+	return EmptyAABB()
+}
+
+func (b *BVH) shareVertex(s, t int32) bool {
+	fs, ft := b.faces[3*s:3*s+3], b.faces[3*t:3*t+3]
+	for _, u := range fs {
+		if u == ft[0] || u == ft[1] || u == ft[2] {
+			return true
+		}
+	}
+	return false
+}
+
+// SelfPairs appends to dst[:0] every pair of triangles A < B of the tree
+// whose padded boxes overlap and which share no vertex, sorted by (A, B).
+func (b *BVH) SelfPairs(dst []TriPair) []TriPair { return b.selfPairs(dst, true) }
+
+// SelfPairsAll is SelfPairs with the pairs that share a vertex kept: for
+// callers that exclude adjacency per feature pair (a vertex against a face
+// not holding it, two edges sharing no vertex), which tests more than a
+// triangle-level exclusion does.
+func (b *BVH) SelfPairsAll(dst []TriPair) []TriPair { return b.selfPairs(dst, false) }
+
+func (b *BVH) selfPairs(dst []TriPair, skipShared bool) []TriPair {
+	dst = dst[:0]
+	if len(b.nodes) == 0 {
+		return dst
+	}
+	// Each stack entry is a (node, node) pair; a == b means "all pairs
+	// within the subtree".
+	st := append(b.stack[:0], 0, 0)
+	for len(st) > 0 {
+		p, q := st[len(st)-2], st[len(st)-1]
+		st = st[:len(st)-2]
+		np, nq := &b.nodes[p], &b.nodes[q]
+		if p == q {
+			if np.Left >= 0 {
+				st = append(st, np.Left, np.Left, np.Right, np.Right, np.Left, np.Right)
+			}
+			continue
+		}
+		if !np.Box.Overlaps(&nq.Box) {
+			continue
+		}
+		pl, ql := np.Left < 0, nq.Left < 0
+		switch {
+		case pl && ql:
+			s, t := np.Tri, nq.Tri
+			if !skipShared || !b.shareVertex(s, t) {
+				dst = append(dst, TriPair{min(s, t), max(s, t)})
+			}
+		case ql || (!pl && boxSize(&np.Box) >= boxSize(&nq.Box)):
+			st = append(st, np.Left, q, np.Right, q)
+		default:
+			st = append(st, p, nq.Left, p, nq.Right)
+		}
+	}
+	b.stack = st
+	slices.SortFunc(dst, comparePairs)
+	return dst
+}
+
+// CrossPairs appends to dst[:0] every pair (A in b, B in c) of triangles
+// whose padded boxes overlap, sorted by (A, B). The trees are over different
+// meshes (or index spaces), so no vertex sharing is checked.
+func (b *BVH) CrossPairs(c *BVH, dst []TriPair) []TriPair {
+	dst = dst[:0]
+	if len(b.nodes) == 0 || len(c.nodes) == 0 {
+		return dst
+	}
+	st := append(b.stack[:0], 0, 0)
+	for len(st) > 0 {
+		p, q := st[len(st)-2], st[len(st)-1]
+		st = st[:len(st)-2]
+		np, nq := &b.nodes[p], &c.nodes[q]
+		if !np.Box.Overlaps(&nq.Box) {
+			continue
+		}
+		pl, ql := np.Left < 0, nq.Left < 0
+		switch {
+		case pl && ql:
+			dst = append(dst, TriPair{np.Tri, nq.Tri})
+		case ql || (!pl && boxSize(&np.Box) >= boxSize(&nq.Box)):
+			st = append(st, np.Left, q, np.Right, q)
+		default:
+			st = append(st, p, nq.Left, p, nq.Right)
+		}
+	}
+	b.stack = st
+	slices.SortFunc(dst, comparePairs)
+	return dst
+}
+
+// Query appends to dst[:0] every triangle whose padded box overlaps box,
+// sorted by index.
+func (b *BVH) Query(box AABB, dst []int32) []int32 {
+	dst = dst[:0]
+	if len(b.nodes) == 0 {
+		return dst
+	}
+	st := append(b.stack[:0], 0)
+	for len(st) > 0 {
+		p := st[len(st)-1]
+		st = st[:len(st)-1]
+		n := &b.nodes[p]
+		if !n.Box.Overlaps(&box) {
+			continue
+		}
+		if n.Left < 0 {
+			dst = append(dst, n.Tri)
+		} else {
+			st = append(st, n.Left, n.Right)
+		}
+	}
+	b.stack = st
+	slices.Sort(dst)
+	return dst
+}
+
+// boxSize is the sum of a box's extents: which of two nodes to descend.
+func boxSize(b *AABB) float64 {
+	return (b.Hi[0] - b.Lo[0]) + (b.Hi[1] - b.Lo[1]) + (b.Hi[2] - b.Lo[2])
+}

@@ -1,0 +1,44 @@
+// Package selfcontact resolves cloth self- and cloth-cloth collisions by
+// correcting the velocities of one implicit step, after the solve and before
+// the position update: given the start positions x0, the solve's velocities
+// v, masses and the step h, it returns velocities for which the linear
+// motion x0 -> x0 + h v is free of crossings, with proximities within the
+// cloth's thickness resisted.
+//
+// It follows Bridson, Fedkiw and Anderson 2002 ("Robust treatment of
+// collisions, contact and friction for cloth animation"):
+//
+//  1. Repulsions (sec. 7.2): every vertex-face and edge-edge pair closer
+//     than the thickness at x0 gets an inelastic impulse that makes its
+//     relative normal velocity at least 0.1 (thickness - distance) / h, with
+//     Coulomb friction (sec. 7.3): the relative tangential velocity shrinks
+//     by at most mu times the normal velocity change.
+//  2. Collisions (sec. 7.1): continuous collision detection over the motion
+//     (geom.VertexFaceCCD / EdgeEdgeCCD) and inelastic impulses on the
+//     impacts, for a few iterations.
+//  3. The fail-safe, impact zones (sec. 7.4): impacts still left merge the
+//     vertices involved into zones (union-find), and each zone moves as one
+//     rigid translation with the zone's momentum; zones grow until no
+//     impact is left between distinct zones or free vertices. Bridson's
+//     zones also rotate; ARCSim (Narain et al. 2012) after Harmon et al.
+//     2008, solves a constrained projection for inelastic zones instead. A
+//     translation is chosen here because it makes the guarantee trivial and
+//     needs no optimizer: relative positions inside a zone are constant over
+//     the step, so a zone that starts intersection-free cannot cross itself,
+//     and every iteration merges at least two components, so the loop ends.
+//     The price is that zones lose angular momentum (they damp) - acceptable
+//     for a fail-safe that only acts where the impulses failed.
+//
+// Vertices with zero inverse mass (pins, Eulerian-on-Lagrangian vertices) are
+// never moved by impulses; a zone holding such vertices moves with their
+// velocity (exact when they all share one, as static pins do; otherwise the
+// zone takes their mean and the step reports it as unresolved).
+//
+// Candidate pairs come from a geom.BVH over the triangles; every vertex-face
+// pair whose vertex is not in the face and every edge-edge pair sharing no
+// vertex is tested, including those of triangles that share a vertex (a
+// tight fold crosses its own one-ring). Per-pair work (distances, CCD) runs
+// in parallel over a Runner into disjoint slots; impulses are applied
+// serially in the sorted order of the pairs, so results are bitwise
+// identical for any worker count.
+package selfcontact

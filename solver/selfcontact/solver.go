@@ -1,0 +1,519 @@
+package selfcontact
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
+)
+
+// Runner runs body over [0, n) in disjoint chunks, possibly concurrently.
+// *ecs.Pool and sparse.Serial satisfy it; nil runs serially.
+type Runner = geom.Runner
+
+// Params are the contact settings of a step.
+type Params struct {
+	// Thickness is the distance (m) below which proximities are repelled.
+	Thickness float64
+	// Friction is the Coulomb coefficient mu >= 0.
+	Friction float64
+	// CollisionIterations is the number of CCD impulse sweeps before the
+	// impact zones (0 = 4; negative: none, straight to the zones).
+	CollisionIterations int
+}
+
+// Stats counts what a Solve did.
+type Stats struct {
+	Proximities int // repelled vertex-face and edge-edge pairs
+	Impacts     int // impacts found by CCD, over all iterations
+	Iterations  int // CCD passes
+	Zones       int // impact zones at the end (0 if none were needed)
+	ZoneVerts   int // vertices in impact zones
+	Unresolved  int // zones whose fixed vertices disagree in velocity
+}
+
+// prim kinds
+const (
+	kindVF = 0
+	kindEE = 1
+)
+
+// prim is a vertex-face (I vertex, J face) or edge-edge (I, J edges) pair.
+type prim struct {
+	Kind uint8
+	I, J int32
+}
+
+// slot is the per-pair result of the parallel pass.
+type slot struct {
+	V   [4]int32
+	Imp geom.Impact
+	Hit bool
+}
+
+// Solver holds the topology and the buffers reused across steps.
+type Solver struct {
+	nv       int
+	faces    []int32
+	edges    [][2]int32
+	faceEdge [][3]int32
+	// The lowest-numbered face holding each vertex and each edge: a
+	// vertex-face or edge-edge pair is taken only from the triangle pair of
+	// its owners, so each is tested once without sorting out duplicates.
+	vertOwner []int32
+	edgeOwner []int32
+
+	bvh   geom.BVH
+	pairs []geom.TriPair
+	prims []prim
+	slots []slot
+
+	// state read by the parallel bodies during a Solve.
+	x0     []float64
+	tol    float64
+	thick  float64
+	proxFn func(lo, hi int)
+	ccdFn  func(lo, hi int)
+
+	x1     []float64
+	parent []int32
+	zoneV  []float64 // per root: momentum sum (3), mass, fixed velocity sum (3), fixed count
+}
+
+// SetTopology (re)builds the edge list and the BVH for nv vertices and the
+// triangles faces (3 per triangle). Call it when the topology changes.
+func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64) error {
+	if len(faces)%3 != 0 {
+		return fmt.Errorf("selfcontact: %d face indices, not a multiple of 3", len(faces))
+	}
+	for _, v := range faces {
+		if v < 0 || int(v) >= nv {
+			return fmt.Errorf("selfcontact: face vertex %d out of range [0,%d)", v, nv)
+		}
+	}
+	if len(x0) != 3*nv {
+		return fmt.Errorf("selfcontact: %d position floats for %d vertices", len(x0), nv)
+	}
+	s.nv = nv
+	s.faces = append(s.faces[:0], faces...)
+	nt := len(faces) / 3
+	type he struct {
+		a, b int32
+		f    int32
+		k    int8
+	}
+	hes := make([]he, 0, 3*nt)
+	for f := range nt {
+		for k := range 3 {
+			a, b := faces[3*f+k], faces[3*f+(k+1)%3]
+			hes = append(hes, he{min(a, b), max(a, b), int32(f), int8(k)})
+		}
+	}
+	slices.SortFunc(hes, func(p, q he) int {
+		if c := cmp.Compare(p.a, q.a); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.b, q.b)
+	})
+	s.edges = s.edges[:0]
+	s.faceEdge = slices.Grow(s.faceEdge[:0], nt)[:nt]
+	for i, h := range hes {
+		if i == 0 || h.a != hes[i-1].a || h.b != hes[i-1].b {
+			s.edges = append(s.edges, [2]int32{h.a, h.b})
+		}
+		s.faceEdge[h.f][h.k] = int32(len(s.edges) - 1)
+	}
+	s.vertOwner = slices.Grow(s.vertOwner[:0], nv)[:nv]
+	for i := range s.vertOwner {
+		s.vertOwner[i] = -1
+	}
+	for i := len(faces) - 1; i >= 0; i-- {
+		s.vertOwner[faces[i]] = int32(i / 3)
+	}
+	s.edgeOwner = slices.Grow(s.edgeOwner[:0], len(s.edges))[:len(s.edges)]
+	for i := range s.edgeOwner {
+		s.edgeOwner[i] = -1
+	}
+	for f := nt - 1; f >= 0; f-- {
+		for _, e := range s.faceEdge[f] {
+			s.edgeOwner[e] = int32(f)
+		}
+	}
+	s.bvh.Build(r, x0, faces, 0)
+	s.proxFn = s.proxRange
+	s.ccdFn = s.ccdRange
+	s.parent = slices.Grow(s.parent[:0], nv)[:nv]
+	s.zoneV = slices.Grow(s.zoneV[:0], 8*nv)[:8*nv]
+	s.x1 = slices.Grow(s.x1[:0], 3*nv)[:3*nv]
+	return nil
+}
+
+// Solve corrects v (3 per vertex, in place) so that x0 + h v is reached
+// without crossings from x0, and proximities closer than p.Thickness at x0
+// are repelled. invMass is each vertex's inverse mass (0: fixed, never
+// moved by an impulse). The topology is the last SetTopology's; x0 must be
+// intersection-free for the guarantee to hold.
+func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) (Stats, error) {
+	var st Stats
+	if len(x0) != 3*s.nv || len(v) != 3*s.nv || len(invMass) != s.nv {
+		return st, fmt.Errorf("selfcontact: %d positions, %d velocities, %d inverse masses for %d vertices", len(x0), len(v), len(invMass), s.nv)
+	}
+	if !(p.Thickness > 0) || !(p.Friction >= 0) || !(h > 0) {
+		return st, errors.New("selfcontact: thickness and h must be > 0 and friction >= 0")
+	}
+	if s.bvh.Len() == 0 {
+		return st, nil
+	}
+	iters := p.CollisionIterations
+	if iters == 0 {
+		iters = 4
+	}
+	iters = max(iters, 0)
+	s.x0, s.thick = x0, p.Thickness
+	// Collisions are impacts within tol: a small fraction of the thickness.
+	s.tol = 1e-3 * p.Thickness
+
+	// 1. Repulsions at x0 (Bridson 2002 sec. 7.2).
+	s.bvh.Margin = 0.5 * p.Thickness
+	s.bvh.Refit(r, x0)
+	s.gatherPrims()
+	s.runSlots(r, s.proxFn)
+	for i := range s.prims {
+		sl := &s.slots[i]
+		if !sl.Hit {
+			continue
+		}
+		d := sl.Imp.T // the proximity pass stores the distance in T
+		st.Proximities++
+		applyImpulse(v, invMass, sl, 0.1*(p.Thickness-d)/h, p.Friction)
+	}
+
+	// 2. Collisions by CCD, then 3. impact zones.
+	for i := range s.parent {
+		s.parent[i] = -1 // not in a zone
+	}
+	zones := iters == 0
+	s.bvh.Margin = 0.5 * s.tol
+	for pass := 0; ; pass++ {
+		for i := range s.x1 {
+			s.x1[i] = x0[i] + h*v[i]
+		}
+		s.bvh.RefitSwept(r, x0, s.x1)
+		s.gatherPrims()
+		s.runSlots(r, s.ccdFn)
+		st.Iterations++
+		n := 0
+		for i := range s.prims {
+			sl := &s.slots[i]
+			if !sl.Hit || (zones && s.sameZone(sl)) {
+				continue
+			}
+			n++
+			if !zones {
+				applyImpulse(v, invMass, sl, s.tol/h, p.Friction)
+			} else {
+				for _, a := range sl.V {
+					for _, b := range sl.V {
+						s.union(a, b)
+					}
+				}
+			}
+		}
+		st.Impacts += n
+		if n == 0 {
+			break
+		}
+		if pass+1 >= iters {
+			zones = true
+		}
+		if zones && pass+1 > iters {
+			st.Unresolved = s.rigidify(v, invMass)
+		}
+		if pass > iters+s.nv+1 {
+			return st, fmt.Errorf("selfcontact: impact zones did not converge in %d passes", pass)
+		}
+	}
+	if zones {
+		for i := range s.parent {
+			if s.parent[i] >= 0 {
+				st.ZoneVerts++
+				if s.parent[i] == int32(i) {
+					st.Zones++
+				}
+			}
+		}
+	}
+	s.x0 = nil
+	return st, nil
+}
+
+// gatherPrims turns the BVH's triangle pairs into the vertex-face pairs
+// (the vertex not in the face) and edge-edge pairs (no shared vertex) to
+// test, each once: from the triangle pair of its owners (vertOwner,
+// edgeOwner), which the BVH reports whenever the pair can be close, since
+// each owner's box holds the vertex or edge. Triangles sharing a vertex are
+// paired too: in a tight fold a vertex can cross a face of its own
+// one-ring. The order follows the sorted triangle pairs: deterministic.
+func (s *Solver) gatherPrims() {
+	s.pairs = s.bvh.SelfPairsAll(s.pairs)
+	s.prims = s.prims[:0]
+	for _, tp := range s.pairs {
+		fa, fb := s.faces[3*tp.A:3*tp.A+3], s.faces[3*tp.B:3*tp.B+3]
+		for k := range 3 {
+			if u := fa[k]; s.vertOwner[u] == tp.A && u != fb[0] && u != fb[1] && u != fb[2] {
+				s.prims = append(s.prims, prim{kindVF, u, tp.B})
+			}
+			if u := fb[k]; s.vertOwner[u] == tp.B && u != fa[0] && u != fa[1] && u != fa[2] {
+				s.prims = append(s.prims, prim{kindVF, u, tp.A})
+			}
+		}
+		for _, ea := range s.faceEdge[tp.A] {
+			if s.edgeOwner[ea] != tp.A {
+				continue
+			}
+			a := s.edges[ea]
+			for _, eb := range s.faceEdge[tp.B] {
+				if b := s.edges[eb]; s.edgeOwner[eb] == tp.B && a[0] != b[0] && a[0] != b[1] && a[1] != b[0] && a[1] != b[1] {
+					s.prims = append(s.prims, prim{kindEE, ea, eb})
+				}
+			}
+		}
+	}
+	s.slots = slices.Grow(s.slots[:0], len(s.prims))[:len(s.prims)]
+}
+
+func (s *Solver) runSlots(r Runner, body func(lo, hi int)) {
+	if len(s.prims) == 0 {
+		return
+	}
+	if r == nil {
+		body(0, len(s.prims))
+		return
+	}
+	r.For(len(s.prims), body)
+}
+
+func (s *Solver) primVerts(pr prim) [4]int32 {
+	if pr.Kind == kindVF {
+		f := s.faces[3*pr.J : 3*pr.J+3]
+		return [4]int32{pr.I, f[0], f[1], f[2]}
+	}
+	a, b := s.edges[pr.I], s.edges[pr.J]
+	return [4]int32{a[0], a[1], b[0], b[1]}
+}
+
+func vec(x []float64, i int32) dense.Vec3 {
+	return dense.Vec3{x[3*i], x[3*i+1], x[3*i+2]}
+}
+
+// proxRange: distances at x0 of the pairs [lo, hi); Hit when closer than
+// the thickness, with the distance in Imp.T.
+func (s *Solver) proxRange(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		pr := s.prims[i]
+		sl := &s.slots[i]
+		sl.V = s.primVerts(pr)
+		var p [4]dense.Vec3
+		for k := range 4 {
+			p[k] = vec(s.x0, sl.V[k])
+		}
+		// The distance to the face's plane (the edges' lines) bounds the
+		// distance from below: most candidates stop here.
+		var n dense.Vec3
+		var r1 dense.Vec3
+		if pr.Kind == kindVF {
+			n, r1 = p[2].Sub(p[1]).Cross(p[3].Sub(p[1])), p[0].Sub(p[1])
+		} else {
+			n, r1 = p[1].Sub(p[0]).Cross(p[3].Sub(p[2])), p[2].Sub(p[0])
+		}
+		if math.Abs(n.Dot(r1)) >= s.thick*n.Norm() {
+			sl.Hit = false
+			continue
+		}
+		var d float64
+		var w [4]float64
+		if pr.Kind == kindVF {
+			b, dd := geom.PointTriangleClosest(p[0], p[1], p[2], p[3])
+			d, w = dd, [4]float64{1, -b[0], -b[1], -b[2]}
+		} else {
+			a, u, dd := geom.EdgeEdgeClosest(p[0], p[1], p[2], p[3])
+			d, w = dd, [4]float64{1 - a, a, -(1 - u), -u}
+		}
+		sl.Hit = d < s.thick
+		if !sl.Hit {
+			continue
+		}
+		var rel dense.Vec3
+		for k := range 4 {
+			rel = rel.Add(p[k].Scale(w[k]))
+		}
+		if rn := rel.Norm(); rn > 1e-9*s.thick {
+			n = rel.Scale(1 / rn)
+		} else {
+			// Touching: the plane normal, of the face or of the two edges.
+			if pr.Kind == kindVF {
+				n = p[2].Sub(p[1]).Cross(p[3].Sub(p[1]))
+			} else {
+				n = p[1].Sub(p[0]).Cross(p[3].Sub(p[2]))
+			}
+			if nn := n.Norm(); nn > 0 {
+				n = n.Scale(1 / nn)
+			} else {
+				sl.Hit = false
+				continue
+			}
+		}
+		sl.Imp = geom.Impact{T: d, W: w, N: n}
+	}
+}
+
+// ccdRange: CCD over x0 -> x1 of the pairs [lo, hi).
+func (s *Solver) ccdRange(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		pr := s.prims[i]
+		sl := &s.slots[i]
+		sl.V = s.primVerts(pr)
+		var x, d [4]dense.Vec3
+		for k := range 4 {
+			x[k] = vec(s.x0, sl.V[k])
+			d[k] = vec(s.x1, sl.V[k]).Sub(x[k])
+		}
+		if pr.Kind == kindVF {
+			sl.Imp, sl.Hit = geom.VertexFaceCCD(&x, &d, s.tol)
+		} else {
+			sl.Imp, sl.Hit = geom.EdgeEdgeCCD(&x, &d, s.tol)
+		}
+	}
+}
+
+// applyImpulse raises the pair's relative normal velocity n . sum W_i v_i
+// to at least target with an impulse distributed by inverse mass, and
+// reduces the relative tangential velocity by at most mu times the normal
+// change (Bridson 2002 secs. 7.1-7.3).
+func applyImpulse(v, invMass []float64, sl *slot, target, mu float64) {
+	w, n := sl.Imp.W, sl.Imp.N
+	wm := 0.0
+	var vr dense.Vec3
+	for k := range 4 {
+		wm += w[k] * w[k] * invMass[sl.V[k]]
+		vr = vr.Add(vec(v, sl.V[k]).Scale(w[k]))
+	}
+	if !(wm > 0) {
+		return
+	}
+	vn := vr.Dot(n)
+	dvn := target - vn
+	if !(dvn > 0) {
+		return
+	}
+	dv := n.Scale(dvn)
+	if mu > 0 {
+		vt := vr.Sub(n.Scale(vn))
+		if tn := vt.Norm(); tn > 0 {
+			dv = dv.Sub(vt.Scale(min(1, mu*dvn/tn)))
+		}
+	}
+	for k := range 4 {
+		c := w[k] * invMass[sl.V[k]] / wm
+		i := 3 * sl.V[k]
+		v[i] += c * dv[0]
+		v[i+1] += c * dv[1]
+		v[i+2] += c * dv[2]
+	}
+}
+
+func (s *Solver) find(i int32) int32 {
+	if s.parent[i] < 0 {
+		s.parent[i] = i
+		return i
+	}
+	for s.parent[i] != i {
+		s.parent[i] = s.parent[s.parent[i]]
+		i = s.parent[i]
+	}
+	return i
+}
+
+// union merges the zones of a and b; the smaller root index wins, so the
+// zones do not depend on the order of the merges.
+func (s *Solver) union(a, b int32) {
+	ra, rb := s.find(a), s.find(b)
+	if ra < rb {
+		s.parent[rb] = ra
+	} else if rb < ra {
+		s.parent[ra] = rb
+	}
+}
+
+func (s *Solver) sameZone(sl *slot) bool {
+	if s.parent[sl.V[0]] < 0 {
+		return false
+	}
+	r := s.find(sl.V[0])
+	for _, u := range sl.V[1:] {
+		if s.parent[u] < 0 || s.find(u) != r {
+			return false
+		}
+	}
+	return true
+}
+
+// rigidify gives every free vertex of a zone the zone's velocity: its
+// momentum over its mass, or the fixed vertices' mean velocity when it holds
+// any. It returns the number of zones whose fixed vertices move differently
+// (for which the guarantee does not hold).
+func (s *Solver) rigidify(v, invMass []float64) int {
+	z := s.zoneV
+	for i := range z {
+		z[i] = 0
+	}
+	for i := range int32(s.nv) {
+		if s.parent[i] < 0 {
+			continue
+		}
+		r := 8 * s.find(i)
+		vi := vec(v, i)
+		if invMass[i] == 0 {
+			z[r+4] += vi[0]
+			z[r+5] += vi[1]
+			z[r+6] += vi[2]
+			z[r+7]++
+			continue
+		}
+		m := 1 / invMass[i]
+		z[r] += m * vi[0]
+		z[r+1] += m * vi[1]
+		z[r+2] += m * vi[2]
+		z[r+3] += m
+	}
+	for i := range s.nv {
+		r := 8 * i
+		if s.parent[i] != int32(i) {
+			continue
+		}
+		if c := z[r+7]; c > 0 {
+			z[r], z[r+1], z[r+2] = z[r+4]/c, z[r+5]/c, z[r+6]/c
+		} else {
+			m := z[r+3]
+			z[r], z[r+1], z[r+2] = z[r]/m, z[r+1]/m, z[r+2]/m
+		}
+	}
+	unresolved := 0
+	for i := range int32(s.nv) {
+		if s.parent[i] < 0 {
+			continue
+		}
+		r := 8 * s.find(i)
+		if invMass[i] != 0 {
+			v[3*i], v[3*i+1], v[3*i+2] = z[r], z[r+1], z[r+2]
+		} else if z[r+7] > 0 && vec(v, i).Sub(dense.Vec3{z[r], z[r+1], z[r+2]}).Norm() > 1e-12*(1+vec(v, i).Norm()) {
+			unresolved++
+			z[r+7] = -1 // count the zone once
+		}
+	}
+	return unresolved
+}

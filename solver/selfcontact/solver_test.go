@@ -1,0 +1,410 @@
+package selfcontact
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
+)
+
+type chunkRunner struct{ k, grain int }
+
+func (g chunkRunner) For(n int, body func(lo, hi int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range g.k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(int64(g.grain))) - g.grain
+				if lo >= n {
+					return
+				}
+				body(lo, min(lo+g.grain, n))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// grid appends an nx x ny vertex grid with spacing dx at origin o (in the
+// xy plane) to pos and faces.
+func grid(pos []float64, faces []int32, nx, ny int, dx float64, o dense.Vec3) ([]float64, []int32) {
+	base := int32(len(pos) / 3)
+	for j := range ny {
+		for i := range nx {
+			pos = append(pos, o[0]+dx*float64(i), o[1]+dx*float64(j), o[2])
+		}
+	}
+	for j := range ny - 1 {
+		for i := range nx - 1 {
+			a := base + int32(j*nx+i)
+			n := int32(nx)
+			faces = append(faces, a, a+1, a+n+1, a, a+n+1, a+n)
+		}
+	}
+	return pos, faces
+}
+
+// intersections counts the pairs of triangles sharing no vertex that
+// intersect at positions x (brute force, with geom.TriTriIntersect, which
+// shares no code with the CCD).
+func intersections(x []float64, faces []int32) int {
+	nt := len(faces) / 3
+	p := func(t, k int) dense.Vec3 {
+		v := faces[3*t+k]
+		return dense.Vec3{x[3*v], x[3*v+1], x[3*v+2]}
+	}
+	n := 0
+	for s := range nt {
+		for t := s + 1; t < nt; t++ {
+			shared := false
+			for a := range 3 {
+				for b := range 3 {
+					shared = shared || faces[3*s+a] == faces[3*t+b]
+				}
+			}
+			if !shared && geom.TriTriIntersect(p(s, 0), p(s, 1), p(s, 2), p(t, 0), p(t, 1), p(t, 2)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func endPositions(x0, v []float64, h float64) []float64 {
+	x1 := make([]float64, len(x0))
+	for i := range x0 {
+		x1[i] = x0[i] + h*v[i]
+	}
+	return x1
+}
+
+func solve(t *testing.T, r Runner, x0, v, invMass []float64, faces []int32, h float64, p Params) Stats {
+	t.Helper()
+	var s Solver
+	if err := s.SetTopology(r, len(x0)/3, faces, x0); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Solve(r, x0, v, invMass, h, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func ones(n int) []float64 {
+	m := make([]float64, n)
+	for i := range m {
+		m[i] = 1
+	}
+	return m
+}
+
+// TestTwoTrianglesStopped: a triangle pierced by another's corner at the
+// end of the step is not, after the correction.
+func TestTwoTrianglesStopped(t *testing.T) {
+	x0 := []float64{
+		0, 0, 0, 1, 0, 0, 0, 1, 0, // A, flat
+		0.25, 0.25, 0.05, 1.5, 0.3, 0.5, 0.3, 1.5, 0.5, // B, a corner above A
+	}
+	faces := []int32{0, 1, 2, 3, 4, 5}
+	v := make([]float64, 18)
+	for _, i := range []int{3, 4, 5} {
+		v[3*i+2] = -2 // B falls 0.2 in h = 0.1
+	}
+	h := 0.1
+	if n := intersections(endPositions(x0, v, h), faces); n != 1 {
+		t.Fatalf("setup: %d intersections without the correction, want 1", n)
+	}
+	st := solve(t, nil, x0, v, ones(6), faces, h, Params{Thickness: 0.01})
+	x1 := endPositions(x0, v, h)
+	if n := intersections(x1, faces); n != 0 {
+		t.Fatalf("%d intersections after the correction (stats %+v)", n, st)
+	}
+	// B's corner is still on the side of A it started on.
+	a0, a1, a2 := dense.Vec3(x1[0:3]), dense.Vec3(x1[3:6]), dense.Vec3(x1[6:9])
+	if side := a1.Sub(a0).Cross(a2.Sub(a0)).Dot(dense.Vec3(x1[9:12]).Sub(a0)); side <= 0 {
+		t.Fatalf("B's corner ended below A (%v)", side)
+	}
+	if st.Impacts == 0 {
+		t.Fatalf("no impact found: %+v", st)
+	}
+	// Momentum is conserved (all masses 1, no fixed vertex).
+	var pz float64
+	for i := range 6 {
+		pz += v[3*i+2]
+	}
+	if math.Abs(pz-(-6)) > 1e-12 {
+		t.Fatalf("z momentum %v, want -6", pz)
+	}
+}
+
+// TestSheetsStopped: a crumpled sheet thrown through a fixed flat one ends
+// entirely above it.
+func TestSheetsStopped(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var x0 []float64
+	var faces []int32
+	x0, faces = grid(x0, faces, 8, 8, 0.1, dense.Vec3{0, 0, 0})
+	nA := len(x0) / 3
+	x0, faces = grid(x0, faces, 6, 6, 0.1, dense.Vec3{0.12, 0.13, 0.03})
+	n := len(x0) / 3
+	v := make([]float64, 3*n)
+	invMass := ones(n)
+	for i := range nA {
+		invMass[i] = 0 // the flat sheet is fixed
+	}
+	for i := nA; i < n; i++ {
+		v[3*i] = 0.3 * rng.NormFloat64()
+		v[3*i+1] = 0.3 * rng.NormFloat64()
+		v[3*i+2] = -1 + 0.8*rng.NormFloat64()
+	}
+	h := 0.05
+	if c := intersections(endPositions(x0, v, h), faces); c == 0 {
+		t.Fatal("setup: no intersections without the correction")
+	}
+	vIn := slices.Clone(v)
+	for _, iters := range []int{0, -1} {
+		v := slices.Clone(vIn)
+		sheetsCheck(t, x0, v, invMass, faces, h, nA, n, iters)
+	}
+}
+
+func sheetsCheck(t *testing.T, x0, v, invMass []float64, faces []int32, h float64, nA, n, iters int) {
+	v0 := slices.Clone(v)
+	st := solve(t, nil, x0, v, invMass, faces, h, Params{Thickness: 0.005, Friction: 0.3, CollisionIterations: iters})
+	x1 := endPositions(x0, v, h)
+	if c := intersections(x1, faces); c != 0 {
+		t.Fatalf("%d intersections after the correction (stats %+v)", c, st)
+	}
+	for i := range nA {
+		if v[3*i] != v0[3*i] || v[3*i+1] != v0[3*i+1] || v[3*i+2] != v0[3*i+2] {
+			t.Fatalf("fixed vertex %d moved", i)
+		}
+	}
+	// The flat sheet spans [0, 0.7]^2: every vertex of the other over its
+	// interior is still above it.
+	for i := nA; i < n; i++ {
+		if x1[3*i] > 0.01 && x1[3*i] < 0.69 && x1[3*i+1] > 0.01 && x1[3*i+1] < 0.69 && x1[3*i+2] < 0 {
+			t.Fatalf("vertex %d ended below the fixed sheet at %v", i, x1[3*i:3*i+3])
+		}
+	}
+	t.Logf("stats %+v", st)
+}
+
+// foldCase: a 10 x 10 sheet folded in two along x = 0.45 with its halves
+// 0.02 apart, the top half closing onto the bottom one and through it.
+func foldCase(rng *rand.Rand) (x0, v []float64, faces []int32) {
+	const nx, ny, dx = 10, 10, 0.1
+	x0, faces = grid(nil, nil, nx, ny, dx, dense.Vec3{})
+	v = make([]float64, len(x0))
+	const fx = 0.45
+	for i := range len(x0) / 3 {
+		x := x0[3*i]
+		if x > fx {
+			// Fold: x -> 2 fx - x, lifted onto a half-cylinder of radius 0.01.
+			a := math.Pi * math.Min(1, (x-fx)/0.0314)
+			d := math.Max(0, x-fx-0.0314)
+			x0[3*i] = fx + 0.01*math.Sin(a) - d
+			x0[3*i+2] = 0.01 - 0.01*math.Cos(a)
+			if d > 0 {
+				v[3*i+2] = -0.8*d/0.4 - 0.2*rng.Float64()
+				v[3*i] = 0.05 * rng.NormFloat64()
+				v[3*i+1] = 0.05 * rng.NormFloat64()
+			}
+		}
+	}
+	return
+}
+
+func TestFoldOntoItself(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x0, v, faces := foldCase(rng)
+	h := 0.1
+	if c := intersections(x0, faces); c != 0 {
+		t.Fatalf("setup: the start state has %d intersections", c)
+	}
+	if c := intersections(endPositions(x0, v, h), faces); c == 0 {
+		t.Fatal("setup: no intersections without the correction")
+	}
+	vs := slices.Clone(v)
+	st := solve(t, nil, x0, vs, ones(len(x0)/3), faces, h, Params{Thickness: 0.004, Friction: 0.5})
+	if c := intersections(endPositions(x0, vs, h), faces); c != 0 {
+		t.Fatalf("%d intersections after the correction (stats %+v)", c, st)
+	}
+	t.Logf("stats %+v", st)
+	// The fail-safe alone (no impulse sweeps) resolves it with zones.
+	vz := slices.Clone(v)
+	stz := solve(t, nil, x0, vz, ones(len(x0)/3), faces, h, Params{Thickness: 0.004, CollisionIterations: -1})
+	if c := intersections(endPositions(x0, vz, h), faces); c != 0 || stz.Zones == 0 {
+		t.Fatalf("zones only: %d intersections (stats %+v)", c, stz)
+	}
+	t.Logf("zones only: stats %+v", stz)
+	// Bitwise the same for a parallel runner.
+	vp := slices.Clone(v)
+	stp := solve(t, chunkRunner{4, 3}, x0, vp, ones(len(x0)/3), faces, h, Params{Thickness: 0.004, Friction: 0.5})
+	if !slices.Equal(vs, vp) || st != stp {
+		t.Fatal("parallel runner gives different velocities")
+	}
+}
+
+// TestRepulsionAndFriction: a vertex within the thickness above a fixed
+// triangle, approaching and sliding, is pushed to the repulsion velocity and
+// its sliding slowed by at most mu times the normal change.
+func TestRepulsionAndFriction(t *testing.T) {
+	const th, h = 0.01, 0.01
+	for _, mu := range []float64{0, 0.2, 100} {
+		x0 := []float64{0, 0, 0, 1, 0, 0, 0, 1, 0, 0.3, 0.3, 0.004}
+		faces := []int32{0, 1, 2}
+		v := []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0.5, 0, -0.1}
+		invMass := []float64{0, 0, 0, 2}
+		// A lone vertex is not a face: give it a tiny far triangle.
+		x0 = append(x0, 0.3, 0.3+1e-3, 5, 0.3+1e-3, 0.3, 5)
+		v = append(v, 0, 0, 0, 0, 0, 0)
+		invMass = append(invMass, 0, 0)
+		faces = append(faces, 3, 4, 5)
+		st := solve(t, nil, x0, v, invMass, faces, h, Params{Thickness: th, Friction: mu})
+		if st.Proximities == 0 {
+			t.Fatalf("mu=%v: no proximity found", mu)
+		}
+		vn := v[11]
+		want := 0.1 * (th - 0.004) / h
+		if math.Abs(vn-want) > 1e-12 {
+			t.Fatalf("mu=%v: normal velocity %v, want %v", mu, vn, want)
+		}
+		dvn := vn - (-0.1)
+		vt := math.Hypot(v[9], v[10])
+		if vt > 0.5+1e-15 || 0.5-vt > mu*dvn+1e-12 {
+			t.Fatalf("mu=%v: tangential %v -> %v with normal change %v", mu, 0.5, vt, dvn)
+		}
+		if mu > 0 && !(vt < 0.5) {
+			t.Fatalf("mu=%v: friction did nothing", mu)
+		}
+		if mu == 100 && vt != 0 {
+			t.Fatalf("mu=%v: sliding not stopped: %v", mu, vt)
+		}
+	}
+}
+
+func TestSolveNoAllocSteadyState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x0, v, faces := foldCase(rng)
+	var s Solver
+	if err := s.SetTopology(nil, len(x0)/3, faces, x0); err != nil {
+		t.Fatal(err)
+	}
+	im := ones(len(x0) / 3)
+	vs := slices.Clone(v)
+	if _, err := s.Solve(nil, x0, vs, im, 0.1, Params{Thickness: 0.004}); err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(5, func() {
+		copy(vs, v)
+		if _, err := s.Solve(nil, x0, vs, im, 0.1, Params{Thickness: 0.004}); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Fatalf("Solve allocates %v times", a)
+	}
+}
+
+// TestOneRingCrossing: two triangles sharing only vertex u, one falling
+// through the other (a tight fold at u). Triangle-level adjacency would skip
+// the pair; the edge-edge and vertex-face tests catch it.
+func TestOneRingCrossing(t *testing.T) {
+	x0 := []float64{
+		0, 0, 0, // u
+		1, -0.5, 0, 1, 0.5, 0, // T2 = (u, c, d), flat
+		0.9, -0.3, 0.1, 0.9, 0.3, 0.1, // T1 = (u, a, b), above
+	}
+	faces := []int32{0, 1, 2, 0, 3, 4}
+	v := make([]float64, 15)
+	v[3*3+2], v[3*4+2] = -2, -2
+	im := []float64{0, 1, 1, 1, 1}
+	h := 0.1
+	side := func(x []float64) (float64, float64) {
+		p := func(i int) dense.Vec3 { return dense.Vec3(x[3*i : 3*i+3]) }
+		n := p(1).Sub(p(0)).Cross(p(2).Sub(p(0)))
+		return n.Dot(p(3).Sub(p(0))), n.Dot(p(4).Sub(p(0)))
+	}
+	if a, b := side(endPositions(x0, v, h)); a > 0 || b > 0 {
+		t.Fatal("setup: a and b do not pass below T2")
+	}
+	st := solve(t, nil, x0, v, im, faces, h, Params{Thickness: 0.01})
+	if a, b := side(endPositions(x0, v, h)); a <= 0 || b <= 0 {
+		t.Fatalf("a, b ended below T2 (%v, %v; stats %+v)", a, b, st)
+	}
+}
+
+// TestPrimsCompleteAndUnique: on a crumpled sheet every vertex-face and
+// edge-edge pair closer than the thickness (brute force over all pairs) is
+// gathered, exactly once.
+func TestPrimsCompleteAndUnique(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x0, faces := grid(nil, nil, 9, 9, 0.05, dense.Vec3{})
+	for i := range x0 {
+		x0[i] += 0.03 * rng.NormFloat64()
+	}
+	const th = 0.03
+	var s Solver
+	if err := s.SetTopology(nil, len(x0)/3, faces, x0); err != nil {
+		t.Fatal(err)
+	}
+	s.bvh.Margin = th / 2
+	s.bvh.Refit(nil, x0)
+	s.gatherPrims()
+	count := map[prim]int{}
+	for _, p := range s.prims {
+		if p.Kind == kindEE && p.I > p.J {
+			p.I, p.J = p.J, p.I
+		}
+		count[p]++
+	}
+	for p, c := range count {
+		if c != 1 {
+			t.Fatalf("pair %+v gathered %d times", p, c)
+		}
+	}
+	pt := func(i int32) dense.Vec3 { return dense.Vec3(x0[3*i : 3*i+3]) }
+	nt := len(faces) / 3
+	want := 0
+	for v := range int32(len(x0) / 3) {
+		for f := range int32(nt) {
+			fv := faces[3*f : 3*f+3]
+			if v == fv[0] || v == fv[1] || v == fv[2] {
+				continue
+			}
+			if _, d := geom.PointTriangleClosest(pt(v), pt(fv[0]), pt(fv[1]), pt(fv[2])); d < th {
+				want++
+				if count[prim{kindVF, v, f}] != 1 {
+					t.Fatalf("vertex %d, face %d at %v not gathered", v, f, d)
+				}
+			}
+		}
+	}
+	for a := range int32(len(s.edges)) {
+		for b := a + 1; b < int32(len(s.edges)); b++ {
+			ea, eb := s.edges[a], s.edges[b]
+			if ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1] {
+				continue
+			}
+			if _, _, d := geom.EdgeEdgeClosest(pt(ea[0]), pt(ea[1]), pt(eb[0]), pt(eb[1])); d < th {
+				want++
+				if count[prim{kindEE, a, b}] != 1 {
+					t.Fatalf("edges %d, %d at %v not gathered", a, b, d)
+				}
+			}
+		}
+	}
+	if want < 100 {
+		t.Fatalf("only %d close pairs: the test checks too little", want)
+	}
+	t.Logf("%d close pairs among %d gathered", want, len(s.prims))
+}
