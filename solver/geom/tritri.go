@@ -34,6 +34,13 @@ func orient3d(a, b, c, d dense.Vec3) int {
 	if -det > errBound*perm {
 		return -1
 	}
+	for k := range 3 {
+		// four points in one axis-aligned plane (a flat sheet in a
+		// coordinate plane): a zero column, the determinant is 0
+		if a[k] == d[k] && b[k] == d[k] && c[k] == d[k] {
+			return 0
+		}
+	}
 	return orient3dExact(a, b, c, d)
 }
 
@@ -45,28 +52,15 @@ const epsilon = 1.0 / (1 << 53)
 // coordinate's last mantissa bit), so scaling by 2^-emin makes all of them
 // integers, and the determinant's sign is that of the integer one.
 func orient3dExact(a, b, c, d dense.Vec3) int {
-	pts := [4]dense.Vec3{a, b, c, d}
-	var mant [4][3]int64
-	var exp [4][3]int
-	emin := math.MaxInt
-	for k := range pts {
-		for j := range 3 {
-			f, e := math.Frexp(pts[k][j])
-			mant[k][j], exp[k][j] = int64(f*(1<<53)), e-53
-			if mant[k][j] != 0 {
-				emin = min(emin, exp[k][j])
-			}
-		}
-	}
 	var x [4][3]big.Int
-	for k := range pts {
+	v := make([]float64, 0, 12)
+	out := make([]*big.Int, 0, 12)
+	for k, p := range [4]dense.Vec3{a, b, c, d} {
 		for j := range 3 {
-			x[k][j].SetInt64(mant[k][j])
-			if mant[k][j] != 0 {
-				x[k][j].Lsh(&x[k][j], uint(exp[k][j]-emin))
-			}
+			v, out = append(v, p[j]), append(out, &x[k][j])
 		}
 	}
+	scaleToIntegers(v, out)
 	var m [3][3]big.Int
 	for k := range 3 {
 		for j := range 3 {
@@ -97,18 +91,47 @@ func orient2d(a, b, c [2]float64) int {
 	} else if -det > b {
 		return -1
 	}
-	var x [6]big.Rat
-	for k, v := range [6]float64{a[0], a[1], b[0], b[1], c[0], c[1]} {
-		x[k].SetFloat64(v)
+	if (a[0] == c[0] && b[0] == c[0]) || (a[1] == c[1] && b[1] == c[1]) {
+		return 0 // on one axis-aligned line (a row of a flat grid)
 	}
-	var p, q, s, t big.Rat
-	p.Sub(&x[0], &x[4])
-	q.Sub(&x[3], &x[5])
-	s.Sub(&x[1], &x[5])
-	t.Sub(&x[2], &x[4])
+	return orient2dExact(a, b, c)
+}
+
+// orient2dExact computes orient2d's determinant in integers, as
+// orient3dExact does.
+func orient2dExact(a, b, c [2]float64) int {
+	var x [3][2]big.Int
+	scaleToIntegers([]float64{a[0], a[1], b[0], b[1], c[0], c[1]}, []*big.Int{&x[0][0], &x[0][1], &x[1][0], &x[1][1], &x[2][0], &x[2][1]})
+	var p, q big.Int
+	p.Sub(&x[0][0], &x[2][0])
+	q.Sub(&x[1][1], &x[2][1])
 	p.Mul(&p, &q)
-	s.Mul(&s, &t)
-	return p.Cmp(&s)
+	var r, s big.Int
+	r.Sub(&x[0][1], &x[2][1])
+	s.Sub(&x[1][0], &x[2][0])
+	r.Mul(&r, &s)
+	return p.Cmp(&r)
+}
+
+// scaleToIntegers sets out[i] to v[i] / 2^emin, an integer, where emin is
+// the smallest exponent of the last mantissa bit over the non-zero v.
+func scaleToIntegers(v []float64, out []*big.Int) {
+	mant := make([]int64, len(v))
+	exp := make([]int, len(v))
+	emin := math.MaxInt
+	for i, x := range v {
+		f, e := math.Frexp(x)
+		mant[i], exp[i] = int64(f*(1<<53)), e-53
+		if mant[i] != 0 {
+			emin = min(emin, exp[i])
+		}
+	}
+	for i := range v {
+		out[i].SetInt64(mant[i])
+		if mant[i] != 0 {
+			out[i].Lsh(out[i], uint(exp[i]-emin))
+		}
+	}
 }
 
 // TrianglesIntersect reports whether the closed triangles a0a1a2 and b0b1b2

@@ -264,3 +264,32 @@ func TestOrient3dExactAgainstRationals(t *testing.T) {
 		}
 	}
 }
+
+func TestOrient2dAgainstRationals(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	coord := func() float64 {
+		if r.Intn(3) == 0 {
+			return math.Ldexp(r.Float64()-0.5, r.Intn(80)-40)
+		}
+		return float64(r.Intn(5)-2) * 0.1
+	}
+	for range 5000 {
+		var p [3][2]float64
+		for k := range p {
+			p[k] = [2]float64{coord(), coord()}
+		}
+		var x [6]big.Rat
+		for k, v := range [6]float64{p[0][0], p[0][1], p[1][0], p[1][1], p[2][0], p[2][1]} {
+			x[k].SetFloat64(v)
+		}
+		l := new(big.Rat).Mul(new(big.Rat).Sub(&x[0], &x[4]), new(big.Rat).Sub(&x[3], &x[5]))
+		rr := new(big.Rat).Mul(new(big.Rat).Sub(&x[1], &x[5]), new(big.Rat).Sub(&x[2], &x[4]))
+		want := l.Cmp(rr)
+		if got := orient2d(p[0], p[1], p[2]); got != want {
+			t.Fatalf("%v: orient2d %d, rational %d", p, got, want)
+		}
+		if got := orient2dExact(p[0], p[1], p[2]); got != want {
+			t.Fatalf("%v: orient2dExact %d, rational %d", p, got, want)
+		}
+	}
+}
