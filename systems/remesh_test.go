@@ -37,8 +37,8 @@ func TestSphereRemesh(t *testing.T) {
 		if st.EdgeSizeMax == nil || *st.EdgeSizeMax > 1+1e-9 {
 			t.Fatalf("step %d: largest edge size %v after remeshing, want <= 1", i, st.EdgeSizeMax)
 		}
-		if st.MaxPenetration > 1e-4 {
-			t.Fatalf("step %d: penetration %.3g mm", i, 1e3*st.MaxPenetration)
+		if st.MaxVertexPen > 1e-4 {
+			t.Fatalf("step %d: penetration %.3g mm", i, 1e3*st.MaxVertexPen)
 		}
 		m := sim.Remesh.bodies.bodies[0]
 		mesh := sim.Remesh.bodies.gather(&m)

@@ -10,7 +10,7 @@ import (
 )
 
 // crossings counts the pairs of faces sharing no vertex that intersect at
-// positions x: a box prefilter written here, then geom.TriTriIntersect
+// positions x: a box prefilter written here, then geom.TrianglesIntersect
 // (which shares no code with the collision solver's CCD).
 func crossings(x []float64, faces []int32) int {
 	nt := len(faces) / 3
@@ -45,7 +45,7 @@ func crossings(x []float64, faces []int32) int {
 					}
 				}
 			}
-			if geom.TriTriIntersect(p(a, 0), p(a, 1), p(a, 2), p(b, 0), p(b, 1), p(b, 2)) {
+			if geom.TrianglesIntersect(p(a, 0), p(a, 1), p(a, 2), p(b, 0), p(b, 1), p(b, 2)) {
 				n++
 			}
 		}

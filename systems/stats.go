@@ -1,7 +1,9 @@
 package systems
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -23,7 +25,9 @@ type Stats struct {
 	Potential      float64 `json:"potential_energy"`            // J: gravity (relative to z = 0) plus elastic
 	ElasticEnergy  float64 `json:"elastic_energy"`              // J
 	MaxStrain      float64 `json:"max_strain"`                  // largest |principal strain| over faces
-	MaxPenetration float64 `json:"max_penetration"`             // m, deepest vertex inside an obstacle
+	MaxPenetration float64 `json:"max_penetration"`             // m, deepest any obstacle overlaps the cloth surface (maxPenetration)
+	MaxVertexPen   float64 `json:"max_vertex_penetration"`      // m, deepest cloth vertex inside an obstacle (what the contacts constrain)
+	SelfIntersect  int     `json:"self_intersections"`          // intersecting cloth face pairs that share no vertex
 	PCGIterations  int     `json:"pcg_iterations"`              // of the last unconstrained solve
 	QPIterations   int     `json:"qp_iterations"`               // ADMM iterations of the last step's QP (0 without contacts)
 	QPResidual     float64 `json:"qp_kkt_residual"`             // largest relative KKT residual of that QP
@@ -85,7 +89,8 @@ func (s *Sim) Measure() Stats {
 		out.ElasticEnergy += elastic.HingeEnergy(&st.HingeRest[k], st.HingeKb[k], vec(st.X, h[0]), vec(st.X, h[1]), vec(st.X, h[2]), vec(st.X, h[3]))
 	}
 	out.Potential += out.ElasticEnergy
-	out.MaxPenetration = s.maxPenetration()
+	out.MaxVertexPen, out.MaxPenetration = s.maxPenetration()
+	out.SelfIntersect = selfIntersections(st.X, st.Faces)
 	q := generic.NewFilter1[components.Contact]().Query(s.World.ECS)
 	out.Contacts = q.Count()
 	q.Close()
@@ -155,19 +160,99 @@ func (s *Sim) Measure() Stats {
 	return out
 }
 
-// maxPenetration is the deepest any vertex lies inside any obstacle (m, 0 when
-// none does), measured against the obstacle surface, not the contact layer.
-func (s *Sim) maxPenetration() float64 {
+// maxPenetration returns the deepest any vertex lies inside any obstacle
+// (m, 0 when none does; measured against the obstacle surface, not the
+// contact layer) and the deepest any obstacle overlaps the cloth surface:
+// the larger of the vertex depth and, for
+// spheres, capsules and boxes, the deepest overlap of the obstacle and a
+// cloth face (geom.ShapeTriangleDepth: the shortest translation separating
+// them), which sees an obstacle's edge, corner or cap poking through a face
+// between its vertices. Faces are culled by bounding boxes.
+func (s *Sim) maxPenetration() (vertex, surface float64) {
 	st := s.State
-	deepest := 0.0
+	var faceBoxes []geom.AABB
 	q := generic.NewFilter1[components.Obstacle]().Query(s.World.ECS)
 	for q.Next() {
 		o := q.Get()
 		for i := range st.Mass {
-			if d, _ := geom.SignedDistance(&o.Shape, o.Offset, vec(st.X, int32(i))); -d > deepest {
-				deepest = -d
+			if d, _ := geom.SignedDistance(&o.Shape, o.Offset, vec(st.X, int32(i))); -d > vertex {
+				vertex = -d
+			}
+		}
+		ob, ok := geom.PenetrationBounds(&o.Shape, o.Offset)
+		if !ok {
+			continue
+		}
+		if faceBoxes == nil {
+			faceBoxes = faceBounds(st.X, st.Faces)
+		}
+		for e := range faceBoxes {
+			if !faceBoxes[e].Overlaps(&ob) {
+				continue
+			}
+			f := st.Faces[3*e : 3*e+3]
+			if d := geom.ShapeTriangleDepth(&o.Shape, o.Offset, vec(st.X, f[0]), vec(st.X, f[1]), vec(st.X, f[2])); d > surface {
+				surface = d
 			}
 		}
 	}
-	return deepest
+	return vertex, max(vertex, surface)
+}
+
+// faceBounds returns the bounding box of every face.
+func faceBounds(x []float64, faces []int32) []geom.AABB {
+	boxes := make([]geom.AABB, len(faces)/3)
+	for e := range boxes {
+		f := faces[3*e : 3*e+3]
+		boxes[e] = geom.Bounds3(vec(x, f[0]), vec(x, f[1]), vec(x, f[2]))
+	}
+	return boxes
+}
+
+// selfIntersections counts the pairs of faces, over all cloth bodies, that
+// share no vertex and intersect (geom.TrianglesIntersect, exact; touching
+// counts). Candidates come from a sweep over the faces' boxes sorted by
+// their low x (ties by face index, so the order is deterministic); a broad
+// phase such as a BVH can replace it.
+func selfIntersections(x []float64, faces []int32) int {
+	boxes := faceBounds(x, faces)
+	order := make([]int32, len(boxes))
+	for e := range order {
+		order[e] = int32(e)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(boxes[a].Lo[0], boxes[b].Lo[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	count := 0
+	for k, e := range order {
+		fe := faces[3*e : 3*e+3]
+		for _, g := range order[k+1:] {
+			if boxes[g].Lo[0] > boxes[e].Hi[0] {
+				break
+			}
+			if !boxes[e].Overlaps(&boxes[g]) {
+				continue
+			}
+			fg := faces[3*g : 3*g+3]
+			if shareVertex(fe, fg) {
+				continue
+			}
+			if geom.TrianglesIntersect(vec(x, fe[0]), vec(x, fe[1]), vec(x, fe[2]), vec(x, fg[0]), vec(x, fg[1]), vec(x, fg[2])) {
+				count++
+			}
+		}
+	}
+	return count
+}
+
+func shareVertex(f, g []int32) bool {
+	for _, a := range f {
+		if a == g[0] || a == g[1] || a == g[2] {
+			return true
+		}
+	}
+	return false
 }

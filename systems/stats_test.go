@@ -7,6 +7,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/solver/geom"
 )
 
 // TestPotentialUsesSimulatedGravity checks potential_energy's gravity part
@@ -29,5 +30,73 @@ func TestPotentialUsesSimulatedGravity(t *testing.T) {
 	}
 	if math.Abs(want-unrotated) < 1e-3 {
 		t.Fatalf("test scene does not tell the two fields apart (%g vs %g J)", want, unrotated)
+	}
+}
+
+// TestMaxPenetrationSeesFacePoke places obstacles under the middle of a face
+// of the 4-triangle sheet of `sphere` (flat at z = 0.5, remeshing off), so
+// that every vertex is far outside them while a sphere cap or a box's top
+// pokes through the face: the vertex measure reads 0, the surface measure
+// the depth through the face.
+func TestMaxPenetrationSeesFacePoke(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sets [][2]string
+		want float64
+	}{
+		{"sphere 8 mm", [][2]string{{"obstacles.0.center", "[0, -0.25, 0.408]"}}, 0.008},
+		{"box 10 mm", [][2]string{{"obstacles.0", `{"name": "box", "type": "box", "center": [0, -0.25, 0.41], "half_extents": [0.1, 0.08, 0.1]}`}}, 0.01},
+		{"sphere below", [][2]string{{"obstacles.0.center", "[0, -0.25, 0.39]"}}, 0},
+	} {
+		sets := append([][2]string{{"bodies.0.remesh", "null"}, {"obstacles.0.motion", "null"}}, c.sets...)
+		sim := build(t, load(t, "sphere", sets...), 1)
+		st := sim.Measure()
+		if st.MaxVertexPen != 0 {
+			t.Errorf("%s: a vertex is %g m inside", c.name, st.MaxVertexPen)
+		}
+		if math.Abs(st.MaxPenetration-c.want) > 1e-9 {
+			t.Errorf("%s: max_penetration %.6g m, want %.6g m", c.name, st.MaxPenetration, c.want)
+		}
+	}
+}
+
+// TestSelfIntersections checks self_intersections on scenes: zero while
+// drape swings down (its sheet does not reach itself), positive once
+// crumple's folds have passed through each other (there is no cloth-cloth
+// contact), and equal to a brute-force count over every face pair sharing
+// no vertex.
+func TestSelfIntersections(t *testing.T) {
+	drape := build(t, load(t, "drape", [2]string{"bodies.0.resolution", "20"}), 2)
+	steps(t, drape, 60, func(i int) {
+		if (i+1)%10 == 0 {
+			if n := drape.Measure().SelfIntersect; n != 0 {
+				t.Fatalf("drape step %d: %d self-intersections", i, n)
+			}
+		}
+	})
+	crumple := build(t, load(t, "crumple", [2]string{"bodies.0.pins.0.at", "[10, 10]"}, [2]string{"bodies.0.resolution", "20"}), 2)
+	steps(t, crumple, 100, nil)
+	st := crumple.State
+	got := crumple.Measure().SelfIntersect
+	brute := 0
+	nf := len(st.Faces) / 3
+	for e := range nf {
+		f := st.Faces[3*e : 3*e+3]
+		for g := e + 1; g < nf; g++ {
+			h := st.Faces[3*g : 3*g+3]
+			if shareVertex(f, h) {
+				continue
+			}
+			if geom.TrianglesIntersect(vec(st.X, f[0]), vec(st.X, f[1]), vec(st.X, f[2]), vec(st.X, h[0]), vec(st.X, h[1]), vec(st.X, h[2])) {
+				brute++
+			}
+		}
+	}
+	t.Logf("crumple (20 x 20) after 0.5 s: %d self-intersections", got)
+	if got != brute {
+		t.Errorf("self_intersections %d, brute force over all pairs %d", got, brute)
+	}
+	if got == 0 {
+		t.Errorf("crumple has no self-intersection after its folds fell through each other")
 	}
 }

@@ -170,7 +170,7 @@ func TestNoPenetration(t *testing.T) {
 			steps(t, sim, n, func(i int) {
 				if (i+1)%10 == 0 {
 					st := sim.Measure()
-					worst = math.Max(worst, st.MaxPenetration)
+					worst = math.Max(worst, st.MaxVertexPen)
 					contacts = max(contacts, st.Contacts)
 				}
 			})
@@ -224,7 +224,7 @@ func TestRestOnBoxNoJitter(t *testing.T) {
 	steps(t, sim, n, func(i int) {
 		st := sim.Measure()
 		ke = append(ke, st.KineticEnergy)
-		worst = math.Max(worst, st.MaxPenetration)
+		worst = math.Max(worst, st.MaxVertexPen)
 	})
 	late := 0.0
 	for _, k := range ke[n/2:] {

@@ -53,7 +53,7 @@ func grid(pos []float64, faces []int32, nx, ny int, dx float64, o dense.Vec3) ([
 }
 
 // intersections counts the pairs of triangles sharing no vertex that
-// intersect at positions x (brute force, with geom.TriTriIntersect, which
+// intersect at positions x (brute force, with geom.TrianglesIntersect, which
 // shares no code with the CCD).
 func intersections(x []float64, faces []int32) int {
 	nt := len(faces) / 3
@@ -70,7 +70,7 @@ func intersections(x []float64, faces []int32) int {
 					shared = shared || faces[3*s+a] == faces[3*t+b]
 				}
 			}
-			if !shared && geom.TriTriIntersect(p(s, 0), p(s, 1), p(s, 2), p(t, 0), p(t, 1), p(t, 2)) {
+			if !shared && geom.TrianglesIntersect(p(s, 0), p(s, 1), p(s, 2), p(t, 0), p(t, 1), p(t, 2)) {
 				n++
 			}
 		}
