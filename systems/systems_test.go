@@ -74,6 +74,9 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		// sweeps cut into 3 domains, more than there are workers at 2).
 		{"edge", [][2]string{{"bodies.0.resolution", "12"}, {"bodies.0.remesh.size_min", "0.03"}, {"bodies.0.remesh.size_max", "0.1"},
 			{"bodies.0.pins.0.motion.start", "0.1"}, {"bodies.0.pins.1.motion.start", "0.1"}, {"solver.eol.qp_domains", "3"}}, 50},
+		// Self-contact: the folds of a 17x17 crumple meet from about step 70
+		// (repulsions, CCD impulses), checked below to have acted.
+		{"crumple", [][2]string{{"bodies.0.pins.0.at", "[8, 8]"}, {"bodies.0.resolution", "17"}}, 180},
 	}
 	for _, c := range cases {
 		if testing.Short() {
@@ -83,7 +86,15 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 			var ref []float64
 			for _, workers := range []int{1, 2, 8} {
 				sim := build(t, load(t, c.scene, c.sets...), workers)
-				steps(t, sim, c.n, nil)
+				acted := 0
+				steps(t, sim, c.n, func(int) {
+					if sc := sim.SelfCollision; sc != nil {
+						acted += sc.Last.Proximities + sc.Last.Impacts
+					}
+				})
+				if sim.SelfCollision != nil && acted == 0 {
+					t.Fatalf("workers=%d: self-collision never acted in %d steps", workers, c.n)
+				}
 				got := append(append([]float64(nil), sim.State.X...), sim.State.V...)
 				if ref == nil {
 					ref = got
