@@ -79,7 +79,14 @@ type Solver struct {
 	proxFn func(lo, hi int)
 	ccdFn  func(lo, hi int)
 
-	x1     []float64
+	x1 []float64
+	// active marks the vertices a CCD pass must look at: all in the first
+	// pass; later, those whose velocity changed in the last pass or that
+	// were in one of its impacts. A pair of inactive vertices has the same
+	// motion as in the last pass, which found no impact for it, so the pass
+	// skips it with the same (empty) result.
+	active []bool
+	vPrev  []float64
 	parent []int32
 	zoneV  []float64 // per root: momentum sum (3), mass, fixed velocity sum (3), fixed count
 }
@@ -198,10 +205,16 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 	}
 	zones := iters == 0
 	s.bvh.Margin = 0.5 * s.tol
+	s.active = slices.Grow(s.active[:0], s.nv)[:s.nv]
+	s.vPrev = slices.Grow(s.vPrev[:0], 3*s.nv)[:3*s.nv]
+	for i := range s.active {
+		s.active[i] = true
+	}
 	for pass := 0; ; pass++ {
 		for i := range s.x1 {
 			s.x1[i] = x0[i] + h*v[i]
 		}
+		copy(s.vPrev, v)
 		s.bvh.RefitSwept(r, x0, s.x1)
 		s.gatherPrims()
 		s.runSlots(r, s.ccdFn)
@@ -227,11 +240,26 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 		if n == 0 {
 			break
 		}
+		for i := range s.active {
+			s.active[i] = false
+		}
+		for i := range s.prims {
+			if sl := &s.slots[i]; sl.Hit {
+				for _, a := range sl.V {
+					s.active[a] = true
+				}
+			}
+		}
 		if pass+1 >= iters {
 			zones = true
 		}
 		if zones && pass+1 > iters {
 			st.Unresolved = s.rigidify(v, invMass)
+		}
+		for i := range s.active {
+			if v[3*i] != s.vPrev[3*i] || v[3*i+1] != s.vPrev[3*i+1] || v[3*i+2] != s.vPrev[3*i+2] {
+				s.active[i] = true
+			}
 		}
 		if pass > iters+s.nv+1 {
 			return st, fmt.Errorf("selfcontact: impact zones did not converge in %d passes", pass)
@@ -377,6 +405,10 @@ func (s *Solver) ccdRange(lo, hi int) {
 		pr := s.prims[i]
 		sl := &s.slots[i]
 		sl.V = s.primVerts(pr)
+		if a := s.active; !a[sl.V[0]] && !a[sl.V[1]] && !a[sl.V[2]] && !a[sl.V[3]] {
+			sl.Hit = false
+			continue
+		}
 		var x, d [4]dense.Vec3
 		for k := range 4 {
 			x[k] = vec(s.x0, sl.V[k])
