@@ -62,9 +62,9 @@ func TestMaxPenetrationSeesFacePoke(t *testing.T) {
 
 // TestSelfIntersections checks self_intersections on scenes: zero while
 // drape swings down (its sheet does not reach itself), positive once
-// crumple's folds have passed through each other (there is no cloth-cloth
-// contact), and equal to a brute-force count over every face pair sharing
-// no vertex.
+// crumple's folds have passed through each other with its self-contact
+// turned off and zero with it on, and equal to a brute-force count over
+// every face pair sharing no vertex.
 func TestSelfIntersections(t *testing.T) {
 	drape := build(t, load(t, "drape", [2]string{"bodies.0.resolution", "20"}), 2)
 	steps(t, drape, 60, func(i int) {
@@ -74,29 +74,36 @@ func TestSelfIntersections(t *testing.T) {
 			}
 		}
 	})
-	crumple := build(t, load(t, "crumple", [2]string{"bodies.0.pins.0.at", "[10, 10]"}, [2]string{"bodies.0.resolution", "20"}), 2)
-	steps(t, crumple, 100, nil)
-	st := crumple.State
-	got := crumple.Measure().SelfIntersect
-	brute := 0
-	nf := len(st.Faces) / 3
-	for e := range nf {
-		f := st.Faces[3*e : 3*e+3]
-		for g := e + 1; g < nf; g++ {
-			h := st.Faces[3*g : 3*g+3]
-			if shareVertex(f, h) {
-				continue
-			}
-			if geom.TrianglesIntersect(vec(st.X, f[0]), vec(st.X, f[1]), vec(st.X, f[2]), vec(st.X, h[0]), vec(st.X, h[1]), vec(st.X, h[2])) {
-				brute++
+	// brute counts the intersecting face pairs sharing no vertex, over all
+	// pairs.
+	brute := func(st *ClothState) int {
+		n := 0
+		nf := len(st.Faces) / 3
+		for e := range nf {
+			f := st.Faces[3*e : 3*e+3]
+			for g := e + 1; g < nf; g++ {
+				h := st.Faces[3*g : 3*g+3]
+				if !shareVertex(f, h) && geom.TrianglesIntersect(vec(st.X, f[0]), vec(st.X, f[1]), vec(st.X, f[2]), vec(st.X, h[0]), vec(st.X, h[1]), vec(st.X, h[2])) {
+					n++
+				}
 			}
 		}
+		return n
 	}
-	t.Logf("crumple (20 x 20) after 0.5 s: %d self-intersections", got)
-	if got != brute {
-		t.Errorf("self_intersections %d, brute force over all pairs %d", got, brute)
-	}
-	if got == 0 {
-		t.Errorf("crumple has no self-intersection after its folds fell through each other")
+	for _, self := range []string{"null", `{"thickness": 0.004, "friction": 0.3}`} {
+		crumple := build(t, load(t, "crumple", [2]string{"bodies.0.pins.0.at", "[10, 10]"}, [2]string{"bodies.0.resolution", "20"},
+			[2]string{"solver.self_contact", self}), 2)
+		steps(t, crumple, 100, nil)
+		got, want := crumple.Measure().SelfIntersect, brute(crumple.State)
+		t.Logf("crumple (20 x 20, self_contact %s) after 0.5 s: %d self-intersections", self, got)
+		if got != want {
+			t.Errorf("self_contact %s: self_intersections %d, brute force over all pairs %d", self, got, want)
+		}
+		if self == "null" && got == 0 {
+			t.Errorf("crumple without self-contact has no self-intersection after its folds fell through each other")
+		}
+		if self != "null" && got != 0 {
+			t.Errorf("crumple with self-contact: %d self-intersections", got)
+		}
 	}
 }
