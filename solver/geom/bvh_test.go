@@ -4,32 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
+
+	"github.com/loomsim/loom/solver/internal/testrun"
 )
-
-// chunkRunner mimics a worker pool: k goroutines pull chunks of size grain.
-type chunkRunner struct{ k, grain int }
-
-func (g chunkRunner) For(n int, body func(lo, hi int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range g.k {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(g.grain))) - g.grain
-				if lo >= n {
-					return
-				}
-				body(lo, min(lo+g.grain, n))
-			}
-		}()
-	}
-	wg.Wait()
-}
 
 // randomSoup returns nv random vertices in the unit cube and nt triangles
 // with random distinct corners (so many triangles share vertices).
@@ -170,7 +148,7 @@ func TestBVHSelfPairsMatchBruteForce(t *testing.T) {
 		for i := range moved {
 			moved[i] += 0.2 * rng.NormFloat64()
 		}
-		b.Refit(chunkRunner{3, 2}, moved)
+		b.Refit(testrun.Chunked{Workers: 3, Grain: 2}, moved)
 		if got, want := b.SelfPairs(got), bruteSelf(moved, moved, c.f, c.m); !slices.Equal(got, want) {
 			t.Fatalf("case %d (%s) refit: %d pairs, brute force %d", ci, c.name, len(got), len(want))
 		}
@@ -191,7 +169,7 @@ func TestBVHCrossPairsAndQuery(t *testing.T) {
 		pb, fb := foldedGrid(rng, 6+i, 1.0, 0.01)
 		m := 0.02
 		var a, b BVH
-		a.Build(chunkRunner{2, 1}, pa, fa, m)
+		a.Build(testrun.Chunked{Workers: 2, Grain: 1}, pa, fa, m)
 		b.Build(nil, pb, fb, m)
 		var want []TriPair
 		for s := range len(fa) / 3 {
@@ -234,7 +212,7 @@ func TestBVHDeterministic(t *testing.T) {
 	p, f := foldedGrid(rng, 20, 3.0, 0.003)
 	var a, b BVH
 	a.Build(nil, p, f, 0.005)
-	b.Build(chunkRunner{4, 3}, p, f, 0.005)
+	b.Build(testrun.Chunked{Workers: 4, Grain: 3}, p, f, 0.005)
 	if !slices.Equal(a.nodes, b.nodes) {
 		t.Fatal("trees differ between serial and parallel build")
 	}

@@ -4,34 +4,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/geom"
+	"github.com/loomsim/loom/solver/internal/testrun"
 )
-
-type chunkRunner struct{ k, grain int }
-
-func (g chunkRunner) For(n int, body func(lo, hi int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range g.k {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(g.grain))) - g.grain
-				if lo >= n {
-					return
-				}
-				body(lo, min(lo+g.grain, n))
-			}
-		}()
-	}
-	wg.Wait()
-}
 
 // grid appends an nx x ny vertex grid with spacing dx at origin o (in the
 // xy plane) to pos and faces.
@@ -249,7 +227,7 @@ func TestFoldOntoItself(t *testing.T) {
 	t.Logf("zones only: stats %+v", stz)
 	// Bitwise the same for a parallel runner.
 	vp := slices.Clone(v)
-	stp := solve(t, chunkRunner{4, 3}, x0, vp, ones(len(x0)/3), faces, h, Params{Thickness: 0.004, Friction: 0.5})
+	stp := solve(t, testrun.Chunked{Workers: 4, Grain: 3}, x0, vp, ones(len(x0)/3), faces, h, Params{Thickness: 0.004, Friction: 0.5})
 	if !slices.Equal(vs, vp) || st != stp {
 		t.Fatal("parallel runner gives different velocities")
 	}

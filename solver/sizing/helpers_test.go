@@ -3,10 +3,9 @@ package sizing
 import (
 	"math"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/internal/testrun"
 	"github.com/loomsim/loom/solver/remesh"
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -20,36 +19,14 @@ func (g chunkRunner) For(n int, body func(lo, hi int)) {
 	}
 }
 
-// poolRunner: k goroutines pull chunks of size grain, in arbitrary order.
-type poolRunner struct{ k, grain int }
-
-func (g poolRunner) For(n int, body func(lo, hi int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range g.k {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(g.grain))) - g.grain
-				if lo >= n {
-					return
-				}
-				body(lo, min(lo+g.grain, n))
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 var testRunners = []struct {
 	name string
 	r    sparse.Runner
 }{
 	{"serial", sparse.Serial{}},
 	{"chunk7", chunkRunner{7}},
-	{"pool3x5", poolRunner{3, 5}},
-	{"pool4x64", poolRunner{4, 64}},
+	{"pool3x5", testrun.Chunked{Workers: 3, Grain: 5}},
+	{"pool4x64", testrun.Chunked{Workers: 4, Grain: 64}},
 }
 
 // grid returns an n x n cell grid on [0,L]^2 (one vert per node, node index

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/internal/testrun"
 	"github.com/loomsim/loom/solver/remesh"
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -394,7 +395,7 @@ func BenchmarkCompute(b *testing.B) {
 	for _, r := range []struct {
 		name string
 		r    sparse.Runner
-	}{{"serial", sparse.Serial{}}, {"pool2", poolRunner{2, 256}}} {
+	}{{"serial", sparse.Serial{}}, {"pool2", testrun.Chunked{Workers: 2, Grain: 256}}} {
 		b.Run(r.name, func(b *testing.B) {
 			var w Workspace
 			out := make([]dense.Mat2, len(m.U))

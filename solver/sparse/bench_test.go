@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/internal/testrun"
 )
 
 func benchRunners() []namedRunner {
 	return []namedRunner{
 		{"serial", Serial{}},
-		{fmt.Sprintf("pool%d", runtime.GOMAXPROCS(0)), poolRunner{runtime.GOMAXPROCS(0), 64}},
+		{fmt.Sprintf("pool%d", runtime.GOMAXPROCS(0)), testrun.Chunked{Workers: runtime.GOMAXPROCS(0), Grain: 64}},
 	}
 }
 

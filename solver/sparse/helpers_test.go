@@ -7,7 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"sync/atomic"
+
+	"github.com/loomsim/loom/solver/internal/testrun"
 )
 
 // splitRunner splits [0,n) into k contiguous chunks of uneven size and runs them
@@ -40,31 +41,6 @@ func (g splitRunner) For(n int, body func(lo, hi int)) {
 	wg.Wait()
 }
 
-// poolRunner mimics a worker pool: k goroutines pull chunks of size grain.
-type poolRunner struct{ k, grain int }
-
-func (g poolRunner) For(n int, body func(lo, hi int)) {
-	if n <= 0 {
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < g.k; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(int64(g.grain))) - g.grain
-				if lo >= n {
-					return
-				}
-				body(lo, min(lo+g.grain, n))
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 type namedRunner struct {
 	name string
 	r    Runner
@@ -77,8 +53,8 @@ func testRunners() []namedRunner {
 		{"split2", splitRunner{2}},
 		{"split3", splitRunner{3}},
 		{"split8", splitRunner{8}},
-		{"pool3x1", poolRunner{3, 1}},
-		{"pool8x5", poolRunner{8, 5}},
+		{"pool3x1", testrun.Chunked{Workers: 3, Grain: 1}},
+		{"pool8x5", testrun.Chunked{Workers: 8, Grain: 5}},
 	}
 }
 
