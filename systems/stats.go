@@ -1,9 +1,7 @@
 package systems
 
 import (
-	"cmp"
 	"math"
-	"slices"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -90,7 +88,7 @@ func (s *Sim) Measure() Stats {
 	}
 	out.Potential += out.ElasticEnergy
 	out.MaxVertexPen, out.MaxPenetration = s.maxPenetration()
-	out.SelfIntersect = selfIntersections(st.X, st.Faces)
+	out.SelfIntersect = selfIntersections(s.World.Pool, st.X, st.Faces)
 	q := generic.NewFilter1[components.Contact]().Query(s.World.ECS)
 	out.Contacts = q.Count()
 	q.Close()
@@ -211,48 +209,17 @@ func faceBounds(x []float64, faces []int32) []geom.AABB {
 
 // selfIntersections counts the pairs of faces, over all cloth bodies, that
 // share no vertex and intersect (geom.TrianglesIntersect, exact; touching
-// counts). Candidates come from a sweep over the faces' boxes sorted by
-// their low x (ties by face index, so the order is deterministic); a broad
-// phase such as a BVH can replace it.
-func selfIntersections(x []float64, faces []int32) int {
-	boxes := faceBounds(x, faces)
-	order := make([]int32, len(boxes))
-	for e := range order {
-		order[e] = int32(e)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(boxes[a].Lo[0], boxes[b].Lo[0]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+// counts), with candidates from a triangle BVH (geom.BVH.SelfPairs, closed
+// boxes, so touching faces are candidates).
+func selfIntersections(r geom.Runner, x []float64, faces []int32) int {
+	var bvh geom.BVH
+	bvh.Build(r, x, faces, 0)
 	count := 0
-	for k, e := range order {
-		fe := faces[3*e : 3*e+3]
-		for _, g := range order[k+1:] {
-			if boxes[g].Lo[0] > boxes[e].Hi[0] {
-				break
-			}
-			if !boxes[e].Overlaps(&boxes[g]) {
-				continue
-			}
-			fg := faces[3*g : 3*g+3]
-			if shareVertex(fe, fg) {
-				continue
-			}
-			if geom.TrianglesIntersect(vec(x, fe[0]), vec(x, fe[1]), vec(x, fe[2]), vec(x, fg[0]), vec(x, fg[1]), vec(x, fg[2])) {
-				count++
-			}
+	for _, p := range bvh.SelfPairs(nil) {
+		fe, fg := faces[3*p.A:3*p.A+3], faces[3*p.B:3*p.B+3]
+		if geom.TrianglesIntersect(vec(x, fe[0]), vec(x, fe[1]), vec(x, fe[2]), vec(x, fg[0]), vec(x, fg[1]), vec(x, fg[2])) {
+			count++
 		}
 	}
 	return count
-}
-
-func shareVertex(f, g []int32) bool {
-	for _, a := range f {
-		if a == g[0] || a == g[1] || a == g[2] {
-			return true
-		}
-	}
-	return false
 }

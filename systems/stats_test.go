@@ -107,3 +107,12 @@ func TestSelfIntersections(t *testing.T) {
 		}
 	}
 }
+
+func shareVertex(f, g []int32) bool {
+	for _, a := range f {
+		if a == g[0] || a == g[1] || a == g[2] {
+			return true
+		}
+	}
+	return false
+}

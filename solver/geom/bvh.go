@@ -201,26 +201,6 @@ func (b *BVH) refitRange(lo, hi int) {
 	}
 }
 
-// Root returns the box of the whole tree (empty for no triangles).
-func (b *BVH) Root() AABB {
-	if len(b.nodes) == 0 {
-		return EmptyAABB()
-	}
-	return b.nodes[0].Box
-}
-
-// TriBox returns the (padded) box of triangle t's leaf after the last refit.
-func (b *BVH) TriBox(t int32) AABB {
-	// Leaves are found through the tree; callers use this in tests and
-	// diagnostics, not in inner loops.
-	for i := range b.nodes {
-		if b.nodes[i].Left < 0 && b.nodes[i].Tri == t {
-			return b.nodes[i].Box
-		}
-	}
-	return EmptyAABB()
-}
-
 func (b *BVH) shareVertex(s, t int32) bool {
 	fs, ft := b.faces[3*s:3*s+3], b.faces[3*t:3*t+3]
 	for _, u := range fs {
@@ -277,63 +257,6 @@ func (b *BVH) selfPairs(dst []TriPair, skipShared bool) []TriPair {
 	}
 	b.stack = st
 	slices.SortFunc(dst, comparePairs)
-	return dst
-}
-
-// CrossPairs appends to dst[:0] every pair (A in b, B in c) of triangles
-// whose padded boxes overlap, sorted by (A, B). The trees are over different
-// meshes (or index spaces), so no vertex sharing is checked.
-func (b *BVH) CrossPairs(c *BVH, dst []TriPair) []TriPair {
-	dst = dst[:0]
-	if len(b.nodes) == 0 || len(c.nodes) == 0 {
-		return dst
-	}
-	st := append(b.stack[:0], 0, 0)
-	for len(st) > 0 {
-		p, q := st[len(st)-2], st[len(st)-1]
-		st = st[:len(st)-2]
-		np, nq := &b.nodes[p], &c.nodes[q]
-		if !np.Box.Overlaps(&nq.Box) {
-			continue
-		}
-		pl, ql := np.Left < 0, nq.Left < 0
-		switch {
-		case pl && ql:
-			dst = append(dst, TriPair{np.Tri, nq.Tri})
-		case ql || (!pl && boxSize(&np.Box) >= boxSize(&nq.Box)):
-			st = append(st, np.Left, q, np.Right, q)
-		default:
-			st = append(st, p, nq.Left, p, nq.Right)
-		}
-	}
-	b.stack = st
-	slices.SortFunc(dst, comparePairs)
-	return dst
-}
-
-// Query appends to dst[:0] every triangle whose padded box overlaps box,
-// sorted by index.
-func (b *BVH) Query(box AABB, dst []int32) []int32 {
-	dst = dst[:0]
-	if len(b.nodes) == 0 {
-		return dst
-	}
-	st := append(b.stack[:0], 0)
-	for len(st) > 0 {
-		p := st[len(st)-1]
-		st = st[:len(st)-1]
-		n := &b.nodes[p]
-		if !n.Box.Overlaps(&box) {
-			continue
-		}
-		if n.Left < 0 {
-			dst = append(dst, n.Tri)
-		} else {
-			st = append(st, n.Left, n.Right)
-		}
-	}
-	b.stack = st
-	slices.Sort(dst)
 	return dst
 }
 

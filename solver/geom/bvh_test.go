@@ -162,50 +162,6 @@ func TestBVHSelfPairsMatchBruteForce(t *testing.T) {
 	}
 }
 
-func TestBVHCrossPairsAndQuery(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 5 {
-		pa, fa := randomSoup(rng, 30, 40+10*i)
-		pb, fb := foldedGrid(rng, 6+i, 1.0, 0.01)
-		m := 0.02
-		var a, b BVH
-		a.Build(testrun.Chunked{Workers: 2, Grain: 1}, pa, fa, m)
-		b.Build(nil, pb, fb, m)
-		var want []TriPair
-		for s := range len(fa) / 3 {
-			slo, shi := bruteBox(pa, pa, fa, s, m)
-			for u := range len(fb) / 3 {
-				ulo, uhi := bruteBox(pb, pb, fb, u, m)
-				if bruteOverlap(slo, shi, ulo, uhi) {
-					want = append(want, TriPair{int32(s), int32(u)})
-				}
-			}
-		}
-		if len(want) == 0 {
-			t.Fatalf("case %d: no cross pairs to check", i)
-		}
-		if got := a.CrossPairs(&b, nil); !slices.Equal(got, want) {
-			t.Fatalf("case %d: cross %d pairs, brute force %d", i, len(got), len(want))
-		}
-		// Query with a random box.
-		c := [3]float64{rng.Float64(), rng.Float64(), rng.Float64()}
-		var q AABB
-		for k := range 3 {
-			q.Lo[k], q.Hi[k] = c[k]-0.2, c[k]+0.2
-		}
-		var wantQ []int32
-		for s := range len(fa) / 3 {
-			slo, shi := bruteBox(pa, pa, fa, s, m)
-			if bruteOverlap(slo, shi, [3]float64(q.Lo), [3]float64(q.Hi)) {
-				wantQ = append(wantQ, int32(s))
-			}
-		}
-		if got := a.Query(q, nil); !slices.Equal(got, wantQ) {
-			t.Fatalf("case %d: query %v, brute force %v", i, got, wantQ)
-		}
-	}
-}
-
 // TestBVHDeterministic: boxes and pairs are bitwise the same for any runner.
 func TestBVHDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
