@@ -109,19 +109,7 @@ func TestRotatedDistanceBruteForce(t *testing.T) {
 				t.Fatalf("normal %v not unit", n)
 			}
 			if d > 1e-3 { // outside: the normal is the distance's gradient
-				const e = 1e-7
-				var g dense.Vec3
-				for k := range 3 {
-					dp, dm := p, p
-					dp[k] += e
-					dm[k] -= e
-					a, _ := SignedDistance(s, off, dp)
-					b, _ := SignedDistance(s, off, dm)
-					g[k] = (a - b) / (2 * e)
-				}
-				if !near(g, n, 1e-5) {
-					t.Fatalf("kind %v p %v: normal %v, gradient %v", s.Kind, p, n, g)
-				}
+				checkNormal(t, s, off, p, n, 1e-5)
 			}
 		}
 	}
