@@ -10,16 +10,32 @@ import (
 	"time"
 )
 
-// WorkerCount returns the default pool size: LOOM_WORKERS when it is set to a
-// positive integer, otherwise runtime.GOMAXPROCS(0). It never uses cpuid's core
-// counts, which report the host's cores inside virtual machines.
+// MaxWorkers is the largest worker count accepted: far more than any machine
+// has cores (each worker is a goroutine with its own wake channel; a count
+// in the millions only spends memory).
+const MaxWorkers = 1024
+
+// CheckWorkers returns an error naming source (such as "--workers" or
+// "LOOM_WORKERS") unless 1 <= n <= MaxWorkers: the one validation of a
+// worker count, wherever it comes from.
+func CheckWorkers(source string, n int) error {
+	if n < 1 || n > MaxWorkers {
+		return fmt.Errorf("%s=%d: the worker count must be from 1 to %d", source, n, MaxWorkers)
+	}
+	return nil
+}
+
+// WorkerCount returns the default pool size: LOOM_WORKERS when it is set (an
+// integer that CheckWorkers accepts, else an error), otherwise
+// runtime.GOMAXPROCS(0). It never uses cpuid's core counts, which report the
+// host's cores inside virtual machines.
 func WorkerCount() (int, error) {
 	if s := os.Getenv("LOOM_WORKERS"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("LOOM_WORKERS=%q: must be a positive integer", s)
+		if err != nil {
+			return 0, fmt.Errorf("LOOM_WORKERS=%q: the worker count must be an integer from 1 to %d", s, MaxWorkers)
 		}
-		return n, nil
+		return n, CheckWorkers("LOOM_WORKERS", n)
 	}
 	return runtime.GOMAXPROCS(0), nil
 }

@@ -79,7 +79,7 @@ func TestWriteOBJRoundTrip(t *testing.T) {
 	if faces[1] != [3]int{4, 6, 5} {
 		t.Fatalf("second object's face not offset: %v", faces[1])
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, ".frame-*")); len(m) != 0 {
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(m) != 0 {
 		t.Fatalf("temporary files left behind: %v", m)
 	}
 }
@@ -151,7 +151,7 @@ func TestWriteOBJLines(t *testing.T) {
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Fatal("a failed write changed the existing file")
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, ".frame-*")); len(m) != 0 {
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(m) != 0 {
 		t.Fatalf("temporary files left behind: %v", m)
 	}
 }
@@ -186,7 +186,7 @@ func TestWriteOBJSeamUV(t *testing.T) {
 	if want := []string{"0.5 0", "0 0", "0.5 1", "1 0", "1 1"}; !reflect.DeepEqual(vt, want) {
 		t.Errorf("vt = %q, want %q", vt, want)
 	}
-	if want := []string{"1 2 3", "4/1 5/2 6/3", "5/4 4/1 7/5"}; !reflect.DeepEqual(f, want) {
+	if want := []string{"1//1 2//2 3//3", "4/1/4 5/2/5 6/3/6", "5/4/5 4/1/4 7/5/7"}; !reflect.DeepEqual(f, want) {
 		t.Errorf("f = %q, want %q", f, want)
 	}
 

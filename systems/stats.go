@@ -12,52 +12,57 @@ import (
 	"github.com/loomsim/loom/solver/rod"
 )
 
-// Stats is one record of stats.jsonl: the state at the end of a step.
+// Stats is one record of stats.jsonl: the state at the end of a step. Every
+// field is in every record (a stable schema): the pointer fields of a kind
+// of scene (remeshing, strain limits, EOL cloth) are null in records of
+// scenes without it, and the rod counts are 0 without rods. Time is
+// step x dt (not a running sum), in seconds.
 type Stats struct {
 	Step           int     `json:"step"`
 	Time           float64 `json:"time"`
 	Vertices       int     `json:"vertices"`
 	Faces          int     `json:"faces"`
 	Contacts       int     `json:"contacts"`
-	KineticEnergy  float64 `json:"kinetic_energy"`              // J
-	Potential      float64 `json:"potential_energy"`            // J: gravity (relative to z = 0) plus elastic
-	ElasticEnergy  float64 `json:"elastic_energy"`              // J
-	MaxStrain      float64 `json:"max_strain"`                  // largest |principal strain| over faces
-	MaxPenetration float64 `json:"max_penetration"`             // m, deepest any obstacle overlaps the cloth surface (maxPenetration)
-	MaxVertexPen   float64 `json:"max_vertex_penetration"`      // m, deepest cloth vertex inside an obstacle (what the contacts constrain)
-	SelfIntersect  int     `json:"self_intersections"`          // intersecting cloth face pairs that share no vertex
-	PCGIterations  int     `json:"pcg_iterations"`              // of the last unconstrained solve
-	QPIterations   int     `json:"qp_iterations"`               // ADMM iterations of the last step's QP (0 without contacts)
-	QPResidual     float64 `json:"qp_kkt_residual"`             // largest relative KKT residual of that QP
-	Nodes          int     `json:"nodes,omitempty"`             // rod nodes
-	EoLNodes       int     `json:"eol_nodes,omitempty"`         // of which EoL
-	EILNodes       int     `json:"eil_nodes,omitempty"`         // of which EIL
-	NewtonIter     int     `json:"newton_iterations,omitempty"` // rod Newton iterations of the last step
-	StepHalvings   int     `json:"step_halvings,omitempty"`     // rod step halvings since the previous record
+	KineticEnergy  float64 `json:"kinetic_energy"`         // J
+	Potential      float64 `json:"potential_energy"`       // J: gravity (relative to z = 0) plus elastic
+	ElasticEnergy  float64 `json:"elastic_energy"`         // J: membrane and bending, rod stretch and bending
+	MaxStrain      float64 `json:"max_strain"`             // largest |principal strain| over faces and |axial strain l/du - 1| over rod segments
+	MaxPenetration float64 `json:"max_penetration"`        // m, deepest any obstacle overlaps the cloth surface (maxPenetration)
+	MaxVertexPen   float64 `json:"max_vertex_penetration"` // m, deepest cloth vertex inside an obstacle (what the contacts constrain)
+	SelfIntersect  int     `json:"self_intersections"`     // intersecting cloth face pairs that share no vertex
+	PCGIterations  int     `json:"pcg_iterations"`         // of the last unconstrained solve
+	QPIterations   int     `json:"qp_iterations"`          // ADMM iterations of the last step's QP (0 without contacts)
+	QPResidual     float64 `json:"qp_kkt_residual"`        // largest relative KKT residual of that QP
+	Nodes          int     `json:"nodes"`                  // rod nodes
+	EoLNodes       int     `json:"eol_nodes"`              // of which EoL
+	EILNodes       int     `json:"eil_nodes"`              // of which EIL
+	NewtonIter     int     `json:"newton_iterations"`      // rod Newton iterations of the last step
+	StepHalvings   int     `json:"step_halvings"`          // rod step halvings since the previous record
 	// Remeshing (scenes with remeshed bodies only): operations since the
-	// previous record and the edge sizes (Narain 2012 eq. 1) after the last
-	// pass.
-	RemeshSplits    *int     `json:"remesh_splits,omitempty"`
-	RemeshFlips     *int     `json:"remesh_flips,omitempty"`
-	RemeshCollapses *int     `json:"remesh_collapses,omitempty"`
-	EdgeSizeMin     *float64 `json:"edge_size_min,omitempty"`
-	EdgeSizeMedian  *float64 `json:"edge_size_median,omitempty"`
-	EdgeSizeMax     *float64 `json:"edge_size_max,omitempty"`
+	// previous record and the edge sizes (Narain 2012 eq. 1,
+	// sqrt(u^T M u): dimensionless, 1 for an edge as long as the sizing
+	// field asks, above 1 too long) after the last pass.
+	RemeshSplits    *int     `json:"remesh_splits"`
+	RemeshFlips     *int     `json:"remesh_flips"`
+	RemeshCollapses *int     `json:"remesh_collapses"`
+	EdgeSizeMin     *float64 `json:"edge_size_min"`
+	EdgeSizeMedian  *float64 `json:"edge_size_median"`
+	EdgeSizeMax     *float64 `json:"edge_size_max"`
 	// Strain limiting (bodies with strain limits only), of the last step:
 	// iterations (AL: optimizer iterations; Jacobi: sweeps) and the largest
 	// violation of a limit left.
-	StrainIterations *int     `json:"strain_limit_iterations,omitempty"`
-	StrainViolation  *float64 `json:"strain_limit_violation,omitempty"`
+	StrainIterations *int     `json:"strain_limit_iterations"`
+	StrainViolation  *float64 `json:"strain_limit_violation"`
 
 	// EOL cloth (solver.mode "eol"): EOL vertices now; with conformal
 	// remeshing ("eol", "lag-conformal") the conformal vertices inserted
 	// since the previous record; and the cloth's bend across the
 	// sharp edge it is draped over (degrees between the mean normals of the
-	// faces within reach on either side; 0 when flat, omitted when no edge
+	// faces within reach on either side; 0 when flat, null when no edge
 	// feature has cloth across it).
-	EOLVertices *int     `json:"eol_vertices,omitempty"`
-	Conformal   *int     `json:"conformal_inserted,omitempty"`
-	BendAngle   *float64 `json:"bend_angle_at_feature,omitempty"`
+	EOLVertices *int     `json:"eol_vertices"`
+	Conformal   *int     `json:"conformal_inserted"`
+	BendAngle   *float64 `json:"bend_angle_at_feature"`
 
 	MS map[string]float64 `json:"ms"` // per system, since the previous record
 }
@@ -66,7 +71,7 @@ type Stats struct {
 // are those accumulated since the last call, which then resets them.
 func (s *Sim) Measure() Stats {
 	st := s.State
-	out := Stats{Step: s.Clock.Step, Time: s.Clock.Time, Vertices: st.NumVerts(), Faces: len(st.FaceRest), PCGIterations: st.LastSolve.Iterations,
+	out := Stats{Step: s.Clock.Step, Time: float64(s.Clock.Step) * s.Clock.Dt, Vertices: st.NumVerts(), Faces: len(st.FaceRest), PCGIterations: st.LastSolve.Iterations,
 		QPIterations: st.LastQP.Iterations, QPResidual: st.LastQP.Residual}
 	g := s.Model.Gravity // the field simulated, incline included
 	for i, m := range st.Mass {
@@ -107,9 +112,11 @@ func (s *Sim) Measure() Stats {
 		out.NewtonIter = r.LastResult.Iterations
 		out.StepHalvings = r.halvings
 		r.halvings = 0
-		ke, pe := st.Energies()
+		ke, el, grav, strain := st.Energies()
 		out.KineticEnergy += ke
-		out.Potential += pe
+		out.ElasticEnergy += el
+		out.Potential += el + grav
+		out.MaxStrain = math.Max(out.MaxStrain, strain)
 	}
 	if r := s.Remesh; r != nil {
 		out.RemeshSplits, out.RemeshFlips, out.RemeshCollapses = ptr(r.Splits), ptr(r.Flips), ptr(r.Collapses)

@@ -16,7 +16,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	steps := fs.Int("steps", 20, "timed steps per scene")
 	warmup := fs.Int("warmup", 5, "untimed steps before timing")
-	workers := fs.Int("workers", 0, "worker goroutines (default: LOOM_WORKERS or GOMAXPROCS)")
+	workers := fs.Int("workers", 0, "worker goroutines, 1 to 1024 (default: LOOM_WORKERS or GOMAXPROCS)")
 	eolRows := fs.Bool("eol", true, "also run the EOL cloth scenes (Weidner 2018 Table 1: edge, wire, nails, jaws, push, throw, lo-res, friction, and edge/lo-res as Lagrangian cloth) from the start")
 	adaptive := fs.Bool("adaptive", true, "also run the remeshing scenes from the start (sphere anisotropic/isotropic/fixed, flag) and print mean faces and seconds per frame")
 	eolCases := fs.String("eol-cases", "", "comma-separated EOL cases to run (such as edge-eol), and only their table; default: every case, after the other tables")
@@ -30,12 +30,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *steps < 1 || *warmup < 0 {
 		return fmt.Errorf("bench: --steps must be >= 1 and --warmup >= 0")
 	}
-	if *workers == 0 {
-		var err error
-		if *workers, err = ecs.WorkerCount(); err != nil {
-			return err
-		}
+	nw, err := workerCount(fs, *workers)
+	if err != nil {
+		return err
 	}
+	*workers = nw
 	var names []string
 	if *eolCases != "" {
 		names = strings.Split(*eolCases, ",")

@@ -1,9 +1,14 @@
 // Command loom runs cloth scenes and benchmarks.
 //
-//	loom                      run the drape scene into ./out
+//	loom                      run the drape scene into out/drape
 //	loom run SCENE [flags]    run a built-in scene or a JSON scene file
+//	loom export DIR           write DIR's OBJ frames as one glTF animation
+//	loom render DIR           draw DIR's OBJ frames to PNG and an animated GIF
 //	loom scenes               list the built-in scenes
 //	loom bench [flags]        run the benchmark scenes and print a table
+//	loom version              print the version
+//
+// Exit status: 0 done (and for --help), 1 an error (printed).
 package main
 
 import (
@@ -12,13 +17,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+
+	"github.com/loomsim/loom/ecs"
 )
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "loom:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // the flag set printed its usage
 		}
+		fmt.Fprintln(os.Stderr, "loom:", err)
 		os.Exit(1)
 	}
 }
@@ -34,7 +43,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return listScenes(stdout)
 	case "bench":
 		return runBench(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
+	case "export":
+		return runExport(args[1:], stdout, stderr)
+	case "render":
+		return runRender(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, version())
+		return nil
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	default:
@@ -43,14 +59,59 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 const usage = `usage:
-  loom                      run the drape scene into ./out
-  loom run SCENE [--steps N | --duration S] [--out DIR] [--workers K] [--set path=value ...]
-                            SCENE is a built-in name (see loom scenes) or a JSON file
+  loom                      run the drape scene into out/drape (see loom run)
+  loom run SCENE [--steps N | --duration S] [--out DIR] [--overwrite] [--workers K]
+           [--format obj|gltf|obj,gltf] [--render] [--set path=value ...]
+                            SCENE is a built-in name (see loom scenes) or a JSON file.
+                            Writes frame_NNNNN.obj, stats.jsonl (and animation.glb,
+                            frame_NNNNN.png, animation.gif when asked) into --out, which
+                            must be new or empty; without --out, into out/SCENE, or
+                            out/SCENE-2, -3, ... when that is not empty. --overwrite
+                            removes only the files an earlier loom run listed in the
+                            folder's loom-manifest.txt: loom never deletes or replaces a
+                            file it did not write.
+  loom export DIR           write DIR's frames (from loom run) as DIR/animation.glb
+  loom render DIR [--width W] [--height H]
+                            draw DIR's frames to DIR/frame_NNNNN.png and DIR/animation.gif
   loom scenes               list the built-in scenes
+  loom version              print loom's version
   loom bench [--steps N] [--workers K] [--adaptive=false] [--eol=false]
              [--eol-cases edge-eol,...] [--repeat R]
                             run the benchmark scenes and print tables
 `
+
+// version returns the module version and VCS revision the binary was built
+// from, as far as the build recorded them.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "loom (no build information)"
+	}
+	v := "loom " + bi.Main.Version + " " + bi.GoVersion
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision", "vcs.time":
+			v += " " + s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += " (modified)"
+			}
+		}
+	}
+	return v
+}
+
+// workerCount returns the worker count: the --workers flag of fs when it was
+// given (value n), else LOOM_WORKERS or GOMAXPROCS; both are checked by
+// ecs.CheckWorkers.
+func workerCount(fs *flag.FlagSet, n int) (int, error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "workers" })
+	if !given {
+		return ecs.WorkerCount()
+	}
+	return n, ecs.CheckWorkers("--workers", n)
+}
 
 // parseInterspersed parses flags that may come before or after positional
 // arguments and returns the positional ones.

@@ -9,12 +9,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/export"
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/systems"
@@ -31,8 +31,11 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	steps := fs.Int("steps", 0, "number of steps (default: the scene's duration)")
 	duration := fs.Float64("duration", 0, "simulated seconds (default: the scene's duration)")
-	out := fs.String("out", "out", "output directory")
-	workers := fs.Int("workers", 0, "worker goroutines (default: LOOM_WORKERS or GOMAXPROCS)")
+	out := fs.String("out", "", "output folder: new or empty (default: out/SCENE, or out/SCENE-2, -3, ... when that is not empty)")
+	overwrite := fs.Bool("overwrite", false, "write into a non-empty --out: first remove what an earlier loom run wrote there (listed in its "+export.ManifestName+"); other files are kept, never replaced")
+	format := fs.String("format", "obj", "what to write: obj (a frame_NNNNN.obj per frame), gltf (one animation.glb), or obj,gltf")
+	render := fs.Bool("render", false, "also draw the frames to PNG and animation.gif (as loom render)")
+	workers := fs.Int("workers", 0, "worker goroutines, 1 to 1024 (default: LOOM_WORKERS or GOMAXPROCS)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scene field, path=value (repeatable)")
 	pos, err := parseInterspersed(fs, args)
@@ -64,16 +67,19 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	if *duration > 0 {
 		sc.Duration = *duration
 	}
-	if *workers == 0 {
-		if *workers, err = ecs.WorkerCount(); err != nil {
-			return err
-		}
+	nw, err := workerCount(fs, *workers)
+	if err != nil {
+		return err
+	}
+	formats, err := parseFormats(*format)
+	if err != nil {
+		return err
 	}
 	m, err := sc.Model()
 	if err != nil {
 		return err
 	}
-	sim, err := systems.Build(m, *workers)
+	sim, err := systems.Build(m, nw)
 	if err != nil {
 		return err
 	}
@@ -82,34 +88,75 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	if *steps > 0 {
 		n = *steps
 	}
-	return simulate(sim, n, *out, stdout, stderr)
-}
-
-// simulate runs n steps, writing a frame and a stats record every output
-// frame. Files already written stay valid when a step fails.
-func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := *out
+	if dir == "" {
+		dir = freshFolder(filepath.Join("out", m.Name))
+	}
+	rd, err := export.OpenRunDir(dir, *overwrite)
+	if err != nil {
 		return err
 	}
-	stale, _ := filepath.Glob(filepath.Join(dir, "frame_*.obj"))
-	for _, f := range stale {
-		if err := os.Remove(f); err != nil {
-			return err
+	defer rd.Close()
+	o := outputs{obj: formats["obj"], gltf: formats["gltf"], render: *render}
+	return simulate(sim, n, rd, o, stdout, stderr)
+}
+
+// outputs says what a run writes besides stats.jsonl.
+type outputs struct{ obj, gltf, render bool }
+
+// parseFormats reads --format: a comma-separated list of obj and gltf.
+func parseFormats(s string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		if f != "obj" && f != "gltf" {
+			return nil, fmt.Errorf("--format %q: want obj, gltf or obj,gltf", s)
+		}
+		out[f] = true
+	}
+	return out, nil
+}
+
+// freshFolder returns base when it does not exist or is empty, else the first
+// of base-2, base-3, ... that is.
+func freshFolder(base string) string {
+	for i := 1; ; i++ {
+		dir := base
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", base, i)
+		}
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
+			return dir
 		}
 	}
-	statsFile, err := os.Create(filepath.Join(dir, "stats.jsonl"))
+}
+
+// simulate runs n steps, writing a stats record (and a frame, with
+// o.obj) every output frame into the run folder, and at the end the glTF
+// animation and the pictures that o asks for. Files already written stay
+// valid when a step fails.
+func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, stderr io.Writer) error {
+	dir := rd.Dir
+	statsFile, err := rd.Create("stats.jsonl")
 	if err != nil {
 		return err
 	}
 	defer statsFile.Close()
 	stats := bufio.NewWriter(statsFile)
 	every := sim.Model.StepsPerFrame
+	planeHalf := export.PlaneHalfSize(meshes(sim, 0))
+	var kept []export.Frame // for glTF and pictures
 
 	frame := 0
 	record := func() error {
 		rec := sim.Measure()
-		if err := export.WriteOBJ(filepath.Join(dir, fmt.Sprintf("frame_%05d.obj", frame)), meshes(sim)); err != nil {
-			return err
+		ms := meshes(sim, planeHalf)
+		if o.obj {
+			if err := rd.WriteFile(fmt.Sprintf("frame_%05d.obj", frame), func(w io.Writer) error { return export.EncodeOBJ(w, ms) }); err != nil {
+				return err
+			}
+		}
+		if o.gltf || o.render {
+			kept = append(kept, export.Frame{Time: rec.Time, Meshes: ms})
 		}
 		line, err := json.Marshal(rec)
 		if err != nil {
@@ -151,16 +198,33 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 	if shown {
 		bar.Finish()
 	}
-	fmt.Fprintf(stdout, "%s: %d steps (%.3g s simulated) in %.2f s; wrote %d frames and stats.jsonl to %s\n",
-		sim.Model.Name, n, sim.Clock.Time, time.Since(start).Seconds(), frame, dir)
+	what := "stats.jsonl"
+	if o.obj {
+		what = fmt.Sprintf("%d OBJ frames and %s", frame, what)
+	}
+	fmt.Fprintf(stdout, "%s: %d steps (%.3g s simulated) in %.2f s; wrote %s to %s\n",
+		sim.Model.Name, n, float64(n)*sim.Clock.Dt, time.Since(start).Seconds(), what, dir)
+	if o.gltf {
+		if err := writeGLTF(rd, kept, stdout); err != nil {
+			return err
+		}
+	}
+	if o.render {
+		if err := renderFrames(rd, kept, renderOptions{}, stdout); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// meshes returns each body's current surface.
-func meshes(sim *systems.Sim) []export.Mesh {
+// meshes returns each body's current surface, each strand's polyline and,
+// with planeHalf > 0, each obstacle's surface (planes as squares of that
+// half-size). The slices are the frame's own (a remesh does not change them).
+func meshes(sim *systems.Sim, planeHalf float64) []export.Mesh {
 	out := make([]export.Mesh, len(sim.Bodies))
 	for i, b := range sim.Bodies {
-		out[i] = export.Mesh{Name: b.Name, Pos: sim.Positions(i), UV: b.U, UVFaces: b.UFaces, Faces: b.Faces}
+		out[i] = export.Mesh{Name: b.Name, Role: export.RoleCloth, Pos: sim.Positions(i),
+			UV: slices.Clone(b.U), UVFaces: slices.Clone(b.UFaces), Faces: slices.Clone(b.Faces)}
 	}
 	for r, name := range sim.StrandNames() {
 		pts := sim.Rods.Step.Polyline(r)
@@ -168,7 +232,12 @@ func meshes(sim *systems.Sim) []export.Mesh {
 		for k := range line {
 			line[k] = int32(k)
 		}
-		out = append(out, export.Mesh{Name: name, Pos: pts, Lines: [][]int32{line}})
+		out = append(out, export.Mesh{Name: name, Role: export.RoleRod, Pos: pts, Lines: [][]int32{line}})
+	}
+	if planeHalf > 0 {
+		for _, ob := range sim.Obstacles() {
+			out = append(out, export.ObstacleMesh(ob.Name, &ob.Shape, ob.Offset, planeHalf))
+		}
 	}
 	return out
 }

@@ -1,12 +1,18 @@
 package rodstep
 
-import "github.com/loomsim/loom/solver/rod"
+import (
+	"math"
+
+	"github.com/loomsim/loom/solver/rod"
+)
 
 // Energies returns the assembly's kinetic energy (the segment kinetic energy
-// 1/2 q'^T M_seg q' over consecutive non-EIL nodes, SB2020 sec. 4.3) and its
-// potential energy (stretch, bending and gravity, the latter relative to the
-// origin), for the node kinds of the last assignment.
-func (s *State) Energies() (kinetic, potential float64) {
+// 1/2 q'^T M_seg q' over consecutive non-EIL nodes, SB2020 sec. 4.3), its
+// elastic energy (stretch, eq. 2, and bending) and its gravitational energy
+// (relative to the origin), for the node kinds of the last assignment; the
+// axial strain l/du - 1 of eq. 2 of largest magnitude over those segments
+// is maxStrain (its magnitude).
+func (s *State) Energies() (kinetic, elastic, gravity, maxStrain float64) {
 	for r := range s.Rods {
 		R := &s.Rods[r]
 		if R.Fixed {
@@ -23,15 +29,16 @@ func (s *State) Energies() (kinetic, potential float64) {
 					kinetic += 0.5 * qd[i] * M[8*i+j] * qd[j]
 				}
 			}
-			potential += rod.StretchEnergy(R.Ks, s.X[a], s.X[b], s.U[a], s.U[b])
-			potential -= R.Rho * (s.U[b] - s.U[a]) * s.Gravity.Dot(s.X[a].Add(s.X[b])) / 2
+			elastic += rod.StretchEnergy(R.Ks, s.X[a], s.X[b], s.U[a], s.U[b])
+			gravity -= R.Rho * (s.U[b] - s.U[a]) * s.Gravity.Dot(s.X[a].Add(s.X[b])) / 2
+			maxStrain = max(maxStrain, math.Abs(s.X[b].Sub(s.X[a]).Norm()/(s.U[b]-s.U[a])-1))
 		}
 		for k := 0; k+2 < len(nodes); k++ {
 			a, b, c := nodes[k], nodes[k+1], nodes[k+2]
-			potential += rod.BendEnergy(R.Kb, s.X[a], s.X[b], s.X[c], s.U[a], s.U[b], s.U[c])
+			elastic += rod.BendEnergy(R.Kb, s.X[a], s.X[b], s.X[c], s.U[a], s.U[b], s.U[c])
 		}
 	}
-	return kinetic, potential
+	return kinetic, elastic, gravity, maxStrain
 }
 
 // Polyline returns rod r's node positions in order of u (EIL nodes at their
