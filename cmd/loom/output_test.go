@@ -94,7 +94,7 @@ func TestRunNeverDeletesForeignFiles(t *testing.T) {
 		t.Errorf("files loom left: %v, want %v", ours, want)
 	}
 	// A file of a name loom would write, but not loom's, is never replaced.
-	os.Remove(filepath.Join(dir, "frame_00002.obj")) // loom's own
+	os.Remove(filepath.Join(dir, "frame_00002.obj"))                                                            // loom's own
 	os.WriteFile(filepath.Join(dir, export.ManifestName), []byte(export.ManifestName+"\nstats.jsonl\n"), 0o644) // frames not listed
 	os.WriteFile(filepath.Join(dir, "frame_00000.obj"), []byte("mine"), 0o644)
 	if out, err := runLoom(t, args("4", "--overwrite")...); err == nil || !strings.Contains(err.Error(), "frame_00000.obj exists and loom did not write it") {
