@@ -20,7 +20,7 @@ func TestRenderTriangleByRayCasting(t *testing.T) {
 	cloth := [][3]float64{{-1, 0, -0.8}, {1.2, 0, -0.5}, {0.1, 0, 1}}
 	wall := [][3]float64{{-2, 0.5, -2}, {2, 0.5, -2}, {0, 0.5, 0.3}}
 	meshes := []Mesh{
-		{Name: "cloth", Role: RoleCloth, Pos: cloth, Faces: [][3]int32{{0, 2, 1}}}, // clockwise: two-sided
+		{Name: "cloth", Role: RoleCloth, Pos: cloth, Faces: [][3]int32{{0, 2, 1}}},  // clockwise: two-sided
 		{Name: "wall", Role: RoleObstacle, Pos: wall, Faces: [][3]int32{{0, 1, 2}}}, // drawn after, behind: the z-buffer keeps the cloth
 	}
 	pic := Render(&cam, meshes)
