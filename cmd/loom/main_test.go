@@ -35,8 +35,14 @@ func TestRunWritesFramesAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(obj), "\no cloth\n") || strings.Count(string(obj), "\nv ") != 100 || strings.Count(string(obj), "\nf ") != 162 {
+	_, cloth, _ := strings.Cut(string(obj), "\no cloth\ng cloth\n")
+	cloth, obstacles, _ := strings.Cut(cloth, "\no ")
+	if strings.Count(cloth, "\nv ") != 99 || strings.Count(cloth, "\nvn ") != 100 || strings.Count(cloth, "\nf ") != 162 {
 		t.Errorf("last frame is not a 10x10 sheet named cloth")
+	}
+	// then the obstacles: the sphere and the ground plane
+	if !strings.HasPrefix(obstacles, "ball\ng obstacle\n") || !strings.Contains(obstacles, "\no ground\ng obstacle\n") {
+		t.Errorf("last frame lacks the obstacles: %.200s", obstacles)
 	}
 	f, err := os.Open(filepath.Join(dir, "stats.jsonl"))
 	if err != nil {

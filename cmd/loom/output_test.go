@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,6 +267,51 @@ func TestStatsSchemaStable(t *testing.T) {
 			}
 			if r.Time != float64(r.Step)*m.Dt {
 				t.Errorf("%s record %d: time %v, want step %d x dt %v = %v", c[0], i, r.Time, r.Step, m.Dt, float64(r.Step)*m.Dt)
+			}
+		}
+	}
+}
+
+// TestObstaclesMoveInFrames: a sphere moved by a linear motion is written
+// in every frame at its scripted place: its vertices' mean (the
+// tessellation is symmetric about the centre) is the centre plus the
+// offset at the frame's time, and each vertex is at the radius from it.
+func TestObstaclesMoveInFrames(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := runLoom(t, "run", "sphere-drop", "--steps", "10", "--set", "fps=100", "--set", "bodies.0.resolution=6", "--out", dir,
+		"--set", `obstacles.0.motion={"interpolation":"linear","keyframes":[{"t":0,"offset":[0,0,0]},{"t":1,"offset":[1,2,0]}]}`); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	frames, err := export.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) != 6 {
+		t.Fatalf("%d frames", len(frames))
+	}
+	for k, f := range frames {
+		var ball *export.Mesh
+		for i := range f.Meshes {
+			if f.Meshes[i].Name == "ball" && f.Meshes[i].Role == export.RoleObstacle {
+				ball = &f.Meshes[i]
+			}
+		}
+		if ball == nil {
+			t.Fatalf("frame %d has no ball", k)
+		}
+		want := [3]float64{f.Time, 2 * f.Time, 0.25}
+		var mean [3]float64
+		for _, p := range ball.Pos {
+			for c := range 3 {
+				mean[c] += p[c] / float64(len(ball.Pos))
+			}
+			if r := math.Hypot(math.Hypot(p[0]-want[0], p[1]-want[1]), p[2]-want[2]); math.Abs(r-0.25) > 1e-8 {
+				t.Fatalf("frame %d: ball vertex %v at %g from the centre, want 0.25", k, p, r)
+			}
+		}
+		for c := range 3 {
+			if math.Abs(mean[c]-want[c]) > 1e-8 {
+				t.Fatalf("frame %d (t = %g): ball centre %v, want %v", k, f.Time, mean, want)
 			}
 		}
 	}
