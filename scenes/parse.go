@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 var sceneType = reflect.TypeFor[Scene]()
@@ -49,14 +50,20 @@ func Load(path string) (*Scene, error) {
 
 // checkSchema walks the JSON token stream against the Scene type.
 func checkSchema(data []byte, source string) error {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
+		return &FieldError{Source: source, Reason: "the file starts with a UTF-8 byte order mark (EF BB BF); save it as UTF-8 without one"}
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || len(data) >= 2 && (data[0] == 0 || data[1] == 0):
+		return &FieldError{Source: source, Reason: "the file is UTF-16 (or UTF-32) text; loom reads JSON as UTF-8: save it as UTF-8"}
+	}
 	c := &checker{data: data, source: source, dec: json.NewDecoder(bytes.NewReader(data))}
 	c.dec.UseNumber()
-	tok, err := c.dec.Token()
-	if err == io.EOF {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return &FieldError{Source: source, Reason: "empty document; expected a JSON object"}
 	}
+	tok, err := c.next()
 	if err != nil {
-		return c.syntax(err)
+		return err
 	}
 	if err := c.value(tok, sceneType, ""); err != nil {
 		return err
@@ -71,38 +78,62 @@ type checker struct {
 	data   []byte
 	source string
 	dec    *json.Decoder
+	// tokStart is the byte offset of the first byte of the token read last.
+	tokStart int64
 }
 
-// where formats a byte offset as "line L, column C".
+// where formats a byte offset as "line L, column C" (columns count
+// characters, from 1).
 func (c *checker) where(off int64) string {
 	off = min(max(off, 0), int64(len(c.data)))
 	before := c.data[:off]
 	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
+// syntax reports a syntax error at the offending byte. json.Decoder.Token's
+// SyntaxError.Offset counts from the decoder's buffer, not the document (a
+// NaN on line 38 came out as line 19), so the position is taken from
+// json.Unmarshal's scan of the whole document instead, whose Offset is the
+// number of bytes read up to and including the bad one.
 func (c *checker) syntax(err error) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return &FieldError{Source: c.source, Reason: fmt.Sprintf("invalid JSON at %s: %v", c.where(se.Offset), se)}
+		var v any
+		if uerr := json.Unmarshal(c.data, &v); errors.As(uerr, &se) {
+			off := se.Offset - 1
+			if off >= 0 && off < int64(len(c.data)) && c.data[off] >= 0x80 {
+				return &FieldError{Source: c.source, Reason: fmt.Sprintf("invalid JSON at %s: byte 0x%02X outside a string (JSON is UTF-8 text; outside strings only ASCII)", c.where(off), c.data[off])}
+			}
+			return &FieldError{Source: c.source, Reason: fmt.Sprintf("invalid JSON at %s: %v", c.where(off), se)}
+		}
+		return &FieldError{Source: c.source, Reason: fmt.Sprintf("invalid JSON: %v", se)}
 	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
 		return &FieldError{Source: c.source, Reason: "invalid JSON: unexpected end of input"}
 	}
 	return &FieldError{Source: c.source, Reason: "invalid JSON: " + err.Error()}
 }
 
+// next reads a token and records where it starts: after the decoder's
+// position, past white space and the ',' or ':' that Token consumes with it.
 func (c *checker) next() (json.Token, error) {
+	pos := c.dec.InputOffset()
 	tok, err := c.dec.Token()
 	if err != nil {
 		return nil, c.syntax(err)
 	}
+	for pos < int64(len(c.data)) && strings.IndexByte(" \t\r\n,:", c.data[pos]) >= 0 {
+		pos++
+	}
+	c.tokStart = pos
 	return tok, nil
 }
 
+// fail reports a schema error at path, placed at the token read last.
 func (c *checker) fail(path, format string, args ...any) error {
-	return &FieldError{Source: c.source, Field: path, Reason: fmt.Sprintf(format, args...)}
+	return &FieldError{Source: c.source, Field: path, Reason: fmt.Sprintf(format, args...) + " (at " + c.where(c.tokStart) + ")"}
 }
 
 func describe(tok json.Token) string {
