@@ -8,7 +8,9 @@
 //	loom bench [flags]        run the benchmark scenes and print a table
 //	loom version              print the version
 //
-// Exit status: 0 done (and for --help), 1 an error (printed).
+// Exit status: 0 done (and for --help), 1 an error (printed), 130
+// interrupted (SIGINT or SIGTERM: the run stops between steps; the frames
+// written so far are complete).
 package main
 
 import (
@@ -17,17 +19,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/loomsim/loom/ecs"
 )
 
 func main() {
+	signal.Notify(interrupt, os.Interrupt, syscall.SIGTERM)
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return // the flag set printed its usage
 		}
 		fmt.Fprintln(os.Stderr, "loom:", err)
+		if errors.Is(err, errInterrupted) {
+			os.Exit(130)
+		}
 		os.Exit(1)
 	}
 }
@@ -75,6 +83,7 @@ const usage = `usage:
                             draw DIR's frames to DIR/frame_NNNNN.png and DIR/animation.gif
   loom scenes               list the built-in scenes
   loom version              print loom's version
+exit status: 0 done (and --help), 1 error, 130 interrupted (Ctrl-C: the frames written are complete)
   loom bench [--steps N] [--workers K] [--adaptive=false] [--eol=false]
              [--eol-cases edge-eol,...] [--repeat R]
                             run the benchmark scenes and print tables

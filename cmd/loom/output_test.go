@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loomsim/loom/export"
 	"github.com/loomsim/loom/scenes"
@@ -314,5 +315,46 @@ func TestObstaclesMoveInFrames(t *testing.T) {
 				t.Fatalf("frame %d (t = %g): ball centre %v, want %v", k, f.Time, mean, want)
 			}
 		}
+	}
+}
+
+// TestInterruptExits130: SIGINT stops a run between steps with exit status
+// 130, a message saying which frames are complete, no temporaries left, and
+// every frame in the folder complete (it reads back).
+func TestInterruptExits130(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "loom")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "run", "drape", "--out", dir, "--set", "bodies.0.resolution=30")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ { // wait for a few frames
+		if _, err := os.Stat(filepath.Join(dir, "frame_00003.obj")); err == nil {
+			break
+		}
+		if i > 600 {
+			cmd.Process.Kill()
+			t.Fatalf("no frame 3 after 60 s:\n%s", out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want status 130\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "interrupted at step") || !strings.Contains(out.String(), "are complete") {
+		t.Errorf("message: %s", out.String())
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmp) != 0 {
+		t.Errorf("temporaries left: %v", tmp)
+	}
+	if _, err := export.ReadRun(dir); err != nil {
+		t.Errorf("frames after the interrupt: %v", err)
 	}
 }

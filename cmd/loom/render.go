@@ -41,12 +41,12 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer rd.Close()
-	return renderFrames(rd, frames, o, stdout)
+	return renderFrames(rd, frames, o, stdout, stderr)
 }
 
 // renderFrames draws the frames with the default camera into the run folder:
 // a PNG per frame and the animated GIF.
-func renderFrames(rd *export.RunDir, frames []export.Frame, o renderOptions, stdout io.Writer) error {
+func renderFrames(rd *export.RunDir, frames []export.Frame, o renderOptions, stdout, stderr io.Writer) error {
 	if o.width == 0 && o.height == 0 {
 		o.width, o.height = 480, 360
 	}
@@ -55,7 +55,14 @@ func renderFrames(rd *export.RunDir, frames []export.Frame, o renderOptions, std
 	}
 	cam := export.DefaultCamera(frames, o.width, o.height)
 	pics := make([]*export.Picture, len(frames))
+	bar := newProgress(len(frames), "render", "frames", stderr)
+	defer bar.finish()
 	for k, f := range frames {
+		if interrupted() {
+			bar.abort()
+			return fmt.Errorf("render: %w at frame %d", errInterrupted, k)
+		}
+		bar.set(k)
 		pics[k] = export.Render(&cam, f.Meshes)
 		img := pics[k].RGBA()
 		if err := rd.WriteFile(fmt.Sprintf("frame_%05d.png", k), func(w io.Writer) error { return png.Encode(w, img) }); err != nil {

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/loomsim/loom/export"
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/systems"
@@ -170,19 +168,14 @@ func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, std
 		return err
 	}
 	start := time.Now()
-	// The bar measures its rate from its creation; it is drawn only once the
-	// run has taken more than a second.
-	bar := progressbar.NewOptions(n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription(sim.Model.Name),
-		progressbar.OptionShowCount(), progressbar.OptionSetItsString("steps"), progressbar.OptionShowIts(),
-		progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	bar.StartWithoutRender()
-	shown := false
+	bar := newProgress(n, sim.Model.Name, "steps", stderr)
 	for i := 1; i <= n; i++ {
+		if interrupted() {
+			bar.abort()
+			return fmt.Errorf("%s: %w at step %d (frames 0-%d in %s are complete)", sim.Model.Name, errInterrupted, i-1, frame-1, dir)
+		}
 		if err := sim.Step(); err != nil {
-			if shown {
-				bar.Exit()
-				fmt.Fprintln(stderr)
-			}
+			bar.abort()
 			return fmt.Errorf("%s: %w (frames 0-%d in %s are complete)", sim.Model.Name, err, frame-1, dir)
 		}
 		if i%every == 0 || i == n {
@@ -190,14 +183,9 @@ func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, std
 				return err
 			}
 		}
-		shown = shown || time.Since(start) > time.Second
-		if shown {
-			bar.Set(i)
-		}
+		bar.set(i)
 	}
-	if shown {
-		bar.Finish()
-	}
+	bar.finish()
 	what := "stats.jsonl"
 	if o.obj {
 		what = fmt.Sprintf("%d OBJ frames and %s", frame, what)
@@ -209,8 +197,11 @@ func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, std
 			return err
 		}
 	}
+	if o.obj && !o.render {
+		fmt.Fprintf(stdout, "next: loom render %s (pictures), loom export %s (glTF), loom scenes (other scenes)\n", dir, dir)
+	}
 	if o.render {
-		if err := renderFrames(rd, kept, renderOptions{}, stdout); err != nil {
+		if err := renderFrames(rd, kept, renderOptions{}, stdout, stderr); err != nil {
 			return err
 		}
 	}
