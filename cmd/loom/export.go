@@ -17,23 +17,33 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: loom export DIR\n  writes the OBJ frames of a loom run in DIR as one glTF 2.0 animation, DIR/%s\n", gltfName)
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("export: want one run folder DIR, got %d arguments", len(pos))
-	}
-	frames, err := export.ReadRun(pos[0])
-	if err != nil {
-		return err
-	}
-	rd, err := export.AppendRunDir(pos[0])
+	frames, rd, err := openRun(fs, args)
 	if err != nil {
 		return err
 	}
 	defer rd.Close()
 	return writeGLTF(rd, frames, stdout)
+}
+
+// openRun parses the flags and the one run folder DIR of a command that
+// reads a run's frames (loom export, loom render) and opens DIR to add files.
+func openRun(fs *flag.FlagSet, args []string) ([]export.Frame, *export.RunDir, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(pos) != 1 {
+		return nil, nil, fmt.Errorf("%s: want one run folder DIR, got %d arguments", fs.Name(), len(pos))
+	}
+	frames, err := export.ReadRun(pos[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	rd, err := export.AppendRunDir(pos[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	return frames, rd, nil
 }
 
 // writeGLTF writes the frames as the run folder's glTF animation.

@@ -49,6 +49,7 @@ func (p *progress) abort() {
 		p.bar.Exit()
 		fmt.Fprintln(p.w)
 	}
+	p.shown = false // a later finish does nothing
 }
 
 // interrupt receives SIGINT and SIGTERM (main subscribes it); a run checks

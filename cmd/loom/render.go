@@ -25,18 +25,7 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "usage: loom render DIR [--width W] [--height H]\n  draws the OBJ frames of a loom run in DIR to DIR/frame_NNNNN.png and DIR/%s\n", gifName)
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("render: want one run folder DIR, got %d arguments", len(pos))
-	}
-	frames, err := export.ReadRun(pos[0])
-	if err != nil {
-		return err
-	}
-	rd, err := export.AppendRunDir(pos[0])
+	frames, rd, err := openRun(fs, args)
 	if err != nil {
 		return err
 	}
