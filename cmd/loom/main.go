@@ -4,6 +4,7 @@
 //	loom run SCENE [flags]    run a built-in scene or a JSON scene file
 //	loom export DIR           write DIR's OBJ frames as one glTF animation
 //	loom render DIR           draw DIR's OBJ frames to PNG and an animated GIF
+//	loom view DIR             serve a page that plays DIR's frames back
 //	loom scenes               list the built-in scenes
 //	loom bench [flags]        run the benchmark scenes and print a table
 //	loom version              print the version
@@ -55,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runExport(args[1:], stdout, stderr)
 	case "render":
 		return runRender(args[1:], stdout, stderr)
+	case "view":
+		return runView(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, version())
 		return nil
@@ -81,6 +84,8 @@ const usage = `usage:
   loom export DIR           write DIR's frames (from loom run) as DIR/animation.glb
   loom render DIR [--width W] [--height H]
                             draw DIR's frames to DIR/frame_NNNNN.png and DIR/animation.gif
+  loom view DIR [--addr 127.0.0.1:8080]
+                            serve a page that plays DIR's frames back (orbit, timeline, stats plot)
   loom scenes               list the built-in scenes
   loom version              print loom's version
 exit status: 0 done (and --help), 1 error, 130 interrupted (Ctrl-C: the frames written are complete)
