@@ -198,7 +198,7 @@ func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, std
 		}
 	}
 	if o.obj && !o.render {
-		fmt.Fprintf(stdout, "next: loom render %s (pictures), loom export %s (glTF), loom scenes (other scenes)\n", dir, dir)
+		fmt.Fprintf(stdout, "next: loom view %s (play it in a browser), loom render %s (pictures), loom export %s (glTF), loom scenes (other scenes)\n", dir, dir, dir)
 	}
 	if o.render {
 		if err := renderFrames(rd, kept, renderOptions{}, stdout, stderr); err != nil {
