@@ -31,19 +31,11 @@ const MaxOBJVertices = 1 << 22
 // texture coordinates, normals, lines, materials and smoothing groups are
 // ignored. Errors name the file and line.
 func ReadOBJ(path string) (*TriMesh, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m, err := parseOBJ(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s:%w", path, err)
-	}
-	return m, nil
+	return readMeshFile(func(name string) (io.ReadCloser, error) { return os.Open(name) }, path, MaxOBJVertices)
 }
 
-func parseOBJ(r io.Reader) (*TriMesh, error) {
+// parseOBJ reads an OBJ file of at most limit vertices and faces.
+func parseOBJ(r io.Reader, limit int) (*TriMesh, error) {
 	m := &TriMesh{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -66,8 +58,8 @@ func parseOBJ(r io.Reader) (*TriMesh, error) {
 				}
 				p[k] = x
 			}
-			if len(m.Pos) == MaxOBJVertices {
-				return nil, fmt.Errorf("%d: more than %d vertices", line, MaxOBJVertices)
+			if len(m.Pos) == limit {
+				return nil, fmt.Errorf("%d: more than %d vertices", line, limit)
 			}
 			m.Pos = append(m.Pos, p)
 		case "f":
@@ -94,8 +86,8 @@ func parseOBJ(r io.Reader) (*TriMesh, error) {
 				if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] {
 					return nil, fmt.Errorf("%d: face repeats a vertex (%d %d %d)", line, t[0]+1, t[1]+1, t[2]+1)
 				}
-				if len(m.Faces) == MaxOBJVertices {
-					return nil, fmt.Errorf("%d: more than %d faces", line, MaxOBJVertices)
+				if len(m.Faces) == limit {
+					return nil, fmt.Errorf("%d: more than %d faces", line, limit)
 				}
 				m.Faces = append(m.Faces, t)
 			}

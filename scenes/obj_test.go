@@ -1,10 +1,10 @@
 package scenes
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"math"
 	"testing"
 
 	"github.com/loomsim/loom/export"
@@ -43,7 +43,7 @@ func TestReadOBJRoundTrip(t *testing.T) {
 }
 
 func TestParseOBJ(t *testing.T) {
-	m, err := parseOBJ(strings.NewReader("# quad and a relative triangle\no a\nv 0 0 0\nv 1 0 0 1\nv 1 1 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nf 1/1/1 2/1/1 3//1 4\nv 2 2 2\nf -1 -3 -2\nl 1 2\n"))
+	m, err := parseOBJ(strings.NewReader("# quad and a relative triangle\no a\nv 0 0 0\nv 1 0 0 1\nv 1 1 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nf 1/1/1 2/1/1 3//1 4\nv 2 2 2\nf -1 -3 -2\nl 1 2\n"), MaxOBJVertices)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestParseOBJ(t *testing.T) {
 		{"v 0 0 0\nv 1 0 0\nf 1 2 1\n", "3: face repeats a vertex"},
 		{"v 0 0 0\n", "no faces"},
 	} {
-		if _, err := parseOBJ(strings.NewReader(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := parseOBJ(strings.NewReader(c.src), MaxOBJVertices); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one containing %q", c.src, err, c.want)
 		}
 	}

@@ -47,7 +47,7 @@ func TestBuiltinsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: re-parse: %v", name, err)
 		}
-		s2.source = s.source
+		s2.source, s2.files = s.source, s.files
 		if !reflect.DeepEqual(s, s2) {
 			t.Errorf("%s: round trip differs:\n%+v\n%+v", name, s, s2)
 		}
