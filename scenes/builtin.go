@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed *.json
+//go:embed *.json dress
 var builtinFS embed.FS
 
 // Info describes a built-in scene.
