@@ -5,7 +5,7 @@
 // revolution with elliptical cross-sections: rounded crotch, hips, waist,
 // chest, shoulders) and two legs (capsules, r 6.5 cm, hanging from hip
 // joints at z = 0.765 m, feet at z = 0) swinging in opposite phase by
-// 30 deg sin(2 pi t) about the joints' x axis (walking along y). Each leg
+// 22 deg sin(2 pi t) about the joints' x axis (walking along y). Each leg
 // turns about the centre of its top hemisphere, so that hemisphere stays
 // where it is and the legs never cut into the trunk. x is lateral, y
 // forward, z up; triangles wind counter-clockwise seen from outside.
@@ -29,7 +29,7 @@ const (
 	legLen   = 0.70 // between the centres of the capsule's hemispheres
 	hipX     = 0.09
 	hipZ     = 0.765
-	swingDeg = 30
+	swingDeg = 22
 )
 
 // trunk is the trunk's profile: height and the semi-axes (x, y) of its
@@ -38,9 +38,9 @@ var trunk = [][3]float64{
 	{0.83, 0, 0},
 	{0.845, 0.10, 0.07},
 	{0.87, 0.15, 0.105},
-	{0.91, 0.175, 0.125},
-	{0.96, 0.18, 0.13},
-	{1.02, 0.155, 0.11},
+	{0.91, 0.19, 0.13},
+	{0.96, 0.20, 0.14},
+	{1.02, 0.165, 0.115},
 	{1.08, 0.13, 0.095},
 	{1.20, 0.15, 0.105},
 	{1.32, 0.16, 0.11},
