@@ -24,7 +24,7 @@ import (
 const (
 	frames   = 24
 	fps      = 24.0
-	around   = 24   // vertices per ring
+	around   = 24 // vertices per ring
 	legR     = 0.065
 	legLen   = 0.70 // between the centres of the capsule's hemispheres
 	hipX     = 0.09
