@@ -141,3 +141,32 @@ func TestMeshObstacleTooManyVertices(t *testing.T) {
 		t.Errorf("sequence: error %v, want %q", err, want)
 	}
 }
+
+// TestDressBuiltinMatchesFile: the built-in dress reads its embedded body
+// sequence, and scenes/dress.json loaded as a file reads the same frames
+// from the directory beside it.
+func TestDressBuiltinMatchesFile(t *testing.T) {
+	b, err := mustBuiltin(t, "dress").Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(filepath.Join(".", "dress.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, mf := b.Obstacles[0].Mesh, f.Obstacles[0].Mesh
+	if len(mb.Frames) != 24 || !mb.Loop || mb.FPS != 24 || len(mf.Frames) != 24 {
+		t.Fatalf("dress body: %d frames, loop %v, fps %v (file: %d frames)", len(mb.Frames), mb.Loop, mb.FPS, len(mf.Frames))
+	}
+	for k := range mb.Frames {
+		for i := range mb.Frames[k] {
+			if mb.Frames[k][i] != mf.Frames[k][i] {
+				t.Fatalf("frame %d vertex %d: embedded %v, file %v", k, i, mb.Frames[k][i], mf.Frames[k][i])
+			}
+		}
+	}
+}

@@ -283,23 +283,30 @@ func (b *BVH) Nearest(p dense.Vec3, maxDist float64, dist func(tri int32) float6
 	if len(b.nodes) == 0 {
 		return best, bestD
 	}
-	var stack [2 * maxQueryDepth]int32
-	st := append(stack[:0], 0)
+	// The stack holds nodes with their squared box distances, compared with
+	// bestD^2 so that no square root is taken per box.
+	type entry struct {
+		id int32
+		d2 float64
+	}
+	var stack [2 * maxQueryDepth]entry
+	st := append(stack[:0], entry{0, boxDistance2(&b.nodes[0].Box, p)})
 	for len(st) > 0 {
-		id := st[len(st)-1]
+		e := st[len(st)-1]
 		st = st[:len(st)-1]
-		n := &b.nodes[id]
-		if boxDistance(&n.Box, p) > bestD {
+		if e.d2 > bestD*bestD {
 			continue
 		}
+		n := &b.nodes[e.id]
 		if n.Left < 0 {
 			if d := dist(n.Tri); d < bestD || (best < 0 && d <= bestD) {
 				best, bestD = n.Tri, d
 			}
 			continue
 		}
-		l, r := n.Left, n.Right
-		if boxDistance(&b.nodes[l].Box, p) < boxDistance(&b.nodes[r].Box, p) {
+		l := entry{n.Left, boxDistance2(&b.nodes[n.Left].Box, p)}
+		r := entry{n.Right, boxDistance2(&b.nodes[n.Right].Box, p)}
+		if l.d2 < r.d2 {
 			l, r = r, l
 		}
 		st = append(st, l, r) // the nearer child r is popped first
@@ -307,8 +314,9 @@ func (b *BVH) Nearest(p dense.Vec3, maxDist float64, dist func(tri int32) float6
 	return best, bestD
 }
 
-// boxDistance is the Euclidean distance from p to the closed box (0 inside).
-func boxDistance(b *AABB, p dense.Vec3) float64 {
+// boxDistance2 is the squared Euclidean distance from p to the closed box
+// (0 inside).
+func boxDistance2(b *AABB, p dense.Vec3) float64 {
 	s := 0.0
 	for k := range 3 {
 		e := math.Max(b.Lo[k]-p[k], p[k]-b.Hi[k])
@@ -316,7 +324,7 @@ func boxDistance(b *AABB, p dense.Vec3) float64 {
 			s += e * e
 		}
 	}
-	return math.Sqrt(s)
+	return s
 }
 
 // Overlapping appends to dst[:0] the triangles whose leaf boxes meet box q,
