@@ -88,6 +88,9 @@ const (
 // RotationCenter when Shape.Rotated) translated by Offset; Vel is the
 // current velocity of its rotation centre and Omega its angular velocity, so
 // that its point at p moves at geom.PointVelocity(Vel, Omega, centre, p).
+// A mesh obstacle's Shape.Mesh points to its surface (vertices, triangles,
+// BVH), which the copies that systems gather share; for a deforming mesh
+// ScriptedMotion moves its vertices (Sequence), and nothing else writes it.
 type Obstacle struct {
 	Name string
 	geom.Shape

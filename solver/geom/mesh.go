@@ -27,7 +27,7 @@ import (
 // inconsistently oriented) encloses nothing: its distance is unsigned, a
 // thin two-sided shell, so cloth on either side is kept out of the contact
 // layer, and nothing is ever inside it. Its normal points from the closest
-// surface point to p (the face normal, turned towards p, when p is on it).
+// surface point to p (the feature's pseudo-normal when p is on the surface).
 //
 // A mesh whose vertices move (Update) keeps its triangles and tree shape;
 // its BVH is refitted, its normals recomputed. A triangle of zero area has
