@@ -80,13 +80,17 @@ const (
 	Box     = geom.Box
 	Capsule = geom.Capsule
 	Point   = geom.Point // a nail tip (Center) with its outward axis (Normal)
+	Mesh    = geom.Mesh  // a triangle mesh (Shape.Mesh) turned about Center
 )
 
-// Obstacle is a rigid collision shape. Its current pose is the Shape (its
+// Obstacle is a kinematic collision shape. Its current pose is the Shape (its
 // data at the initial pose, turned by its current rotation Shape.R about its
 // RotationCenter when Shape.Rotated) translated by Offset; Vel is the
 // current velocity of its rotation centre and Omega its angular velocity, so
 // that its point at p moves at geom.PointVelocity(Vel, Omega, centre, p).
+// A mesh obstacle's Shape.Mesh points to its surface (vertices, triangles,
+// BVH), which the copies that systems gather share; for a deforming mesh
+// ScriptedMotion moves its vertices (Sequence), and nothing else writes it.
 type Obstacle struct {
 	Name string
 	geom.Shape
@@ -96,6 +100,9 @@ type Obstacle struct {
 	Omega  dense.Vec3 // current angular velocity (rad/s); zero unless the motion rotates
 	Rest   dense.Mat3 // the rotation at the initial pose (identity when not Rotated)
 	Pivot  dense.Vec3 // the motion's rotation pivot at the initial pose
+	// Sequence indexes the deforming mesh sequences (Scripts.Sequences)
+	// that move Shape.Mesh's vertices; -1 for every other obstacle.
+	Sequence int32
 }
 
 // FeatureKind names the kind of sharp feature an EOL vertex lies on

@@ -206,8 +206,39 @@ type Obstacle struct {
 	// midpoint) at the initial pose; false: as given, Rotation unused.
 	Rotated  bool
 	Rotation dense.Mat3
-	Motion   Motion     // nil: static
-	Pivot    dense.Vec3 // Motion's rotation pivot (the centre unless the motion sets one)
+	Motion   Motion        // nil: static
+	Pivot    dense.Vec3    // Motion's rotation pivot (the centre unless the motion sets one)
+	Mesh     *MeshObstacle // Kind geom.Mesh only: its triangles and vertex positions
+}
+
+// MeshObstacle is a triangle-mesh obstacle's surface at its initial pose
+// before Rotation (which turns it about the obstacle's Center): one frame
+// for a rigid mesh, or a deforming mesh's frames, all of one topology, shown
+// at FPS frames per second and blended linearly in between.
+type MeshObstacle struct {
+	Faces  [][3]int32     // counter-clockwise seen from outside
+	Frames [][][3]float64 // per frame, the vertex positions
+	FPS    float64        // frames per second; 0 with a single frame
+	Loop   bool           // after the last frame, blend back to the first and repeat; false: hold the last
+}
+
+// FramePositions returns frame k's positions, 3 floats per vertex (a new
+// slice).
+func (m *MeshObstacle) FramePositions(k int) []float64 {
+	out := make([]float64, 0, 3*len(m.Frames[k]))
+	for _, p := range m.Frames[k] {
+		out = append(out, p[:]...)
+	}
+	return out
+}
+
+// FlatFaces returns the triangles, 3 indices each (a new slice).
+func (m *MeshObstacle) FlatFaces() []int32 {
+	out := make([]int32, 0, 3*len(m.Faces))
+	for _, f := range m.Faces {
+		out = append(out, f[:]...)
+	}
+	return out
 }
 
 // Wind is a uniform air flow acting on cloth faces.

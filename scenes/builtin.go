@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed *.json
+//go:embed *.json dress
 var builtinFS embed.FS
 
 // Info describes a built-in scene.
@@ -36,7 +36,12 @@ func Builtin(name string) (*Scene, error) {
 	if err != nil || !fs.ValidPath(name) || strings.Contains(name, "/") {
 		return nil, fmt.Errorf("unknown built-in scene %q (valid: %s)", name, strings.Join(builtinNames(), ", "))
 	}
-	return Parse(data, name+".json")
+	s, err := Parse(data, name+".json")
+	if err != nil {
+		return nil, err
+	}
+	s.files = embeddedAssets{}
+	return s, nil
 }
 
 // Builtins lists the built-in scenes sorted by name.

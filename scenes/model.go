@@ -68,6 +68,13 @@ func (s *Scene) Model() (*model.Model, error) {
 			mo.Kind = geom.Capsule
 		case Point:
 			mo.Kind = geom.Point
+		case Mesh:
+			mo.Kind = geom.Mesh
+			mesh, err := meshModel(o, fmt.Sprintf("obstacles[%d]", oi), s.assets())
+			if err != nil {
+				return nil, err
+			}
+			mo.Mesh = mesh
 		default:
 			return nil, fmt.Errorf("obstacles[%d].type: unknown obstacle type %q", oi, o.Type)
 		}

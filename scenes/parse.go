@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -21,7 +22,9 @@ var sceneType = reflect.TypeFor[Scene]()
 // arrays of the wrong length, non-integer integers, out-of-range numbers and
 // trailing data are errors. source (a file name or built-in name) prefixes
 // every error message; errors are *FieldError values (joined with
-// errors.Join when validation finds several).
+// errors.Join when validation finds several). The files the scene refers to
+// (mesh obstacles' OBJ files) are opened relative to the working directory;
+// Load opens them relative to the scene file's directory.
 func Parse(data []byte, source string) (*Scene, error) {
 	if err := checkSchema(data, source); err != nil {
 		return nil, err
@@ -45,7 +48,12 @@ func Load(path string) (*Scene, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scene %s: %w", path, err)
 	}
-	return Parse(data, path)
+	s, err := Parse(data, path)
+	if err != nil {
+		return nil, err
+	}
+	s.files = dirAssets{dir: filepath.Dir(path)}
+	return s, nil
 }
 
 // checkSchema walks the JSON token stream against the Scene type.

@@ -38,6 +38,15 @@ type Scene struct {
 	Wind       *Wind      `json:"wind"`      // nil: still air
 
 	source string // where the scene came from, prefixed to error messages
+	files  assets // opens the files the scene refers to (nil: paths relative to the working directory)
+}
+
+// assets returns how the scene opens the files it refers to.
+func (s *Scene) assets() assets {
+	if s.files == nil {
+		return dirAssets{dir: "."}
+	}
+	return s.files
 }
 
 // Solver holds the implicit integrator and contact settings.
@@ -236,18 +245,40 @@ type Pin struct {
 // Obstacle is a rigid, kinematic collision shape.
 type Obstacle struct {
 	Name        string     `json:"name"`         // non-empty, unique
-	Type        string     `json:"type"`         // "plane" | "sphere" | "box" | "capsule" | "point"
-	Center      [3]float64 `json:"center"`       // sphere, box (centre), plane (a point on it), point (the tip)
+	Type        string     `json:"type"`         // "plane" | "sphere" | "box" | "capsule" | "point" | "mesh"
+	Center      [3]float64 `json:"center"`       // sphere, box (centre), plane (a point on it), point (the tip), mesh (where the file's origin goes)
 	Normal      [3]float64 `json:"normal"`       // plane, point (the nail's outward axis): non-zero, normalized by the loader
 	Radius      float64    `json:"radius"`       // sphere, capsule: > 0
 	HalfExtents [3]float64 `json:"half_extents"` // box only: > 0 each (along the box's own axes)
 	A           [3]float64 `json:"a"`            // capsule segment end point
 	B           [3]float64 `json:"b"`            // capsule segment end point (distinct from a)
 	// Orientation turns a box about its centre, a capsule's segment about its
-	// midpoint: degrees about world x, then y, then z (R = Rz*Ry*Rx, as a
-	// body's orientation). Box and capsule only; zero: as given.
+	// midpoint, a mesh about its center: degrees about world x, then y, then
+	// z (R = Rz*Ry*Rx, as a body's orientation). Box, capsule and mesh only;
+	// zero: as given.
 	Orientation [3]float64 `json:"orientation"`
 	Motion      *Motion    `json:"motion"` // nil: static
+	// A mesh obstacle's surface: an OBJ file (OBJ) or a sequence of them
+	// (Sequence), exactly one; paths are relative to the scene file's
+	// directory. The file's point p is placed at center + scale p, turned by
+	// orientation about center.
+	OBJ      string        `json:"obj"`
+	Sequence *MeshSequence `json:"sequence"`
+	Scale    float64       `json:"scale"` // mesh only: > 0; 0 (absent): 1
+}
+
+// MeshSequence is a deforming mesh obstacle: OBJ files of one topology
+// (the same vertices, in the same order, and the same faces) shown at FPS
+// frames per second, the positions blended linearly between frames.
+type MeshSequence struct {
+	// Files is the frames' path pattern with one integer verb (fmt), e.g.
+	// "walk/frame%03d.obj": frames 0 to Count-1.
+	Files string  `json:"files"`
+	Count int     `json:"count"` // >= 2
+	FPS   float64 `json:"fps"`   // > 0
+	// Loop: after the last frame the mesh blends back to the first over
+	// one frame interval and repeats; false: it holds the last frame.
+	Loop bool `json:"loop"`
 }
 
 // Obstacle types.
@@ -257,6 +288,7 @@ const (
 	Box     = "box"
 	Capsule = "capsule"
 	Point   = "point" // a nail tip: a sharp point feature (Weidner 2018 errata sec. 3)
+	Mesh    = "mesh"  // a triangle mesh from OBJ files
 )
 
 // FieldError is a validation or decoding error attached to one field.
@@ -584,6 +616,17 @@ func validateObstacle(v *validator, o *Obstacle, p string, names map[string]stri
 	} else {
 		names[o.Name] = p + ".name"
 	}
+	if o.Type != Mesh {
+		if o.OBJ != "" {
+			v.fail(p+".obj", "not used by a %s obstacle; remove it (got %q)", o.Type, o.OBJ)
+		}
+		if o.Sequence != nil {
+			v.fail(p+".sequence", "not used by a %s obstacle; remove it", o.Type)
+		}
+		if o.Scale != 0 {
+			v.fail(p+".scale", "not used by a %s obstacle; remove it (got %v)", o.Type, o.Scale)
+		}
+	}
 	switch o.Type {
 	case Plane:
 		v.zero3(p+".orientation", o.Type, o.Orientation)
@@ -632,10 +675,12 @@ func validateObstacle(v *validator, o *Obstacle, p string, names map[string]stri
 		v.zero3(p+".half_extents", o.Type, o.HalfExtents)
 		v.zero3(p+".a", o.Type, o.A)
 		v.zero3(p+".b", o.Type, o.B)
+	case Mesh:
+		validateMeshObstacle(v, o, p)
 	case "":
-		v.fail(p+".type", "missing; must be one of plane, sphere, box, capsule, point")
+		v.fail(p+".type", "missing; must be one of plane, sphere, box, capsule, point, mesh")
 	default:
-		v.fail(p+".type", "must be one of plane, sphere, box, capsule, point, got %q", o.Type)
+		v.fail(p+".type", "must be one of plane, sphere, box, capsule, point, mesh, got %q", o.Type)
 	}
 	if o.Motion != nil {
 		validateMotion(v, o.Motion, p+".motion")

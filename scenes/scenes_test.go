@@ -23,7 +23,7 @@ func mustBuiltin(t *testing.T, name string) *Scene {
 
 func TestBuiltinsRoundTrip(t *testing.T) {
 	infos := Builtins()
-	want := []string{"box-edge", "crumple", "drape", "drape-corner", "edge", "edge-turned", "flag", "friction", "jaws", "layers", "lo-res", "nails", "push", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-drop", "strain-limit", "throw", "twist-pins", "wire"}
+	want := []string{"box-edge", "crumple", "drape", "drape-corner", "dress", "edge", "edge-turned", "flag", "friction", "jaws", "layers", "lo-res", "nails", "push", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-drop", "strain-limit", "throw", "twist-pins", "wire"}
 	var got []string
 	for _, in := range infos {
 		got = append(got, in.Name)
@@ -47,7 +47,7 @@ func TestBuiltinsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: re-parse: %v", name, err)
 		}
-		s2.source = s.source
+		s2.source, s2.files = s.source, s.files
 		if !reflect.DeepEqual(s, s2) {
 			t.Errorf("%s: round trip differs:\n%+v\n%+v", name, s, s2)
 		}

@@ -55,6 +55,7 @@ func (s *Scene) Set(path, value string) error {
 	if err != nil {
 		return wrap(err)
 	}
+	ns.files = s.files
 	*s = *ns
 	return nil
 }

@@ -38,6 +38,7 @@ type ObstacleContact struct {
 	obstacle []int32   // index into obstacles, -1 when free
 	normal   []float64 // 3n
 	gap      []float64 // n
+	surfVel  []float64 // 3n: the obstacle surface's own (deformation) velocity at the vertex's nearest point
 
 	// exclude, when set, returns the vertices to keep out of the rows;
 	// excluded is its answer for the current step.
@@ -102,6 +103,7 @@ func (c *ObstacleContact) detectStep(w *ecs.World) error {
 		c.obstacle = make([]int32, n)
 		c.normal = make([]float64, 3*n)
 		c.gap = make([]float64, n)
+		c.surfVel = make([]float64, 3*n)
 	}
 	c.obstacles, c.obstacleEnt = c.obstacles[:0], c.obstacleEnt[:0]
 	q := c.obsFilter.Query(w.ECS)
@@ -138,18 +140,19 @@ func (c *ObstacleContact) detectRange(lo, hi int) {
 		p := dense.Vec3(s.X[3*i : 3*i+3])
 		v := dense.Vec3(s.V[3*i : 3*i+3])
 		best, bestGap := int32(-1), math.Inf(1)
-		var bestN dense.Vec3
+		var bestN, bestU dense.Vec3
 		for j := range c.obstacles {
 			o := &c.obstacles[j]
-			d, nrm := geom.SignedDistance(&o.Shape, o.Offset, p)
+			d, nrm, u := geom.SignedDistanceVel(&o.Shape, o.Offset, p)
 			g := d - c.thickness
-			if g+h*math.Min(v.Sub(obstacleVelAt(o, p)).Dot(nrm), 0) < margin && g < bestGap {
-				best, bestGap, bestN = int32(j), g, nrm
+			if g+h*math.Min(v.Sub(obstacleVelAt(o, p).Add(u)).Dot(nrm), 0) < margin && g < bestGap {
+				best, bestGap, bestN, bestU = int32(j), g, nrm, u
 			}
 		}
 		c.obstacle[i] = best
 		c.gap[i] = bestGap
 		copy(c.normal[3*i:3*i+3], bestN[:])
+		copy(c.surfVel[3*i:3*i+3], bestU[:])
 	}
 }
 
@@ -162,13 +165,20 @@ func obstacleVelAt(o *components.Obstacle, p dense.Vec3) dense.Vec3 {
 	return geom.PointVelocity(o.Vel, o.Omega, o.RotationCenter().Add(o.Offset), p)
 }
 
+// contactVel is the velocity of the obstacle surface that vertex i touches:
+// its rigid motion at the vertex plus the surface's own deformation velocity
+// at its nearest point.
+func (c *ObstacleContact) contactVel(o *components.Obstacle, i int) dense.Vec3 {
+	return obstacleVelAt(o, dense.Vec3(c.state.X[3*i:3*i+3])).Add(dense.Vec3(c.surfVel[3*i : 3*i+3]))
+}
+
 // addRow appends vertex i's constraint n^T v_i >= n^T v_obs - gap/h, with
-// v_obs the obstacle's velocity at the vertex.
+// v_obs the obstacle's velocity at the vertex (contactVel).
 func (c *ObstacleContact) addRow(i int) {
 	s := c.state
 	o := &c.obstacles[c.obstacle[i]]
 	n := dense.Vec3(c.normal[3*i : 3*i+3])
-	vo := obstacleVelAt(o, dense.Vec3(s.X[3*i:3*i+3]))
+	vo := c.contactVel(o, i)
 	s.Contacts = append(s.Contacts, ContactRow{Vertex: int32(i), Normal: n, Target: vo.Dot(n) - c.gap[i]/s.H})
 	c.rowObstacle = append(c.rowObstacle, c.obstacle[i])
 }
@@ -198,7 +208,7 @@ func (c *ObstacleContact) applyFriction() {
 		i := int(row.Vertex)
 		o := &c.obstacles[c.rowObstacle[k]]
 		v := dense.Vec3(s.VNew[3*i : 3*i+3])
-		rel := v.Sub(obstacleVelAt(o, dense.Vec3(s.X[3*i:3*i+3])))
+		rel := v.Sub(c.contactVel(o, i))
 		vt := rel.Sub(row.Normal.Scale(rel.Dot(row.Normal)))
 		speed := vt.Norm()
 		if speed == 0 {
@@ -234,11 +244,12 @@ func (c *ObstacleContact) penetrating(i int) bool {
 	v := dense.Vec3(s.VNew[3*i : 3*i+3])
 	for j := range c.obstacles {
 		o := &c.obstacles[j]
-		d, nrm := geom.SignedDistance(&o.Shape, o.Offset, p)
+		d, nrm, u := geom.SignedDistanceVel(&o.Shape, o.Offset, p)
 		g := d - c.thickness
-		if g+s.H*v.Sub(obstacleVelAt(o, p)).Dot(nrm) < -0.1*c.thickness {
+		if g+s.H*v.Sub(obstacleVelAt(o, p).Add(u)).Dot(nrm) < -0.1*c.thickness {
 			c.obstacle[i], c.gap[i] = int32(j), g
 			copy(c.normal[3*i:3*i+3], nrm[:])
+			copy(c.surfVel[3*i:3*i+3], u[:])
 			return true
 		}
 	}

@@ -97,7 +97,7 @@ func TestContactRowUsesPointVelocity(t *testing.T) {
 	o := components.Obstacle{Shape: geom.Shape{Kind: geom.Box, HalfExtents: dense.Vec3{1, 1, 0.5}}, Script: 0,
 		Offset: dense.Vec3{0, 0, 0}, Vel: dense.Vec3{0.1, 0, 0.2}, Omega: dense.Vec3{0.5, -1, 2}}
 	c := &ObstacleContact{state: st, friction: 10, obstacles: []components.Obstacle{o}, obstacle: []int32{0},
-		gap: []float64{0.0005}, normal: []float64{0, 0, 1}}
+		gap: []float64{0.0005}, normal: []float64{0, 0, 1}, surfVel: make([]float64, 3)}
 	c.addRow(0)
 	vp := o.Vel.Add(o.Omega.Cross(dense.Vec3{0.3, 0.1, 0.502}))
 	if got, want := st.Contacts[0].Target, vp[2]-0.0005/st.H; math.Abs(got-want) > 1e-15 {

@@ -9,10 +9,12 @@ import (
 	"github.com/loomsim/loom/solver/dense"
 )
 
-// Scripts is the resource holding the scene's motion scripts; Pinned.Script
-// and Obstacle.Script index into it.
+// Scripts is the resource holding the scene's motion scripts and deforming
+// mesh sequences; Pinned.Script and Obstacle.Script index Motions,
+// Obstacle.Sequence indexes Sequences.
 type Scripts struct {
-	Motions []model.Motion
+	Motions   []model.Motion
+	Sequences []*MeshSequence
 }
 
 // add appends motion m and returns its index, or -1 (no script) when m is nil.
@@ -49,7 +51,8 @@ func obstaclePose(o *components.Obstacle, m model.Motion, t float64) (dense.Vec3
 	return model.Pose(m, o.Pivot, c, t).Sub(c), dense.Mat3(m.Rotation(t))
 }
 
-// ScriptedMotion moves obstacles to their pose at the end of the step and sets
+// ScriptedMotion moves obstacles to their pose at the end of the step (and a
+// deforming mesh's vertices to their positions then, MeshSequence) and sets
 // the pinned vertices' prescribed velocities so that they land exactly on their
 // scripted positions: z = (anchor + offset(t+h) - x) / h.
 type ScriptedMotion struct {
@@ -74,6 +77,9 @@ func (m *ScriptedMotion) Name() string { return "scripted-motion" }
 func (m *ScriptedMotion) Step(w *ecs.World) error {
 	c := ecs.Resource[ecs.Clock](w)
 	t0, t1, h := c.Time, c.Time+c.Dt, c.Dt
+	for _, seq := range m.scripts.Sequences {
+		seq.advance(w.Pool, t0, t1)
+	}
 	q := m.obstacles.Query(w.ECS)
 	for q.Next() {
 		o := q.Get()

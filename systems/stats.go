@@ -172,7 +172,9 @@ func (s *Sim) Measure() Stats {
 // spheres, capsules and boxes, the deepest overlap of the obstacle and a
 // cloth face (geom.ShapeTriangleDepth: the shortest translation separating
 // them), which sees an obstacle's edge, corner or cap poking through a face
-// between its vertices. Faces are culled by bounding boxes.
+// between its vertices; for meshes, how far the mesh's vertices and edges
+// stand out beyond a cloth face they cross. Faces are culled by bounding
+// boxes.
 func (s *Sim) maxPenetration() (vertex, surface float64) {
 	st := s.State
 	var faceBoxes []geom.AABB

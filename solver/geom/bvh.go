@@ -2,6 +2,7 @@ package geom
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
@@ -263,4 +264,99 @@ func (b *BVH) selfPairs(dst []TriPair, skipShared bool) []TriPair {
 // boxSize is the sum of a box's extents: which of two nodes to descend.
 func boxSize(b *AABB) float64 {
 	return (b.Hi[0] - b.Lo[0]) + (b.Hi[1] - b.Lo[1]) + (b.Hi[2] - b.Lo[2])
+}
+
+// maxQueryDepth bounds the tree depth the read-only queries' fixed stacks
+// hold: the median split makes the depth ceil(log2(triangles)) + 1, and the
+// OBJ reader's limit of 1<<22 triangles gives 23.
+const maxQueryDepth = 62
+
+// Nearest returns the triangle t with the smallest dist(t) of those whose
+// leaf boxes lie within maxDist (Euclidean) of p, and that distance; -1 and
+// maxDist when there is none. dist must be at least the distance from p to
+// the triangle's box (a point-to-triangle distance is), so that the pruning
+// of farther boxes is exact. Nearer children are descended first. It only
+// reads the tree, so concurrent calls are safe; ties keep the first
+// triangle met, a function of p and the tree only.
+func (b *BVH) Nearest(p dense.Vec3, maxDist float64, dist func(tri int32) float64) (int32, float64) {
+	best, bestD := int32(-1), maxDist
+	if len(b.nodes) == 0 {
+		return best, bestD
+	}
+	// The stack holds nodes with their squared box distances, compared with
+	// bestD^2 so that no square root is taken per box.
+	type entry struct {
+		id int32
+		d2 float64
+	}
+	var stack [2 * maxQueryDepth]entry
+	st := append(stack[:0], entry{0, boxDistance2(&b.nodes[0].Box, p)})
+	for len(st) > 0 {
+		e := st[len(st)-1]
+		st = st[:len(st)-1]
+		if e.d2 > bestD*bestD {
+			continue
+		}
+		n := &b.nodes[e.id]
+		if n.Left < 0 {
+			if d := dist(n.Tri); d < bestD || (best < 0 && d <= bestD) {
+				best, bestD = n.Tri, d
+			}
+			continue
+		}
+		l := entry{n.Left, boxDistance2(&b.nodes[n.Left].Box, p)}
+		r := entry{n.Right, boxDistance2(&b.nodes[n.Right].Box, p)}
+		if l.d2 < r.d2 {
+			l, r = r, l
+		}
+		st = append(st, l, r) // the nearer child r is popped first
+	}
+	return best, bestD
+}
+
+// boxDistance2 is the squared Euclidean distance from p to the closed box
+// (0 inside).
+func boxDistance2(b *AABB, p dense.Vec3) float64 {
+	s := 0.0
+	for k := range 3 {
+		e := math.Max(b.Lo[k]-p[k], p[k]-b.Hi[k])
+		if e > 0 {
+			s += e * e
+		}
+	}
+	return s
+}
+
+// Overlapping appends to dst[:0] the triangles whose leaf boxes meet box q,
+// in the order the tree lists them (a function of q and the tree only). It
+// only reads the tree, so concurrent calls are safe.
+func (b *BVH) Overlapping(q *AABB, dst []int32) []int32 {
+	dst = dst[:0]
+	if len(b.nodes) == 0 {
+		return dst
+	}
+	var stack [2 * maxQueryDepth]int32
+	st := append(stack[:0], 0)
+	for len(st) > 0 {
+		n := &b.nodes[st[len(st)-1]]
+		st = st[:len(st)-1]
+		if !n.Box.Overlaps(q) {
+			continue
+		}
+		if n.Left < 0 {
+			dst = append(dst, n.Tri)
+			continue
+		}
+		st = append(st, n.Right, n.Left)
+	}
+	return dst
+}
+
+// Bounds returns the box of the whole tree (its root's), empty without
+// triangles.
+func (b *BVH) Bounds() AABB {
+	if len(b.nodes) == 0 {
+		return EmptyAABB()
+	}
+	return b.nodes[0].Box
 }

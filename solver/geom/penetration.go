@@ -25,6 +25,11 @@ import (
 //     or corner through the face's interior reads its distance beyond the
 //     face's plane when that is the shortest way out.
 //
+//   - mesh: how far the mesh's edges (and so its vertices) that cross the
+//     face's prism stand out beyond the face, for the mesh triangles that
+//     intersect it (meshdepth.go): a one-sided measure along the face's
+//     normal, not a penetration depth of two solids.
+//
 // Planes and nail points have no depth through a face beyond that of the
 // face's corners; callers measure them at the vertices.
 
@@ -32,6 +37,24 @@ import (
 // offset, and false for the shapes the triangle measure does not handle
 // (plane, point): the cull for ShapeTriangleDepth.
 func PenetrationBounds(s *Shape, offset dense.Vec3) (AABB, bool) {
+	if s.Kind == Mesh {
+		mb := s.Mesh.Bounds()
+		if !s.Rotated {
+			return AABB{Lo: mb.Lo.Add(offset), Hi: mb.Hi.Add(offset)}, true
+		}
+		c := s.RotationCenter()
+		out := EmptyAABB()
+		for k := range 8 {
+			p := dense.Vec3{mb.Lo[0], mb.Lo[1], mb.Lo[2]}
+			for j := range 3 {
+				if k&(1<<j) != 0 {
+					p[j] = mb.Hi[j]
+				}
+			}
+			out = out.Grow(c.Add(offset).Add(s.R.MulVec(p.Sub(c))))
+		}
+		return out, true
+	}
 	if s.Rotated && (s.Kind == Box || s.Kind == Capsule) {
 		// The bounds of the turned shape: its centre plus, per axis, the
 		// extent of the turned half extents (|R| h) or segment ends.
@@ -90,6 +113,8 @@ func ShapeTriangleDepth(s *Shape, offset, a, b, c dense.Vec3) float64 {
 		return math.Max(0, s.Radius-SegmentTriangleDistance(p, q, a, b, c))
 	case Box:
 		return boxTriangleDepth(s.Center.Add(offset), [3]dense.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, s.HalfExtents, a, b, c)
+	case Mesh:
+		return meshTriangleDepth(s.Mesh, a.Sub(offset), b.Sub(offset), c.Sub(offset))
 	}
 	return 0
 }

@@ -16,6 +16,7 @@ const (
 	Box
 	Capsule
 	Point // a nail tip (Center) with its outward axis (Normal)
+	Mesh  // a triangle mesh (Mesh), turned about Center
 )
 
 // Shape is a rigid obstacle's shape: its data (Center, Normal, A, B,
@@ -28,6 +29,9 @@ type Shape struct {
 	Radius      float64    // sphere, capsule
 	HalfExtents dense.Vec3 // box, along its own axes (the columns of R when Rotated)
 	A, B        dense.Vec3 // capsule segment
+	// Mesh is a mesh obstacle's surface, in the frame of the initial pose
+	// (before R and the offset); its vertices move when it deforms.
+	Mesh *MeshSurface
 	// Rotated turns the shape by the rotation matrix R about its
 	// RotationCenter: world point = center + offset + R (local - center).
 	// False: axis aligned, R is ignored (and the unrotated code paths run,
@@ -37,7 +41,8 @@ type Shape struct {
 }
 
 // RotationCenter returns the point the shape turns about: the centre of a
-// sphere or box, a plane's point, a nail's tip, a capsule's midpoint.
+// sphere or box, a plane's point, a nail's tip, a capsule's midpoint, a
+// mesh's Center.
 func (s *Shape) RotationCenter() dense.Vec3 {
 	if s.Kind == Capsule {
 		return s.A.Add(s.B).Scale(0.5)
@@ -65,13 +70,32 @@ func PointVelocity(vel, omega, c, p dense.Vec3) dense.Vec3 {
 // A Rotated shape is measured in its own frame: p is taken back by R^T about
 // the (offset) rotation centre, and the normal is turned forward by R.
 func SignedDistance(s *Shape, offset, p dense.Vec3) (float64, dense.Vec3) {
+	d, n, _ := SignedDistanceVel(s, offset, p)
+	return d, n
+}
+
+// SignedDistanceVel is SignedDistance that also returns the velocity of
+// the nearest surface point due to the shape's own deformation (world
+// frame, on top of its rigid motion): a deforming mesh's vertex velocities
+// interpolated there, zero for every other shape.
+func SignedDistanceVel(s *Shape, offset, p dense.Vec3) (float64, dense.Vec3, dense.Vec3) {
 	if s.Rotated {
 		c := s.RotationCenter()
 		local := *s
 		local.Rotated = false
-		d, n := SignedDistance(&local, dense.Vec3{}, c.Add(s.R.T().MulVec(p.Sub(c.Add(offset)))))
-		return d, s.R.MulVec(n)
+		d, n, u := SignedDistanceVel(&local, dense.Vec3{}, c.Add(s.R.T().MulVec(p.Sub(c.Add(offset)))))
+		return d, s.R.MulVec(n), s.R.MulVec(u)
 	}
+	if s.Kind == Mesh {
+		q := s.Mesh.Closest(p.Sub(offset))
+		return q.Distance, q.Normal, q.Vel
+	}
+	d, n := analyticDistance(s, offset, p)
+	return d, n, dense.Vec3{}
+}
+
+// analyticDistance is SignedDistance for the unrotated analytic shapes.
+func analyticDistance(s *Shape, offset, p dense.Vec3) (float64, dense.Vec3) {
 	switch s.Kind {
 	case Plane:
 		c := s.Center.Add(offset)
