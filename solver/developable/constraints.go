@@ -342,7 +342,7 @@ func (k *Constraints) jacobian(x []float64) {
 // pinned edge that cannot stretch) the matrix is singular, and the shift
 // keeps every pivot positive without changing the converged x, only the
 // path to it.
-var regularization = 1e-10
+const regularization = 1e-8
 
 // ProjectStats reports one projection.
 type ProjectStats struct {

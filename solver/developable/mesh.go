@@ -189,3 +189,18 @@ func (m *Mesh) Midpoints(x []float64) []float64 {
 	}
 	return out
 }
+
+// InPlaneError returns the largest relative error | |x_i - x_j| - d_ij | /
+// d_ij over every face's midpoint pairs: the in-plane strain of the
+// nonconforming mesh at x.
+func (m *Mesh) InPlaneError(x []float64) float64 {
+	worst := 0.0
+	for f, fe := range m.FaceEdges {
+		for p := range 3 {
+			i, j := 3*int(fe[(p+1)%3]), 3*int(fe[(p+2)%3])
+			l := math.Sqrt((x[i]-x[j])*(x[i]-x[j]) + (x[i+1]-x[j+1])*(x[i+1]-x[j+1]) + (x[i+2]-x[j+2])*(x[i+2]-x[j+2]))
+			worst = math.Max(worst, math.Abs(l-m.Mid[f][p])/m.Mid[f][p])
+		}
+	}
+	return worst
+}
