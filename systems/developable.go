@@ -194,7 +194,14 @@ func (GhostCollision) Name() string { return "ghost-collision" }
 
 // Step implements ecs.System.
 func (g GhostCollision) Step(w *ecs.World) error {
-	d := g.d
+	g.d.collide(w)
+	return nil
+}
+
+// collide maps each body to its ghost mesh (xc) and moves the ghost
+// vertices out of the obstacles (GhostCollision), recording which bodies
+// moved.
+func (d *DevelopableCloth) collide(w *ecs.World) {
 	s, c := d.state, d.contact
 	c.gatherObstacles(w)
 	s.Contacts, s.Impulse, c.rowObstacle = s.Contacts[:0], s.Impulse[:0], c.rowObstacle[:0]
@@ -249,30 +256,57 @@ func (g GhostCollision) Step(w *ecs.World) error {
 			}
 		}
 	}
-	return nil
 }
 
+// correctionRounds bounds the rounds of GhostCorrection.
+const correctionRounds = 4
+
 // GhostCorrection pushes each body's ghost-mesh change back to its
-// midpoints (developable.Ghost.Correct, with the velocity update of the
-// body's scheme), closes the step, and writes the ghost mesh x_c = A x_n
-// and its velocity A v_n to the vertex entities and the gathered state.
+// midpoints (developable.Body.Correct, with the velocity update of the
+// body's scheme). The correction is a least-norm change of the midpoints
+// and bends the faces' rigidity; where it leaves the constraints beyond
+// tolerance, the body is projected again and the ghost mesh collided and
+// corrected again, up to correctionRounds rounds, so that the step ends
+// with the ghost mesh outside the obstacles and the faces as close to rigid
+// as that allows. Then it closes the step and writes the ghost mesh
+// x_c = A x_n and its velocity A v_n to the vertex entities and the
+// gathered state.
 type GhostCorrection struct{ d *DevelopableCloth }
 
 // Name implements ecs.System.
 func (GhostCorrection) Name() string { return "ghost-correction" }
 
 // Step implements ecs.System.
-func (g GhostCorrection) Step(*ecs.World) error {
+func (g GhostCorrection) Step(w *ecs.World) error {
 	d := g.d
 	s := d.state
+	for round := 1; ; round++ {
+		again := false
+		for bi := range d.bodies {
+			b := &d.bodies[bi]
+			if !b.moved {
+				continue
+			}
+			b.solver.Correct(b.xc)
+			if round == correctionRounds || b.solver.Residual() <= b.solver.P.Tolerance {
+				continue
+			}
+			err := b.solver.Project()
+			d.Iterations += b.solver.LastIt.Iterations
+			if err != nil {
+				return fmt.Errorf("body %q, correction round %d: %w", b.name, round, err)
+			}
+			again = true
+		}
+		if !again {
+			break
+		}
+		d.collide(w)
+	}
 	d.InPlaneError = 0
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
-		var xc []float64
-		if b.moved {
-			xc = b.xc
-		}
-		b.solver.EndStep(xc)
+		b.solver.EndStep()
 		d.InPlaneError = math.Max(d.InPlaneError, b.solver.Mesh.InPlaneError(b.solver.X))
 		b.solver.Ghost.Map(b.solver.X, b.xc)
 		b.solver.Ghost.Map(b.solver.V, b.vc)

@@ -197,12 +197,19 @@ func (b *Body) VelocityScale() float64 {
 	return 1 / b.P.Dt
 }
 
-// EndStep applies the ghost mesh's collision response xc (3 per vertex;
-// nil: none) through Ghost.Correct and closes the step.
-func (b *Body) EndStep(xc []float64) {
-	if xc != nil {
-		b.Ghost.Correct(b.X, b.V, xc, b.VelocityScale())
-	}
+// Correct applies the ghost mesh's collision response xc (3 per vertex)
+// through Ghost.Correct, with the velocity change of the step's scheme.
+func (b *Body) Correct(xc []float64) {
+	b.Ghost.Correct(b.X, b.V, xc, b.VelocityScale())
+}
+
+// Residual returns the largest scaled constraint value at the current X.
+func (b *Body) Residual() float64 {
+	return b.Constraints.Eval(b.X, b.Constraints.c)
+}
+
+// EndStep closes the step: x^n, v^n become the previous step's.
+func (b *Body) EndStep() {
 	b.xm1, b.xOld = b.xOld, b.xm1
 	b.vm1, b.vOld = b.vOld, b.vm1
 	b.steps++
