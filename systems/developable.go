@@ -131,15 +131,11 @@ func (p DevelopablePredict) Step(w *ecs.World) error {
 		}
 		d.topology = w.TopologyVersion()
 	}
-	pinned := map[int32]int{}
-	for k, pin := range s.Pins {
-		pinned[pin.Vertex] = k
-	}
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
 		b.pins = b.pins[:0]
 		for v, i := range b.dof {
-			if _, ok := pinned[i]; !ok {
+			if !s.pinned(int(i)) {
 				continue
 			}
 			var t [3]float64

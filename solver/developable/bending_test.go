@@ -23,12 +23,14 @@ func TestBendingDerivativesFD(t *testing.T) {
 	const h = 1e-6
 	worst, scale := 0.0, 0.0
 	for i := range n {
-		xi := x[i]
-		x[i] = xi + h
-		ep := b.Energy(x)
-		x[i] = xi - h
-		em := b.Energy(x)
-		x[i] = xi
+		var ep, em float64
+		shifted(x, i, h, func(plus bool) {
+			if plus {
+				ep = b.Energy(x)
+			} else {
+				em = b.Energy(x)
+			}
+		})
 		worst = math.Max(worst, math.Abs((ep-em)/(2*h)-g[i]))
 		scale = math.Max(scale, math.Abs(g[i]))
 	}
@@ -53,12 +55,13 @@ func TestBendingDerivativesFD(t *testing.T) {
 	for j := range n {
 		clear(gp)
 		clear(gm)
-		xj := x[j]
-		x[j] = xj + h
-		b.Gradient(x, gp)
-		x[j] = xj - h
-		b.Gradient(x, gm)
-		x[j] = xj
+		shifted(x, j, h, func(plus bool) {
+			if plus {
+				b.Gradient(x, gp)
+			} else {
+				b.Gradient(x, gm)
+			}
+		})
 		for i := range n {
 			want := 0.0
 			if i%3 == j%3 {

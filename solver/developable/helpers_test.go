@@ -1,7 +1,6 @@
 package developable
 
 import (
-	"math"
 	"testing"
 )
 
@@ -43,17 +42,13 @@ func grid(t testing.TB, n int, w float64) (*Mesh, []float64) {
 	return m, x
 }
 
-// inPlaneError returns the largest relative error | |x_i - x_j| - d | / d
-// over every face's midpoint pairs, computed from the positions alone.
-func inPlaneError(m *Mesh, x []float64) float64 {
-	worst := 0.0
-	for f, fe := range m.FaceEdges {
-		for p := range 3 {
-			i, j := fe[(p+1)%3], fe[(p+2)%3]
-			dx := [3]float64{x[3*i] - x[3*j], x[3*i+1] - x[3*j+1], x[3*i+2] - x[3*j+2]}
-			l := math.Sqrt(dx[0]*dx[0] + dx[1]*dx[1] + dx[2]*dx[2])
-			worst = math.Max(worst, math.Abs(l-m.Mid[f][p])/m.Mid[f][p])
-		}
-	}
-	return worst
+// shifted calls eval with x[i] moved by +h (plus true), then by -h, and
+// restores x[i]: the two evaluations of a central difference.
+func shifted(x []float64, i int, h float64, eval func(plus bool)) {
+	xi := x[i]
+	x[i] = xi + h
+	eval(true)
+	x[i] = xi - h
+	eval(false)
+	x[i] = xi
 }
