@@ -8,11 +8,14 @@
 //     edge k opposite its corner k, edge masses (a third of each incident
 //     face's mass), the ghost map A (Ghost).
 //   - Constraints (constraints.go): per face the three midpoint-distance
-//     rigidity constraints C_ij = |x_i - x_j|^2 - d_ij^2, per boundary
-//     vertex the agreement of the corner positions a = m_b + m_c - m_a
-//     extrapolated from its faces, and pins of ghost vertices, each row
-//     scaled to a relative measure (C_ij / d_ij^2; lengths over the body's
-//     mean edge length) so one tolerance serves them all.
+//     rigidity constraints C_ij = |x_i - x_j|^2 - d_ij^2; the boundary
+//     constraints, that at each border vertex the corner positions
+//     a = m_b + m_c - m_a extrapolated from its faces agree, written per
+//     interior edge at the border as two rows (across the edge; the third
+//     is implied by rigidity to first order and would make the system
+//     singular); and pins of ghost vertices. Each row is scaled to a
+//     relative measure (C_ij / d_ij^2; lengths over the body's mean edge
+//     length) so one tolerance serves them all.
 //   - Bending (bending.go): Wardetzky et al. 2007's quadratic energy on the
 //     Crouzeix-Raviart (nonconforming) mesh, E = k_b/2 x^T L^T A^-1 L x,
 //     with its constant Hessian assembled once.
