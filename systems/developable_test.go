@@ -115,7 +115,7 @@ func TestBDF2Dissipation(t *testing.T) {
 // only: at resolution 15, 43 mm edges, the sphere pokes 1.2 mm through
 // faces between vertices held 2 mm off it.)
 func TestPaperDrape(t *testing.T) {
-	n := 90
+	n := 70
 	if long() {
 		n = 750
 	}
