@@ -44,6 +44,10 @@ var Cases = []Case{
 	{Name: "layers", Scene: "layers", Warmup: 120},
 	{Name: "sphere-flt-100", Scene: "sphere-drop", Sets: [][2]string{{"bodies.0.resolution", "100"}}, Warmup: 60},
 	{Name: "box-edge", Scene: "box-edge"},
+	// Developable cloth (English & Bridson 2008): the paper landing on the
+	// sphere, 5k and 20k faces.
+	{Name: "developable-5k", Scene: "paper-drape", Sets: [][2]string{{"bodies.0.resolution", "51"}}, Warmup: 50},
+	{Name: "developable-20k", Scene: "paper-drape", Sets: [][2]string{{"bodies.0.resolution", "101"}}, Warmup: 50},
 }
 
 // Load builds the case's simulation with the given number of workers.

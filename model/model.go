@@ -46,7 +46,35 @@ const (
 	// adaptively remeshed mesh with Lagrangian vertices on the sharp
 	// features (Weidner 2018 sec. 7, "lag-conformal").
 	Conformal
+	// Developable is developable cloth (English & Bridson 2008): every
+	// body has model DevelopableBody.
+	Developable
 )
+
+// BodyModel is a cloth body's discretization (scene field bodies[i].model).
+type BodyModel uint8
+
+// Body models.
+const (
+	LagrangianBody  BodyModel = iota // vertices, membrane and hinges
+	DevelopableBody                  // nonconforming, inextensible (English & Bridson 2008)
+)
+
+// DevelopableScheme is a developable body's time integrator.
+type DevelopableScheme uint8
+
+// Developable schemes (English & Bridson 2008 sec. 4).
+const (
+	FirstOrderProjection DevelopableScheme = iota // fast projection (Goldenthal et al. 2007)
+	BDF2Projection                                // the paper's BDF2; first step first order
+)
+
+// DevelopableSettings are a developable body's solver settings.
+type DevelopableSettings struct {
+	Scheme        DevelopableScheme
+	Tolerance     float64 // largest relative constraint violation after projection
+	MaxIterations int     // projection steps per time step
+}
 
 // LinearSolver is the unconstrained implicit step's linear solver.
 type LinearSolver uint8
@@ -165,6 +193,8 @@ type Body struct {
 	// remesh every body, a body without remesh settings has the zero value.
 	Remesh       *Remesh
 	StrainLimits *StrainLimits // nil: none
+	Model        BodyModel
+	Developable  *DevelopableSettings // set for DevelopableBody
 }
 
 // Remesh holds a body's adaptive remeshing parameters (Narain et al. 2012

@@ -45,6 +45,9 @@ func (s *Scene) Model() (*model.Model, error) {
 	if sc := s.Solver.SelfContact; sc != nil {
 		m.Solver.SelfContact = &model.SelfContact{Thickness: sc.Thickness, Friction: sc.Friction}
 	}
+	if s.developable() {
+		m.Solver.Pipeline = model.Developable
+	}
 	remeshAll := m.Solver.Pipeline == model.EOL || m.Solver.Pipeline == model.Conformal
 	for bi := range s.Bodies {
 		b, err := s.bodyModel(bi, remeshAll)
@@ -147,6 +150,7 @@ func (s *Scene) bodyModel(bi int, remeshAll bool) (model.Body, error) {
 	case remeshAll:
 		mb.Remesh = &model.Remesh{}
 	}
+	mb.Model, mb.Developable = developableModel(b)
 	if l := b.StrainLimits; l != nil {
 		mb.StrainLimits = &model.StrainLimits{Min: l.Min, Max: l.Max}
 		if l.Method == StrainJacobi {

@@ -172,6 +172,11 @@ type Body struct {
 	// seams: a garment sewn from flat panels. 0 or 1: one panel sewn to
 	// itself. Tubes only; the number of grid cells around must be a multiple.
 	Panels int `json:"panels"`
+	// Model is the body's discretization: "" or "lagrangian" (vertices,
+	// membrane and hinges) or "developable" (English & Bridson 2008,
+	// see developable.go).
+	Model       string       `json:"model"`
+	Developable *Developable `json:"developable"` // developable settings; nil: the defaults
 }
 
 // InitialStretch is the Narain 2012 Fig. 7 deformation: local x is scaled by
@@ -419,6 +424,7 @@ func (s *Scene) Validate() error {
 		v.nonNegative("wind.drag", w.Drag)
 	}
 	validatePipeline(v, s)
+	validateDevelopable(v, s)
 	return errors.Join(v.errs...)
 }
 

@@ -99,18 +99,7 @@ func (c *ObstacleContact) detectStep(w *ecs.World) error {
 		c.excluded = c.exclude()
 	}
 	n := s.NumVerts()
-	if len(c.gap) != n {
-		c.obstacle = make([]int32, n)
-		c.normal = make([]float64, 3*n)
-		c.gap = make([]float64, n)
-		c.surfVel = make([]float64, 3*n)
-	}
-	c.obstacles, c.obstacleEnt = c.obstacles[:0], c.obstacleEnt[:0]
-	q := c.obsFilter.Query(w.ECS)
-	for q.Next() {
-		c.obstacles = append(c.obstacles, *q.Get())
-		c.obstacleEnt = append(c.obstacleEnt, q.Entity())
-	}
+	c.gatherObstacles(w)
 	w.Pool.For(n, c.detect)
 	// Pinned vertices keep their script.
 	for _, p := range s.Pins {
@@ -123,6 +112,23 @@ func (c *ObstacleContact) detectStep(w *ecs.World) error {
 		}
 	}
 	return nil
+}
+
+// gatherObstacles copies the obstacles (at their pose at the end of the
+// step) out of the world, and sizes the per-vertex arrays.
+func (c *ObstacleContact) gatherObstacles(w *ecs.World) {
+	if n := c.state.NumVerts(); len(c.gap) != n {
+		c.obstacle = make([]int32, n)
+		c.normal = make([]float64, 3*n)
+		c.gap = make([]float64, n)
+		c.surfVel = make([]float64, 3*n)
+	}
+	c.obstacles, c.obstacleEnt = c.obstacles[:0], c.obstacleEnt[:0]
+	q := c.obsFilter.Query(w.ECS)
+	for q.Next() {
+		c.obstacles = append(c.obstacles, *q.Get())
+		c.obstacleEnt = append(c.obstacleEnt, q.Entity())
+	}
 }
 
 // detectRange finds, for vertices [lo, hi), the obstacle with the smallest gap

@@ -72,6 +72,23 @@ func conformalCloth(s *stages) []ecs.System {
 	)
 }
 
+// developableCloth is developable cloth (English & Bridson 2008, restated
+// in papers/README.md): the edge-midpoint state is predicted, projected
+// onto its constraints (fast projection or BDF2), mapped to the ghost
+// conforming mesh for collision handling, and the ghost mesh's change
+// pushed back.
+func developableCloth(s *stages) []ecs.System {
+	return present(
+		s.pinRelease,
+		s.derivedData,
+		s.scriptedMotion,
+		s.developablePredict,
+		s.developableProject,
+		s.ghostCollision,
+		s.ghostCorrection,
+	)
+}
+
 // scriptsOnly moves the pins and obstacles of a scene without cloth.
 func scriptsOnly(s *stages) []ecs.System {
 	return present(
@@ -100,6 +117,8 @@ func pipeline(m *model.Model, s *stages) []ecs.System {
 		p = eolCloth(s)
 	case m.Solver.Pipeline == model.Conformal:
 		p = conformalCloth(s)
+	case m.Solver.Pipeline == model.Developable:
+		p = developableCloth(s)
 	default:
 		p = lagrangianCloth(s)
 	}

@@ -21,6 +21,7 @@ type Sim struct {
 	StrainLimit *StrainLimit // nil when no body has strain limits
 	// SelfCollision is nil unless solver.self_contact is set.
 	SelfCollision *SelfCollision
+	Developable   *DevelopableCloth // nil unless the pipeline is model.Developable
 	Clock         *ecs.Clock
 	Bodies        []BodyMesh
 }

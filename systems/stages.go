@@ -29,6 +29,8 @@ type stages struct {
 	rodNewton         ecs.System
 	rodContactRemoval ecs.System
 	advanceClock      ecs.System
+
+	developablePredict, developableProject, ghostCollision, ghostCorrection ecs.System
 }
 
 // newStages builds the systems the model's pipeline needs, recording the
@@ -75,6 +77,11 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 				sim.Remesh = NewRemesh(rm)
 				s.remesh = sim.Remesh
 			}
+		}
+		if m.Solver.Pipeline == model.Developable {
+			sim.Developable = NewDevelopableCloth(w, st, contact, m, sp.meshes)
+			d := sim.Developable
+			s.developablePredict, s.developableProject, s.ghostCollision, s.ghostCorrection = d.Predict(), d.Project(), d.Collision(), d.Correction()
 		}
 		if m.Solver.Pipeline != model.EOL {
 			s.implicitSolve = NewImplicitSolve(st, contact, m.Gravity, m.Solver)

@@ -64,6 +64,12 @@ type Stats struct {
 	Conformal   *int     `json:"conformal_inserted"`
 	BendAngle   *float64 `json:"bend_angle_at_feature"`
 
+	// Developable cloth (English & Bridson 2008), of the last step:
+	// projection steps over all bodies, and the largest relative error of a
+	// face's midpoint distances against rest.
+	ProjectionIter *int     `json:"projection_iterations,omitempty"`
+	InPlaneError   *float64 `json:"in_plane_error,omitempty"`
+
 	MS map[string]float64 `json:"ms"` // per system, since the previous record
 }
 
@@ -122,6 +128,9 @@ func (s *Sim) Measure() Stats {
 		out.RemeshSplits, out.RemeshFlips, out.RemeshCollapses = ptr(r.Splits), ptr(r.Flips), ptr(r.Collapses)
 		out.EdgeSizeMin, out.EdgeSizeMedian, out.EdgeSizeMax = ptr(r.SizeMin), ptr(r.SizeMedian), ptr(r.SizeMax)
 		r.Splits, r.Flips, r.Collapses = 0, 0, 0
+	}
+	if d := s.Developable; d != nil {
+		out.ProjectionIter, out.InPlaneError = ptr(d.Iterations), ptr(d.InPlaneError)
 	}
 	if l := s.StrainLimit; l != nil {
 		it, viol := 0, 0.0

@@ -1,0 +1,456 @@
+package developable
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomsim/loom/solver/ldlt"
+	"github.com/loomsim/loom/solver/mesh"
+)
+
+// Pin holds ghost vertex Vertex at Target: the three rows
+// (A x_n)_v - Target = 0 of C, with A the ghost map, so a pinned corner is
+// expressed through the midpoints of its faces.
+type Pin struct {
+	Vertex int32
+	Target [3]float64
+}
+
+// linRow is a linear constraint row on coordinate c: sum w x_e[c] - target,
+// already divided by the body's mean edge length.
+type linRow struct {
+	c    int8
+	ents []entry
+}
+
+// conformPair makes the two faces on an interior edge (v, u) with v or u on
+// the border conforming: their corner positions extrapolated at v agree
+// (English & Bridson 2008's boundary constraint), which, the faces being
+// rigid and sharing the midpoint of (v, u), holds exactly when their
+// extrapolations of v - u agree: s = (v - u)_f - (v - u)_g = 0, with
+// (v - u)_f = 2 (m_vp - m_up) in face (v, u, p). The component of s along
+// the edge vanishes to first order by rigidity, so only the two components
+// across it are rows (three would make J M^-1 J^T singular): s . n_k,
+// with n_1, n_2 unit and orthogonal to the current edge direction, taken
+// as constant within a projection step (exact at s = 0, where the
+// derivative of n_k is multiplied by zero).
+type conformPair struct {
+	ents  []entry // weights of s, over the mean edge length
+	dir   []entry // weights of the first face's v - u
+	basis [2][3]float64
+}
+
+// Constraints is C(x) of English & Bridson 2008 for one mesh, and the
+// matrix J M^-1 J^T of fast projection (Goldenthal et al. 2007) over it:
+// 3F rigidity rows, then two rows per conforming pair, then three per pin.
+// The symbolic analysis of J M^-1 J^T is kept while the rows stay the same
+// (the pinned vertices unchanged).
+type Constraints struct {
+	m      *Mesh
+	invM   []float64 // per edge
+	pairs  []conformPair
+	pins   []Pin
+	pinRow []linRow // 3 per pin
+	target []float64
+
+	// Jacobian in compressed rows: entries (edge, 3-vector).
+	rowStart []int32
+	entEdge  []int32
+	jv       []float64
+
+	// S = J M^-1 J^T (lower), and where each contribution lands: entry
+	// pair (a, b) of a shared edge adds jv[a] . jv[b] / m_e to S.Val[tgt].
+	s       *ldlt.Matrix
+	contrib [][3]int32 // a, b, tgt
+	factor  *ldlt.Factor
+	diagPos []int
+
+	c  []float64 // rows
+	dl []float64 // rows
+}
+
+// NewConstraints returns the rigidity and boundary constraints of m with
+// edge masses mass.
+func NewConstraints(m *Mesh, mass []float64) (*Constraints, error) {
+	if len(mass) != len(m.Edges) {
+		return nil, fmt.Errorf("developable: %d edge masses for %d edges", len(mass), len(m.Edges))
+	}
+	k := &Constraints{m: m, invM: make([]float64, len(mass))}
+	for e, me := range mass {
+		if !(me > 0) || math.IsInf(me, 0) {
+			return nil, fmt.Errorf("developable: edge %d has mass %g", e, me)
+		}
+		k.invM[e] = 1 / me
+	}
+	inv := 1 / m.MeanEdge
+	for e, ef := range m.EdgeFaces {
+		v, u := m.Edges[e][0], m.Edges[e][1]
+		if ef[1] < 0 || !(m.Boundary[v] || m.Boundary[u]) {
+			continue
+		}
+		var ents, dir []entry
+		for side, f := range ef {
+			sign := 1.0
+			if side == 1 {
+				sign = -1
+			}
+			kv, ku := int8(mesh.Corner(m.Faces[f], v)), int8(mesh.Corner(m.Faces[f], u))
+			for _, en := range m.cornerWeights(f, kv) {
+				ents = append(ents, entry{en.edge, sign * en.w * inv})
+			}
+			for _, en := range m.cornerWeights(f, ku) {
+				ents = append(ents, entry{en.edge, -sign * en.w * inv})
+			}
+			if side == 0 {
+				dir = mergeEntries(append([]entry(nil), ents...))
+			}
+		}
+		k.pairs = append(k.pairs, conformPair{ents: mergeEntries(ents), dir: dir})
+	}
+	return k, nil
+}
+
+// NumRows returns the number of constraint rows.
+func (k *Constraints) NumRows() int { return 3*len(k.m.Faces) + 2*len(k.pairs) + len(k.pinRow) }
+
+// SetPins sets the pinned ghost vertices and their targets. When the set
+// of pinned vertices changes, the pattern of J M^-1 J^T is rebuilt and
+// analysed again at the next projection; new targets alone keep it.
+func (k *Constraints) SetPins(pins []Pin) error {
+	same := len(pins) == len(k.pins)
+	for i := 0; same && i < len(pins); i++ {
+		same = pins[i].Vertex == k.pins[i].Vertex
+	}
+	for _, p := range pins {
+		if p.Vertex < 0 || int(p.Vertex) >= k.m.NumVerts {
+			return fmt.Errorf("developable: pinned vertex %d out of range [0,%d)", p.Vertex, k.m.NumVerts)
+		}
+	}
+	k.pins = append(k.pins[:0], pins...)
+	if !same || k.s == nil {
+		k.pinRow = k.pinRow[:0]
+		inv := 1 / k.m.MeanEdge
+		for _, p := range pins {
+			row := k.m.vertexRow(p.Vertex)
+			for c := range 3 {
+				ents := make([]entry, len(row))
+				for i, en := range row {
+					ents[i] = entry{en.edge, en.w * inv}
+				}
+				k.pinRow = append(k.pinRow, linRow{int8(c), ents})
+			}
+		}
+		if err := k.buildPattern(); err != nil {
+			return err
+		}
+	}
+	k.target = k.target[:0]
+	for _, p := range pins {
+		for c := range 3 {
+			k.target = append(k.target, p.Target[c]/k.m.MeanEdge)
+		}
+	}
+	return nil
+}
+
+// buildPattern lays out J in compressed rows and the pattern of
+// J M^-1 J^T, and drops the old factorization.
+func (k *Constraints) buildPattern() error {
+	m := k.m
+	n := k.NumRows()
+	k.rowStart = append(k.rowStart[:0], 0)
+	k.entEdge = k.entEdge[:0]
+	for f := range m.Faces {
+		fe := m.FaceEdges[f]
+		for p := range 3 {
+			k.entEdge = append(k.entEdge, fe[(p+1)%3], fe[(p+2)%3])
+			k.rowStart = append(k.rowStart, int32(len(k.entEdge)))
+		}
+	}
+	k.jv = k.jv[:0]
+	k.jv = append(k.jv, make([]float64, 3*len(k.entEdge))...)
+	for _, p := range k.pairs {
+		for range 2 {
+			for _, en := range p.ents {
+				k.entEdge = append(k.entEdge, en.edge)
+			}
+			k.rowStart = append(k.rowStart, int32(len(k.entEdge)))
+		}
+	}
+	k.jv = append(k.jv, make([]float64, 3*len(k.entEdge)-len(k.jv))...)
+	for i := range k.pinRow {
+		r := &k.pinRow[i]
+		for _, en := range r.ents {
+			k.entEdge = append(k.entEdge, en.edge)
+			var j [3]float64
+			j[r.c] = en.w
+			k.jv = append(k.jv, j[:]...)
+		}
+		k.rowStart = append(k.rowStart, int32(len(k.entEdge)))
+	}
+	// Entries by edge, in row order.
+	byEdge := make([][]int32, len(m.Edges))
+	for r := range n {
+		for a := k.rowStart[r]; a < k.rowStart[r+1]; a++ {
+			byEdge[k.entEdge[a]] = append(byEdge[k.entEdge[a]], a)
+		}
+	}
+	rowOf := make([]int32, len(k.entEdge))
+	for r := range n {
+		for a := k.rowStart[r]; a < k.rowStart[r+1]; a++ {
+			rowOf[a] = int32(r)
+		}
+	}
+	var ri, ci []int
+	k.contrib = k.contrib[:0]
+	for _, ents := range byEdge {
+		for _, a := range ents {
+			for _, b := range ents {
+				if rowOf[b] <= rowOf[a] && k.couple(a, b) {
+					ri, ci = append(ri, int(rowOf[a])), append(ci, int(rowOf[b]))
+					k.contrib = append(k.contrib, [3]int32{a, b, -1})
+				}
+			}
+		}
+	}
+	s, err := ldlt.FromTriplets(n, ri, ci, make([]float64, len(ri)))
+	if err != nil {
+		return fmt.Errorf("developable: J M^-1 J^T pattern: %w", err)
+	}
+	for i := range k.contrib {
+		k.contrib[i][2] = int32(position(s, ri[i], ci[i]))
+	}
+	k.diagPos = k.diagPos[:0]
+	for j := range n {
+		k.diagPos = append(k.diagPos, s.ColPtr[j])
+	}
+	k.s, k.factor = s, nil
+	k.c = make([]float64, n)
+	k.dl = make([]float64, n)
+	return nil
+}
+
+// couple reports whether entries a and b can interact: always for a
+// rigidity or conformity entry (3-vector), and only on the same coordinate
+// for two pin rows.
+func (k *Constraints) couple(a, b int32) bool {
+	nr := k.rowStart[3*len(k.m.Faces)+2*len(k.pairs)]
+	if a < nr || b < nr {
+		return true
+	}
+	ja, jb := k.jv[3*a:3*a+3], k.jv[3*b:3*b+3]
+	return ja[0]*jb[0]+ja[1]*jb[1]+ja[2]*jb[2] != 0
+}
+
+// position returns the index in s.Val of entry (i, j), i >= j, which
+// FromTriplets created.
+func position(s *ldlt.Matrix, i, j int) int {
+	p := s.ColPtr[j]
+	for s.RowIdx[p] != i {
+		p++
+	}
+	return p
+}
+
+// Eval writes the scaled constraint values of x into c (NumRows) and
+// returns the largest magnitude: rigidity rows (|x_i - x_j|^2 - d^2)/d^2,
+// linear rows in units of the mean edge length.
+func (k *Constraints) Eval(x []float64, c []float64) float64 {
+	m := k.m
+	worst := 0.0
+	for f := range m.Faces {
+		fe := m.FaceEdges[f]
+		for p := range 3 {
+			i, j := 3*int(fe[(p+1)%3]), 3*int(fe[(p+2)%3])
+			dx, dy, dz := x[i]-x[j], x[i+1]-x[j+1], x[i+2]-x[j+2]
+			d := m.Mid[f][p]
+			v := (dx*dx + dy*dy + dz*dz - d*d) / (d * d)
+			c[3*f+p] = v
+			worst = math.Max(worst, math.Abs(v))
+		}
+	}
+	base := 3 * len(m.Faces)
+	for i := range k.pairs {
+		p := &k.pairs[i]
+		var s, d [3]float64
+		for _, en := range p.ents {
+			for c := range 3 {
+				s[c] += en.w * x[3*int(en.edge)+c]
+			}
+		}
+		for _, en := range p.dir {
+			for c := range 3 {
+				d[c] += en.w * x[3*int(en.edge)+c]
+			}
+		}
+		p.basis = orthoBasis(d)
+		for r := range 2 {
+			n := p.basis[r]
+			v := s[0]*n[0] + s[1]*n[1] + s[2]*n[2]
+			c[base+2*i+r] = v
+			worst = math.Max(worst, math.Abs(v))
+		}
+	}
+	base += 2 * len(k.pairs)
+	for i := range k.pinRow {
+		r := &k.pinRow[i]
+		v := -k.target[i]
+		for _, en := range r.ents {
+			v += en.w * x[3*int(en.edge)+int(r.c)]
+		}
+		c[base+i] = v
+		worst = math.Max(worst, math.Abs(v))
+	}
+	return worst
+}
+
+// jacobian fills the rigidity rows' entries of J at x: 2(x_i - x_j)/d^2
+// and its negative (the linear rows' are constant).
+func (k *Constraints) jacobian(x []float64) {
+	m := k.m
+	for f := range m.Faces {
+		fe := m.FaceEdges[f]
+		for p := range 3 {
+			i, j := 3*int(fe[(p+1)%3]), 3*int(fe[(p+2)%3])
+			d := m.Mid[f][p]
+			s := 2 / (d * d)
+			a := 3 * k.rowStart[3*f+p]
+			for c := range 3 {
+				g := s * (x[i+c] - x[j+c])
+				k.jv[int(a)+c] = g
+				k.jv[int(a)+3+c] = -g
+			}
+		}
+	}
+	r := 3 * len(m.Faces)
+	for i := range k.pairs {
+		p := &k.pairs[i]
+		for q := range 2 {
+			a := int(k.rowStart[r])
+			for j, en := range p.ents {
+				for c := range 3 {
+					k.jv[3*(a+j)+c] = en.w * p.basis[q][c]
+				}
+			}
+			r++
+		}
+	}
+}
+
+// regularization is the relative shift added to the diagonal of
+// J M^-1 J^T: where constraints are redundant to first order (a straight
+// pinned edge that cannot stretch) the matrix is singular, and the shift
+// keeps every pivot positive without changing the converged x, only the
+// path to it.
+const regularization = 1e-8
+
+// ProjectStats reports one projection.
+type ProjectStats struct {
+	Iterations int     // Newton steps taken
+	Residual   float64 // the largest scaled |C| at the end
+}
+
+// Project moves x onto C(x) = 0 by fast projection (Goldenthal et al.
+// 2007): while the largest scaled |C| exceeds tol it solves
+// (J M^-1 J^T) dl = C(x_j) and sets x_{j+1} = x_j - M^-1 J^T dl. It fails
+// when maxIter steps do not reach tol or the matrix loses definiteness.
+func (k *Constraints) Project(x []float64, tol float64, maxIter int) (ProjectStats, error) {
+	if k.s == nil {
+		if err := k.SetPins(nil); err != nil {
+			return ProjectStats{}, err
+		}
+	}
+	st := ProjectStats{}
+	for {
+		st.Residual = k.Eval(x, k.c)
+		if st.Residual <= tol {
+			return st, nil
+		}
+		if math.IsNaN(st.Residual) {
+			return st, fmt.Errorf("developable: constraint values are not finite after %d projection steps", st.Iterations)
+		}
+		if st.Iterations == maxIter {
+			return st, fmt.Errorf("developable: projection did not reach tolerance %g in %d steps (largest |C| %g)", tol, maxIter, st.Residual)
+		}
+		k.jacobian(x)
+		if err := k.fillS(); err != nil {
+			return st, err
+		}
+		k.factor.Solve(k.c, k.dl)
+		for r := range len(k.c) {
+			dl := k.dl[r]
+			for a := k.rowStart[r]; a < k.rowStart[r+1]; a++ {
+				e := int(k.entEdge[a])
+				s := dl * k.invM[e]
+				for c := range 3 {
+					x[3*e+c] -= s * k.jv[3*int(a)+c]
+				}
+			}
+		}
+		st.Iterations++
+	}
+}
+
+// fillS assembles J M^-1 J^T at the current J and factors it, analysing
+// the pattern the first time.
+func (k *Constraints) fillS() error {
+	clear(k.s.Val)
+	for _, p := range k.contrib {
+		a, b := 3*int(p[0]), 3*int(p[1])
+		e := k.entEdge[p[0]]
+		k.s.Val[p[2]] += k.invM[e] * (k.jv[a]*k.jv[b] + k.jv[a+1]*k.jv[b+1] + k.jv[a+2]*k.jv[b+2])
+	}
+	mean := 0.0
+	for _, p := range k.diagPos {
+		mean += k.s.Val[p]
+	}
+	shift := regularization * mean / float64(len(k.diagPos))
+	for _, p := range k.diagPos {
+		k.s.Val[p] += shift
+	}
+	if k.factor == nil {
+		sym, err := ldlt.Analyze(k.s, ldlt.AMD)
+		if err != nil {
+			return fmt.Errorf("developable: J M^-1 J^T: %w", err)
+		}
+		if k.factor, err = sym.Factor(k.s, nil); err != nil {
+			return fmt.Errorf("developable: J M^-1 J^T: %w", err)
+		}
+		return nil
+	}
+	if err := k.factor.Refactor(k.s, nil); err != nil {
+		return fmt.Errorf("developable: J M^-1 J^T: %w", err)
+	}
+	return nil
+}
+
+// orthoBasis returns two unit vectors orthogonal to d and to each other
+// (any two when d is zero): n_1 from the coordinate axis least aligned with
+// d, n_2 = d x n_1 / |d|.
+func orthoBasis(d [3]float64) [2][3]float64 {
+	l := math.Sqrt(d[0]*d[0] + d[1]*d[1] + d[2]*d[2])
+	if l == 0 {
+		return [2][3]float64{{1, 0, 0}, {0, 1, 0}}
+	}
+	for c := range 3 {
+		d[c] /= l
+	}
+	ax := 0
+	for c := 1; c < 3; c++ {
+		if math.Abs(d[c]) < math.Abs(d[ax]) {
+			ax = c
+		}
+	}
+	var e [3]float64
+	e[ax] = 1
+	n1 := cross(d, e)
+	l1 := math.Sqrt(n1[0]*n1[0] + n1[1]*n1[1] + n1[2]*n1[2])
+	for c := range 3 {
+		n1[c] /= l1
+	}
+	return [2][3]float64{n1, cross(d, n1)}
+}
+
+func cross(a, b [3]float64) [3]float64 {
+	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}

@@ -1,0 +1,321 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/model"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/developable"
+	"github.com/loomsim/loom/solver/geom"
+)
+
+// DevelopableCloth runs developable bodies (English & Bridson 2008): the
+// state of each is its edge midpoints (solver/developable), and its vertex
+// entities are the ghost conforming mesh x_c = A x_n, which pins hold,
+// obstacles collide with, and the outputs show. The step's stages are
+// DevelopablePredict, DevelopableProject, GhostCollision and
+// GhostCorrection.
+type DevelopableCloth struct {
+	state    *ClothState
+	contact  *ObstacleContact
+	bodies   []devBody
+	pos      generic.Map1[components.Position]
+	vel      generic.Map1[components.Velocity]
+	dofOf    map[ecs.Entity]int32
+	topology uint64
+	model    *model.Model
+	meshes   []BodyMesh
+
+	// Of the last step, over all bodies.
+	Iterations   int     // projection steps
+	InPlaneError float64 // largest relative midpoint-distance error after the step
+}
+
+// devBody is one developable body: its solver state and its ghost
+// vertices.
+type devBody struct {
+	name   string
+	solver *developable.Body
+	verts  []ecs.Entity // ghost vertices in body order
+	dof    []int32      // their ClothState indices
+	pins   []developable.Pin
+	xc     []float64 // ghost positions after collision handling
+	vc     []float64 // ghost velocities
+	moved  bool      // collision handling changed xc this step
+}
+
+// NewDevelopableCloth returns the developable cloth of the model's bodies
+// (all developable) over their spawned ghost vertices; the solver state is
+// built at the first step (build), which reports any error.
+func NewDevelopableCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, m *model.Model, meshes []BodyMesh) *DevelopableCloth {
+	return &DevelopableCloth{state: state, contact: contact, model: m, meshes: meshes, pos: generic.NewMap1[components.Position](w.ECS),
+		vel: generic.NewMap1[components.Velocity](w.ECS), topology: math.MaxUint64}
+}
+
+// build creates each body's nonconforming mesh and solver state, the
+// midpoints of its initial vertex positions at rest.
+func (d *DevelopableCloth) build() error {
+	m := d.model
+	for bi := range m.Bodies {
+		b := &m.Bodies[bi]
+		mesh, err := developable.NewMesh(len(b.Pos), b.Faces, b.FaceU)
+		if err != nil {
+			return fmt.Errorf("bodies[%d] (%s): %w", bi, b.Name, err)
+		}
+		x0 := make([]float64, 0, 3*len(b.Pos))
+		for _, p := range b.Pos {
+			x0 = append(x0, p[:]...)
+		}
+		set := b.Developable
+		scheme := developable.FirstOrder
+		if set.Scheme == model.BDF2Projection {
+			scheme = developable.BDF2
+		}
+		sb, err := developable.NewBody(mesh, x0, developable.Params{Density: b.Material.Density, Bending: b.Material.BendingStiffness,
+			Damping: b.Material.MassDamping, Gravity: m.Gravity, Dt: m.Dt, Scheme: scheme, Tolerance: set.Tolerance, MaxIter: set.MaxIterations})
+		if err != nil {
+			return fmt.Errorf("bodies[%d] (%s): %w", bi, b.Name, err)
+		}
+		d.bodies = append(d.bodies, devBody{name: b.Name, solver: sb, verts: d.meshes[bi].Verts,
+			xc: make([]float64, 3*len(b.Pos)), vc: make([]float64, 3*len(b.Pos))})
+	}
+	return nil
+}
+
+// Predict is the system computing each body's unconstrained prediction.
+func (d *DevelopableCloth) Predict() ecs.System { return DevelopablePredict{d} }
+
+// Project is the system projecting the predictions onto the constraints.
+func (d *DevelopableCloth) Project() ecs.System { return DevelopableProject{d} }
+
+// Collision is the system resolving obstacle contacts on the ghost meshes.
+func (d *DevelopableCloth) Collision() ecs.System { return GhostCollision{d} }
+
+// Correction is the system pushing the ghost meshes' changes back and
+// scattering the ghost meshes to the vertex entities.
+func (d *DevelopableCloth) Correction() ecs.System { return GhostCorrection{d} }
+
+// DevelopablePredict sets each body's pins to their scripted positions at
+// the end of the step (from ScriptedMotion's prescribed velocities) and
+// computes the unconstrained prediction (developable.Body.Predict).
+type DevelopablePredict struct{ d *DevelopableCloth }
+
+// Name implements ecs.System.
+func (DevelopablePredict) Name() string { return "developable-predict" }
+
+// Step implements ecs.System.
+func (p DevelopablePredict) Step(w *ecs.World) error {
+	d := p.d
+	s := d.state
+	if d.bodies == nil {
+		if err := d.build(); err != nil {
+			return err
+		}
+	}
+	if d.topology != w.TopologyVersion() {
+		d.dofOf = make(map[ecs.Entity]int32, len(s.Verts))
+		for i, e := range s.Verts {
+			d.dofOf[e] = int32(i)
+		}
+		for bi := range d.bodies {
+			b := &d.bodies[bi]
+			b.dof = b.dof[:0]
+			for _, e := range b.verts {
+				b.dof = append(b.dof, d.dofOf[e])
+			}
+		}
+		d.topology = w.TopologyVersion()
+	}
+	for bi := range d.bodies {
+		b := &d.bodies[bi]
+		b.pins = b.pins[:0]
+		for v, i := range b.dof {
+			if !s.pinned(int(i)) {
+				continue
+			}
+			var t [3]float64
+			for k := range 3 {
+				t[k] = s.X[3*i+int32(k)] + s.H*s.PinZ[3*i+int32(k)]
+			}
+			b.pins = append(b.pins, developable.Pin{Vertex: int32(v), Target: t})
+		}
+		if err := b.solver.Constraints.SetPins(b.pins); err != nil {
+			return fmt.Errorf("body %q: %w", b.name, err)
+		}
+		if err := b.solver.Predict(); err != nil {
+			return fmt.Errorf("body %q: %w", b.name, err)
+		}
+	}
+	return nil
+}
+
+// DevelopableProject projects each body's prediction onto its rigidity,
+// boundary and pin constraints (fast projection or BDF2).
+type DevelopableProject struct{ d *DevelopableCloth }
+
+// Name implements ecs.System.
+func (DevelopableProject) Name() string { return "developable-project" }
+
+// Step implements ecs.System.
+func (p DevelopableProject) Step(*ecs.World) error {
+	d := p.d
+	d.Iterations = 0
+	for bi := range d.bodies {
+		b := &d.bodies[bi]
+		err := b.solver.Project()
+		d.Iterations += b.solver.LastIt.Iterations
+		if err != nil {
+			return fmt.Errorf("body %q: %w", b.name, err)
+		}
+	}
+	return nil
+}
+
+// GhostCollision maps each body to its ghost mesh and keeps the ghost
+// vertices out of the obstacles: a vertex whose end-of-step position lies
+// closer to an obstacle than the contact thickness is moved out along the
+// obstacle's normal, which in the step's velocity v = (x_c - x^n)/h is a
+// normal impulse; Coulomb friction with that impulse then acts on the
+// tangential velocity relative to the obstacle (ObstacleContact's friction
+// and contact entities). Pinned vertices keep their script.
+type GhostCollision struct{ d *DevelopableCloth }
+
+// Name implements ecs.System.
+func (GhostCollision) Name() string { return "ghost-collision" }
+
+// Step implements ecs.System.
+func (g GhostCollision) Step(w *ecs.World) error {
+	g.d.collide(w)
+	return nil
+}
+
+// collide maps each body to its ghost mesh (xc) and moves the ghost
+// vertices out of the obstacles (GhostCollision), recording which bodies
+// moved.
+func (d *DevelopableCloth) collide(w *ecs.World) {
+	s, c := d.state, d.contact
+	c.gatherObstacles(w)
+	s.Contacts, s.Impulse, c.rowObstacle = s.Contacts[:0], s.Impulse[:0], c.rowObstacle[:0]
+	s.VNew = resize(s.VNew, 3*s.NumVerts())
+	h := s.H
+	for bi := range d.bodies {
+		b := &d.bodies[bi]
+		b.solver.Ghost.Map(b.solver.X, b.xc)
+		b.moved = false
+		for v, i := range b.dof {
+			x := dense.Vec3(b.xc[3*v : 3*v+3])
+			for k := range 3 {
+				s.VNew[3*int(i)+k] = (x[k] - s.X[3*int(i)+k]) / h
+			}
+			if s.pinned(int(i)) {
+				continue
+			}
+			best, depth := -1, 0.0
+			var nrm dense.Vec3
+			for j := range c.obstacles {
+				o := &c.obstacles[j]
+				dist, n := geom.SignedDistance(&o.Shape, o.Offset, x)
+				if dd := c.thickness - dist; dd > depth {
+					best, depth, nrm = j, dd, n
+				}
+			}
+			if best < 0 {
+				continue
+			}
+			c.obstacle[i], c.gap[i] = int32(best), -depth
+			copy(c.normal[3*i:3*i+3], nrm[:])
+			c.addRow(int(i))
+			// The push out is the velocity change depth/h along the normal:
+			// a normal impulse m depth/h.
+			for k := range 3 {
+				s.VNew[3*int(i)+k] += nrm[k] * depth / h
+			}
+			s.Impulse = append(s.Impulse, s.Mass[i]*depth/h)
+			b.moved = true
+		}
+	}
+	c.applyFriction()
+	c.syncEntities(w)
+	for bi := range d.bodies {
+		b := &d.bodies[bi]
+		if !b.moved {
+			continue
+		}
+		for v, i := range b.dof {
+			for k := range 3 {
+				b.xc[3*v+k] = s.X[3*int(i)+k] + h*s.VNew[3*int(i)+k]
+			}
+		}
+	}
+}
+
+// correctionRounds bounds the rounds of GhostCorrection.
+const correctionRounds = 4
+
+// GhostCorrection pushes each body's ghost-mesh change back to its
+// midpoints (developable.Body.Correct, with the velocity update of the
+// body's scheme). The correction is a least-norm change of the midpoints
+// and bends the faces' rigidity; where it leaves the constraints beyond
+// tolerance, the body is projected again and the ghost mesh collided and
+// corrected again, up to correctionRounds rounds, so that the step ends
+// with the ghost mesh outside the obstacles and the faces as close to rigid
+// as that allows. Then it closes the step and writes the ghost mesh
+// x_c = A x_n and its velocity A v_n to the vertex entities and the
+// gathered state.
+type GhostCorrection struct{ d *DevelopableCloth }
+
+// Name implements ecs.System.
+func (GhostCorrection) Name() string { return "ghost-correction" }
+
+// Step implements ecs.System.
+func (g GhostCorrection) Step(w *ecs.World) error {
+	d := g.d
+	s := d.state
+	for round := 1; ; round++ {
+		again := false
+		for bi := range d.bodies {
+			b := &d.bodies[bi]
+			if !b.moved {
+				continue
+			}
+			b.solver.Correct(b.xc)
+			if round == correctionRounds || b.solver.Residual() <= b.solver.P.Tolerance {
+				continue
+			}
+			err := b.solver.Project()
+			d.Iterations += b.solver.LastIt.Iterations
+			if err != nil {
+				return fmt.Errorf("body %q, correction round %d: %w", b.name, round, err)
+			}
+			again = true
+		}
+		if !again {
+			break
+		}
+		d.collide(w)
+	}
+	d.InPlaneError = 0
+	for bi := range d.bodies {
+		b := &d.bodies[bi]
+		b.solver.EndStep()
+		d.InPlaneError = math.Max(d.InPlaneError, b.solver.Mesh.InPlaneError(b.solver.X))
+		b.solver.Ghost.Map(b.solver.X, b.xc)
+		b.solver.Ghost.Map(b.solver.V, b.vc)
+		for v, i := range b.dof {
+			x, u := b.xc[3*v:3*v+3], b.vc[3*v:3*v+3]
+			if !finite3(x) || !finite3(u) {
+				return fmt.Errorf("ghost vertex %d of body %q: non-finite state x=%v v=%v", v, b.name, x, u)
+			}
+			copy(s.X[3*i:3*i+3], x)
+			copy(s.V[3*i:3*i+3], u)
+			copy(d.pos.Get(b.verts[v])[:], x)
+			copy(d.vel.Get(b.verts[v])[:], u)
+		}
+	}
+	return nil
+}
