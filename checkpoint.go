@@ -188,7 +188,7 @@ func Resume(path string, opt Options) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scenes.Parse(c.Scene, path)
+	sc, err := decodeScene(c.Scene)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}

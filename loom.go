@@ -22,6 +22,7 @@
 package loom
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,7 +109,7 @@ func LoadBytes(data []byte, opt Options) (*Sim, error) {
 }
 
 // LoadScene loads a scene built in Go (or loaded and changed). The Sim keeps
-// its own copy: later changes to sc do not affect it.
+// its own exact copy: later changes to sc do not affect it.
 func LoadScene(sc *scenes.Scene, opt Options) (*Sim, error) {
 	if sc == nil {
 		return nil, fmt.Errorf("%w: nil scene", ErrInvalidValue)
@@ -117,15 +118,29 @@ func LoadScene(sc *scenes.Scene, opt Options) (*Sim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scene %q: %w", sc.Name, err)
 	}
-	src := sc.Source()
-	if src == "" {
-		src = "scene " + sc.Name
-	}
-	cp, err := scenes.Parse(data, src)
+	cp, err := decodeScene(data)
 	if err != nil {
+		return nil, fmt.Errorf("scene %q: %w", sc.Name, err)
+	}
+	s, err := newSim(cp, opt)
+	if err != nil && sc.Source() != "" {
+		err = fmt.Errorf("%s: %w", sc.Source(), err)
+	}
+	return s, err
+}
+
+// decodeScene decodes a scene's JSON exactly as it was encoded: unlike
+// scenes.Parse it does not normalize (a second normalization could change
+// the last bit of a normal, and with it the trajectory); the values are
+// validated when the scene resolves into its model.
+func decodeScene(data []byte) (*scenes.Scene, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	sc := new(scenes.Scene)
+	if err := dec.Decode(sc); err != nil {
 		return nil, err
 	}
-	return newSim(cp, opt)
+	return sc, nil
 }
 
 func newSim(sc *scenes.Scene, opt Options) (*Sim, error) {

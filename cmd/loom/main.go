@@ -2,6 +2,7 @@
 //
 //	loom                      run the drape scene into ./out
 //	loom run SCENE [flags]    run a built-in scene or a JSON scene file
+//	loom resume DIR [flags]   continue a run from DIR/checkpoint.loom
 //	loom scenes               list the built-in scenes
 //	loom bench [flags]        run the benchmark scenes and print a table
 package main
@@ -30,6 +31,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "run":
 		return runScene(args[1:], stdout, stderr)
+	case "resume":
+		return resumeRun(args[1:], stdout, stderr)
 	case "scenes":
 		return listScenes(stdout)
 	case "bench":
@@ -45,7 +48,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 const usage = `usage:
   loom                      run the drape scene into ./out
   loom run SCENE [--steps N | --duration S] [--out DIR] [--workers K] [--set path=value ...]
-                            SCENE is a built-in name (see loom scenes) or a JSON file
+                 [--checkpoint-every N]
+                            SCENE is a built-in name (see loom scenes) or a JSON file;
+                            --checkpoint-every writes DIR/checkpoint.loom every N steps
+  loom resume DIR [--steps N] [--out OUT] [--workers K] [--checkpoint-every N]
+                            continue the run checkpointed in DIR (frames into DIR/resumed)
   loom scenes               list the built-in scenes
   loom bench [--steps N] [--workers K] [--adaptive=false] [--eol=false]
              [--eol-cases edge-eol,...] [--repeat R]

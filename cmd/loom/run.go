@@ -14,6 +14,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/loomsim/loom"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/export"
 	"github.com/loomsim/loom/scenes"
@@ -33,6 +34,7 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Float64("duration", 0, "simulated seconds (default: the scene's duration)")
 	out := fs.String("out", "out", "output directory")
 	workers := fs.Int("workers", 0, "worker goroutines (default: LOOM_WORKERS or GOMAXPROCS)")
+	every := fs.Int("checkpoint-every", 0, "write DIR/checkpoint.loom every N steps (loom resume DIR continues from it)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scene field, path=value (repeatable)")
 	pos, err := parseInterspersed(fs, args)
@@ -45,8 +47,8 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	if *steps != 0 && *duration != 0 {
 		return fmt.Errorf("run: give --steps or --duration, not both")
 	}
-	if *steps < 0 || *duration < 0 || math.IsNaN(*duration) {
-		return fmt.Errorf("run: --steps and --duration must be positive")
+	if *steps < 0 || *duration < 0 || math.IsNaN(*duration) || *every < 0 {
+		return fmt.Errorf("run: --steps, --duration and --checkpoint-every must be positive")
 	}
 	sc, err := scenes.Resolve(pos[0])
 	if err != nil {
@@ -69,25 +71,83 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	m, err := sc.Model()
+	ls, err := loom.LoadScene(sc, loom.Options{Workers: *workers})
 	if err != nil {
 		return err
 	}
-	sim, err := systems.Build(m, *workers)
-	if err != nil {
-		return err
-	}
-	defer sim.Close()
+	defer ls.Close()
 	n := sc.NumSteps()
 	if *steps > 0 {
 		n = *steps
 	}
-	return simulate(sim, n, *out, stdout, stderr)
+	return simulate(ls.Engine(), n, *out, stdout, stderr, checkpointer(ls, *out, *every))
+}
+
+// checkpointer returns simulate's hook that saves ls to dir/checkpoint.loom
+// every `every` steps (nil: never).
+func checkpointer(ls *loom.Sim, dir string, every int) func(step int) error {
+	if every <= 0 {
+		return nil
+	}
+	return func(step int) error {
+		if step%every != 0 {
+			return nil
+		}
+		return ls.Save(filepath.Join(dir, checkpointFile))
+	}
+}
+
+const checkpointFile = "checkpoint.loom"
+
+// resumeRun continues the run whose checkpoint is in DIR up to the
+// scene's end (or --steps, counted from the start), writing frames and
+// stats from the resumed step on into --out (default DIR/resumed).
+func resumeRun(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	steps := fs.Int("steps", 0, "total steps of the run, counted from its start (default: the scene's duration)")
+	out := fs.String("out", "", "output directory (default DIR/resumed)")
+	workers := fs.Int("workers", 0, "worker goroutines (default: LOOM_WORKERS or GOMAXPROCS)")
+	every := fs.Int("checkpoint-every", 0, "write OUT/checkpoint.loom every N steps")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("resume: want one DIR, got %d arguments\n%s", len(pos), usage)
+	}
+	if *steps < 0 || *every < 0 {
+		return fmt.Errorf("resume: --steps and --checkpoint-every must be positive")
+	}
+	if *out == "" {
+		*out = filepath.Join(pos[0], "resumed")
+	}
+	if *workers == 0 {
+		if *workers, err = ecs.WorkerCount(); err != nil {
+			return err
+		}
+	}
+	ls, err := loom.Resume(filepath.Join(pos[0], checkpointFile), loom.Options{Workers: *workers})
+	if err != nil {
+		return err
+	}
+	defer ls.Close()
+	sim := ls.Engine()
+	n := sim.Model.Steps
+	if *steps > 0 {
+		n = *steps
+	}
+	if n <= sim.Clock.Step {
+		return fmt.Errorf("resume: the checkpoint is at step %d, at or past the run's end (%d steps)", sim.Clock.Step, n)
+	}
+	fmt.Fprintf(stdout, "%s: resumed at step %d\n", ls.Name(), sim.Clock.Step)
+	return simulate(sim, n-sim.Clock.Step, *out, stdout, stderr, checkpointer(ls, *out, *every))
 }
 
 // simulate runs n steps, writing a frame and a stats record every output
-// frame. Files already written stay valid when a step fails.
-func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) error {
+// frame, and calling after (when not nil) with the step count after each
+// step. Files already written stay valid when a step fails.
+func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer, after func(step int) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -140,6 +200,11 @@ func simulate(sim *systems.Sim, n int, dir string, stdout, stderr io.Writer) err
 		}
 		if i%every == 0 || i == n {
 			if err := record(); err != nil {
+				return err
+			}
+		}
+		if after != nil {
+			if err := after(sim.Clock.Step); err != nil {
 				return err
 			}
 		}
