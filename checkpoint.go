@@ -169,9 +169,7 @@ func readCheckpoint(path string) (*checkpoint, error) {
 		return nil, bad("format version %d; this loom reads version %d (rerun the scene to make a new checkpoint)", head.Version, CheckpointVersion)
 	}
 	var c checkpoint
-	dec := json.NewDecoder(bytes.NewReader(rec))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := decodeStrict(rec, &c); err != nil {
 		return nil, bad("%v", err)
 	}
 	if c.Steps < 0 {

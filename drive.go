@@ -259,6 +259,16 @@ func (s *Sim) AddObstacle(o scenes.Obstacle) (Obstacle, error) {
 	return Obstacle(pack(sl.gen, slot)), nil
 }
 
+// AddObstacleJSON is AddObstacle with the obstacle as JSON in the scene
+// format (an unknown field is an error).
+func (s *Sim) AddObstacleJSON(data []byte) (Obstacle, error) {
+	var o scenes.Obstacle
+	if err := decodeStrict(data, &o); err != nil {
+		return 0, fmt.Errorf("%w: AddObstacleJSON: %w", ErrInvalidValue, err)
+	}
+	return s.AddObstacle(o)
+}
+
 // RemoveObstacle removes obstacle h; its handle becomes stale. Vertices
 // attached to it stay where it left them. An obstacle that EOL vertices
 // lie on cannot be removed.

@@ -134,13 +134,18 @@ func LoadScene(sc *scenes.Scene, opt Options) (*Sim, error) {
 // the last bit of a normal, and with it the trajectory); the values are
 // validated when the scene resolves into its model.
 func decodeScene(data []byte) (*scenes.Scene, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	sc := new(scenes.Scene)
-	if err := dec.Decode(sc); err != nil {
+	if err := decodeStrict(data, sc); err != nil {
 		return nil, err
 	}
 	return sc, nil
+}
+
+// decodeStrict decodes JSON data into v; an unknown field is an error.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 func newSim(sc *scenes.Scene, opt Options) (*Sim, error) {
