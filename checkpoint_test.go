@@ -126,7 +126,7 @@ func TestRestartBitwise(t *testing.T) {
 		{"eol lo-res", builtin(t, "lo-res"), 200, nil},
 		{"rod rod-hang", builtin(t, "rod-hang"), 200, nil},
 		{"driven cape", func(opt Options) *Sim {
-			s, err := LoadScene(capeScene(8), opt)
+			s, err := LoadScene(CapeScene(8), opt)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/loomsim/loom"
-	"github.com/loomsim/loom/scenes"
 )
 
 // A flag in a game loop: the scene comes as JSON bytes (from the game's
@@ -74,24 +73,14 @@ func Example_flagGameLoop() {
 	// steps: 100
 }
 
-// A cape on a moving character: the scene is built in Go, the cape's
+// A cape on a moving character: the scene is built in Go (CapeScene), the cape's
 // collar is attached to the character's capsule, and each frame the game
 // sets the character's pose (from its animation or physics) before the
 // step; the cape follows, its contacts seeing the capsule's velocity.
 func Example_capeOnCharacter() {
-	sc := &scenes.Scene{
-		Name: "cape", Gravity: [3]float64{0, 0, -9.81}, TimeStep: 1.0 / 60, Duration: 10, FrameRate: 60,
-		Solver: scenes.Solver{Tolerance: 1e-3, MaxIterations: 200, Thickness: 0.005, Friction: 0.3, Linear: scenes.LinearPCG},
-		Bodies: []scenes.Body{{
-			Name: "cape", Size: [2]float64{0.5, 0.7}, Resolution: 16,
-			Position: [3]float64{0, -0.23, 1.1}, Orientation: [3]float64{90, 0, 0}, // hanging behind the shoulders
-			Material: scenes.Material{Density: 0.2, StretchStiffness: 2000, ShearStiffness: 2000,
-				BendingStiffness: 1e-4, MassDamping: 0.5, StiffnessDamping: 0.001},
-		}},
-		Obstacles: []scenes.Obstacle{
-			{Name: "character", Type: scenes.Capsule, A: [3]float64{0, 0, 0.3}, B: [3]float64{0, 0, 1.3}, Radius: 0.2},
-		},
-	}
+	sc := loom.CapeScene(16)        // built with the scene types: see demo.go
+	sc.TimeStep = 1.0 / 60          // the game's frame rate
+	sc.Obstacles = sc.Obstacles[:1] // no ground
 	sim, err := loom.LoadScene(sc, loom.Options{Workers: 1})
 	if err != nil {
 		log.Fatal(err)

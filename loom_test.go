@@ -237,7 +237,7 @@ func TestBadInput(t *testing.T) {
 // TestAddRemoveObstacle: a sphere added under a falling sheet catches it;
 // removed, it lets the sheet fall.
 func TestAddRemoveObstacle(t *testing.T) {
-	sc := capeScene(8)
+	sc := CapeScene(8)
 	sc.Bodies[0].Orientation = [3]float64{}
 	sc.Bodies[0].Position = [3]float64{0, 3, 1.2}
 	s, err := LoadScene(sc, Options{Workers: 1})
@@ -294,7 +294,7 @@ func TestAddRemoveObstacle(t *testing.T) {
 // TestPinUnpin: a pinned vertex of a falling sheet stays exactly where it
 // was while the rest falls; unpinned, it falls too.
 func TestPinUnpin(t *testing.T) {
-	sc := capeScene(6)
+	sc := CapeScene(6)
 	sc.Bodies[0].Orientation = [3]float64{}
 	s, err := LoadScene(sc, Options{Workers: 1})
 	if err != nil {
@@ -348,7 +348,7 @@ func TestPinUnpin(t *testing.T) {
 func TestDrivenMatchesScripted(t *testing.T) {
 	const omega = 0.3 // rad/s
 	run := func(scripted bool) []dense.Vec3 {
-		sc := capeScene(10)
+		sc := CapeScene(10)
 		if scripted {
 			sc.Obstacles[0].Motion = &scenes.Motion{Velocity: &[3]float64{0, 1.2, 0}, AngularVelocity: &[3]float64{0, 0, omega * 180 / math.Pi}}
 		}
