@@ -74,16 +74,41 @@ func get(h C.loom_sim) (*loom.Sim, C.loom_status) {
 	return s, C.LOOM_OK
 }
 
-// nonNil checks output and input pointers.
-func nonNil(what string, p unsafe.Pointer) C.loom_status {
-	if p == nil {
-		return fail(fmt.Errorf("%w: %s is NULL", loom.ErrInvalidValue, what), C.LOOM_ERR_INVALID)
+// arg is a pointer argument that must not be NULL, with its name.
+type arg struct {
+	name string
+	p    unsafe.Pointer
+}
+
+// check returns LOOM_ERR_INVALID for the first NULL argument.
+func check(args ...arg) C.loom_status {
+	for _, a := range args {
+		if a.p == nil {
+			return fail(fmt.Errorf("%w: %s is NULL", loom.ErrInvalidValue, a.name), C.LOOM_ERR_INVALID)
+		}
 	}
 	return C.LOOM_OK
 }
 
-// add stores s under a new handle in *out.
-func add(s *loom.Sim, err error, code C.loom_status, out *C.loom_sim) C.loom_status {
+// with runs f on simulation h once args are checked; f's error becomes
+// the status (def for errors of none of loom's kinds).
+func with(h C.loom_sim, def C.loom_status, f func(*loom.Sim) error, args ...arg) C.loom_status {
+	s, rc := get(h)
+	if rc != 0 {
+		return rc
+	}
+	if rc := check(args...); rc != 0 {
+		return rc
+	}
+	return status(f(s), def)
+}
+
+// load stores the simulation load makes under a new handle in *out.
+func load(out *C.loom_sim, path *C.char, code C.loom_status, load func() (*loom.Sim, error)) C.loom_status {
+	if rc := check(arg{"path or json", unsafe.Pointer(path)}, arg{"out", unsafe.Pointer(out)}); rc != 0 {
+		return rc
+	}
+	s, err := load()
 	if err != nil {
 		return status(err, code)
 	}
@@ -115,163 +140,109 @@ func loom_last_error(buf *C.char, n C.size_t) C.size_t {
 //export loom_load_file
 func loom_load_file(path *C.char, workers, record C.int32_t, out *C.loom_sim) (rc C.loom_status) {
 	defer guard(&rc)
-	if rc = nonNil("path", unsafe.Pointer(path)); rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	s, err := loom.Load(C.GoString(path), options(workers, record))
-	return add(s, err, C.LOOM_ERR_SCENE, out)
+	return load(out, path, C.LOOM_ERR_SCENE, func() (*loom.Sim, error) { return loom.Load(C.GoString(path), options(workers, record)) })
 }
 
 //export loom_load_json
 func loom_load_json(json *C.char, n C.size_t, workers, record C.int32_t, out *C.loom_sim) (rc C.loom_status) {
 	defer guard(&rc)
-	if rc = nonNil("json", unsafe.Pointer(json)); rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	s, err := loom.LoadBytes(C.GoBytes(unsafe.Pointer(json), C.int(n)), options(workers, record))
-	return add(s, err, C.LOOM_ERR_SCENE, out)
+	return load(out, json, C.LOOM_ERR_SCENE, func() (*loom.Sim, error) {
+		return loom.LoadBytes(C.GoBytes(unsafe.Pointer(json), C.int(n)), options(workers, record))
+	})
 }
 
 //export loom_resume
 func loom_resume(path *C.char, workers, record C.int32_t, out *C.loom_sim) (rc C.loom_status) {
 	defer guard(&rc)
-	if rc = nonNil("path", unsafe.Pointer(path)); rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	s, err := loom.Resume(C.GoString(path), options(workers, record))
-	return add(s, err, C.LOOM_ERR_CHECKPOINT, out)
+	return load(out, path, C.LOOM_ERR_CHECKPOINT, func() (*loom.Sim, error) { return loom.Resume(C.GoString(path), options(workers, record)) })
 }
 
 //export loom_save
 func loom_save(h C.loom_sim, path *C.char) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("path", unsafe.Pointer(path)); rc != 0 {
-		return rc
-	}
-	return status(s.Save(C.GoString(path)), C.LOOM_ERR_CHECKPOINT)
+	return with(h, C.LOOM_ERR_CHECKPOINT, func(s *loom.Sim) error { return s.Save(C.GoString(path)) }, arg{"path", unsafe.Pointer(path)})
 }
 
 //export loom_close
 func loom_close(h C.loom_sim) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	mu.Lock()
-	delete(sims, h)
-	mu.Unlock()
-	s.Close()
-	return C.LOOM_OK
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error {
+		mu.Lock()
+		delete(sims, h)
+		mu.Unlock()
+		s.Close()
+		return nil
+	})
 }
 
 //export loom_step
 func loom_step(h C.loom_sim) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	return status(s.Step(), C.LOOM_ERR_STEP)
+	return with(h, C.LOOM_ERR_STEP, (*loom.Sim).Step)
 }
 
 //export loom_get_stats
 func loom_get_stats(h C.loom_sim, out *C.loom_stats) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	st := s.Stats()
-	*out = C.loom_stats{step: C.int64_t(st.Step), time: C.double(st.Time), step_seconds: C.double(st.StepSeconds),
-		vertices: C.int32_t(st.Vertices), faces: C.int32_t(st.Faces), contacts: C.int32_t(st.Contacts),
-		pcg_iterations: C.int32_t(st.PCGIterations), qp_iterations: C.int32_t(st.QPIterations), rod_nodes: C.int32_t(st.RodNodes)}
-	return C.LOOM_OK
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error {
+		st := s.Stats()
+		*out = C.loom_stats{step: C.int64_t(st.Step), time: C.double(st.Time), step_seconds: C.double(st.StepSeconds),
+			vertices: C.int32_t(st.Vertices), faces: C.int32_t(st.Faces), contacts: C.int32_t(st.Contacts),
+			pcg_iterations: C.int32_t(st.PCGIterations), qp_iterations: C.int32_t(st.QPIterations), rod_nodes: C.int32_t(st.RodNodes)}
+		return nil
+	}, arg{"out", unsafe.Pointer(out)})
 }
 
 //export loom_dt
 func loom_dt(h C.loom_sim, out *C.double) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	*out = C.double(s.Dt())
-	return C.LOOM_OK
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error { *out = C.double(s.Dt()); return nil }, arg{"out", unsafe.Pointer(out)})
 }
 
-// byName looks a handle up by name with find.
-func byName[H ~uint64](h C.loom_sim, name *C.char, out *C.uint64_t, find func(*loom.Sim, string) (H, error)) C.loom_status {
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("name", unsafe.Pointer(name)); rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	x, err := find(s, C.GoString(name))
-	if err != nil {
-		return status(err, C.LOOM_ERR_INVALID)
-	}
-	*out = C.uint64_t(x)
-	return C.LOOM_OK
+// lookup stores what find returns for a name or handle in *out.
+func lookup[H ~uint64, O ~uint64](h C.loom_sim, out *O, find func(*loom.Sim) (H, error), args ...arg) C.loom_status {
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error {
+		x, err := find(s)
+		if err == nil {
+			*out = O(x)
+		}
+		return err
+	}, append(args, arg{"out", unsafe.Pointer(out)})...)
 }
 
 //export loom_body_by_name
 func loom_body_by_name(h C.loom_sim, name *C.char, out *C.loom_body) (rc C.loom_status) {
 	defer guard(&rc)
-	return byName(h, name, (*C.uint64_t)(out), (*loom.Sim).Body)
+	return lookup(h, out, func(s *loom.Sim) (loom.Body, error) { return s.Body(C.GoString(name)) }, arg{"name", unsafe.Pointer(name)})
 }
 
 //export loom_obstacle_by_name
 func loom_obstacle_by_name(h C.loom_sim, name *C.char, out *C.loom_obstacle) (rc C.loom_status) {
 	defer guard(&rc)
-	return byName(h, name, (*C.uint64_t)(out), (*loom.Sim).Obstacle)
+	return lookup(h, out, func(s *loom.Sim) (loom.Obstacle, error) { return s.Obstacle(C.GoString(name)) }, arg{"name", unsafe.Pointer(name)})
 }
 
 //export loom_strand_by_name
 func loom_strand_by_name(h C.loom_sim, name *C.char, out *C.loom_strand) (rc C.loom_status) {
 	defer guard(&rc)
-	return byName(h, name, (*C.uint64_t)(out), (*loom.Sim).Strand)
+	return lookup(h, out, func(s *loom.Sim) (loom.Strand, error) { return s.Strand(C.GoString(name)) }, arg{"name", unsafe.Pointer(name)})
 }
 
-// count answers a count query with f.
+//export loom_topology
+func loom_topology(h C.loom_sim, b C.loom_body, out *C.uint64_t) (rc C.loom_status) {
+	defer guard(&rc)
+	return lookup(h, out, func(s *loom.Sim) (uint64, error) { return s.Topology(loom.Body(b)) })
+}
+
+// count stores the count f returns in *out.
 func count(h C.loom_sim, out *C.int32_t, f func(*loom.Sim) (int, error)) C.loom_status {
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	n, err := f(s)
-	if err != nil {
-		return status(err, C.LOOM_ERR_INVALID)
-	}
-	*out = C.int32_t(n)
-	return C.LOOM_OK
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error {
+		n, err := f(s)
+		if err == nil {
+			*out = C.int32_t(n)
+		}
+		return err
+	}, arg{"out", unsafe.Pointer(out)})
 }
 
 //export loom_vertex_count
@@ -292,43 +263,21 @@ func loom_strand_node_count(h C.loom_sim, r C.loom_strand, out *C.int32_t) (rc C
 	return count(h, out, func(s *loom.Sim) (int, error) { return s.StrandNodeCount(loom.Strand(r)) })
 }
 
-//export loom_topology
-func loom_topology(h C.loom_sim, b C.loom_body, out *C.uint64_t) (rc C.loom_status) {
-	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	t, err := s.Topology(loom.Body(b))
-	if err != nil {
-		return status(err, C.LOOM_ERR_INVALID)
-	}
-	*out = C.uint64_t(t)
-	return C.LOOM_OK
-}
-
 // fill writes into the caller's buffer dst of n elements with f (a NULL
-// buffer is an empty one) and stores the element count in *out.
+// buffer is an empty one) and stores the element count in *out (when not
+// NULL).
 func fill[T any, P any](h C.loom_sim, dst *P, n C.size_t, out *C.int32_t, f func(*loom.Sim, []T) (int, error)) C.loom_status {
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	var buf []T
-	if dst != nil {
-		buf = unsafe.Slice((*T)(unsafe.Pointer(dst)), int(n))
-	}
-	k, err := f(s, buf)
-	if err != nil {
-		return status(err, C.LOOM_ERR_INVALID)
-	}
-	if out != nil {
-		*out = C.int32_t(k)
-	}
-	return C.LOOM_OK
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error {
+		var buf []T
+		if dst != nil {
+			buf = unsafe.Slice((*T)(unsafe.Pointer(dst)), int(n))
+		}
+		k, err := f(s, buf)
+		if err == nil && out != nil {
+			*out = C.int32_t(k)
+		}
+		return err
+	})
 }
 
 //export loom_positions
@@ -361,114 +310,60 @@ func doubles(p *C.double, k int) []float64 { return unsafe.Slice((*float64)(unsa
 //export loom_obstacle_pose
 func loom_obstacle_pose(h C.loom_sim, o C.loom_obstacle, position, orientation *C.double) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("position", unsafe.Pointer(position)); rc != 0 {
-		return rc
-	}
-	if rc = nonNil("orientation", unsafe.Pointer(orientation)); rc != 0 {
-		return rc
-	}
-	p, q, err := s.ObstaclePose(loom.Obstacle(o))
-	if err != nil {
-		return status(err, C.LOOM_ERR_INVALID)
-	}
-	copy(doubles(position, 3), p[:])
-	copy(doubles(orientation, 4), q[:])
-	return C.LOOM_OK
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error {
+		p, q, err := s.ObstaclePose(loom.Obstacle(o))
+		if err == nil {
+			copy(doubles(position, 3), p[:])
+			copy(doubles(orientation, 4), q[:])
+		}
+		return err
+	}, arg{"position", unsafe.Pointer(position)}, arg{"orientation", unsafe.Pointer(orientation)})
 }
 
 //export loom_set_obstacle_pose
 func loom_set_obstacle_pose(h C.loom_sim, o C.loom_obstacle, position, orientation *C.double) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("position", unsafe.Pointer(position)); rc != 0 {
-		return rc
-	}
-	if rc = nonNil("orientation", unsafe.Pointer(orientation)); rc != 0 {
-		return rc
-	}
-	return status(s.SetObstaclePose(loom.Obstacle(o), [3]float64(doubles(position, 3)), [4]float64(doubles(orientation, 4))), C.LOOM_ERR_INVALID)
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error {
+		return s.SetObstaclePose(loom.Obstacle(o), [3]float64(doubles(position, 3)), [4]float64(doubles(orientation, 4)))
+	}, arg{"position", unsafe.Pointer(position)}, arg{"orientation", unsafe.Pointer(orientation)})
 }
 
 //export loom_set_obstacle_velocity
 func loom_set_obstacle_velocity(h C.loom_sim, o C.loom_obstacle, v, w *C.double) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("velocity", unsafe.Pointer(v)); rc != 0 {
-		return rc
-	}
-	if rc = nonNil("angular_velocity", unsafe.Pointer(w)); rc != 0 {
-		return rc
-	}
-	return status(s.SetObstacleVelocity(loom.Obstacle(o), [3]float64(doubles(v, 3)), [3]float64(doubles(w, 3))), C.LOOM_ERR_INVALID)
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error {
+		return s.SetObstacleVelocity(loom.Obstacle(o), [3]float64(doubles(v, 3)), [3]float64(doubles(w, 3)))
+	}, arg{"velocity", unsafe.Pointer(v)}, arg{"angular_velocity", unsafe.Pointer(w)})
 }
 
 //export loom_add_obstacle
 func loom_add_obstacle(h C.loom_sim, js *C.char, n C.size_t, out *C.loom_obstacle) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	if rc = nonNil("obstacle_json", unsafe.Pointer(js)); rc != 0 {
-		return rc
-	}
-	if rc = nonNil("out", unsafe.Pointer(out)); rc != 0 {
-		return rc
-	}
-	o, err := s.AddObstacleJSON(C.GoBytes(unsafe.Pointer(js), C.int(n)))
-	if err != nil {
-		return status(err, C.LOOM_ERR_INVALID)
-	}
-	*out = C.loom_obstacle(o)
-	return C.LOOM_OK
+	return lookup(h, out, func(s *loom.Sim) (loom.Obstacle, error) {
+		return s.AddObstacleJSON(C.GoBytes(unsafe.Pointer(js), C.int(n)))
+	}, arg{"obstacle_json", unsafe.Pointer(js)})
 }
 
 //export loom_remove_obstacle
 func loom_remove_obstacle(h C.loom_sim, o C.loom_obstacle) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	return status(s.RemoveObstacle(loom.Obstacle(o)), C.LOOM_ERR_INVALID)
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error { return s.RemoveObstacle(loom.Obstacle(o)) })
 }
 
 //export loom_pin
 func loom_pin(h C.loom_sim, b C.loom_body, v C.int32_t) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	return status(s.Pin(loom.Body(b), int(v)), C.LOOM_ERR_INVALID)
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error { return s.Pin(loom.Body(b), int(v)) })
 }
 
 //export loom_unpin
 func loom_unpin(h C.loom_sim, b C.loom_body, v C.int32_t) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	return status(s.Unpin(loom.Body(b), int(v)), C.LOOM_ERR_INVALID)
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error { return s.Unpin(loom.Body(b), int(v)) })
 }
 
 //export loom_attach
 func loom_attach(h C.loom_sim, b C.loom_body, v C.int32_t, o C.loom_obstacle) (rc C.loom_status) {
 	defer guard(&rc)
-	s, rc := get(h)
-	if rc != 0 {
-		return rc
-	}
-	return status(s.Attach(loom.Body(b), int(v), loom.Obstacle(o)), C.LOOM_ERR_INVALID)
+	return with(h, C.LOOM_ERR_INVALID, func(s *loom.Sim) error { return s.Attach(loom.Body(b), int(v), loom.Obstacle(o)) })
 }
