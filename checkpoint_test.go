@@ -121,7 +121,7 @@ func TestRestartBitwise(t *testing.T) {
 		n    int
 		in   drive
 	}{
-		{"lagrangian drape", builtin(t, "drape", "bodies.0.resolution=16"), 200, nil},
+		{"lagrangian drape", builtin(t, "drape", "bodies.0.resolution=10"), 200, nil},
 		{"adaptive sphere", adaptive, adaptiveSteps, nil},
 		{"eol lo-res", builtin(t, "lo-res"), 200, nil},
 		{"rod rod-hang", builtin(t, "rod-hang"), 200, nil},

@@ -419,3 +419,48 @@ func TestNoAllocsPerStep(t *testing.T) {
 		t.Errorf("%g allocations per frame, want 0", a)
 	}
 }
+
+// TestStrandPositions: a strand's buffer holds its nodes in order along it
+// (the engine's polyline), as float32.
+func TestStrandPositions(t *testing.T) {
+	s, err := Load("rod-hang", Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for range 10 {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	strands := s.Strands()
+	if len(strands) == 0 {
+		t.Fatal("rod-hang has no strands")
+	}
+	for r, h := range strands {
+		n, err := s.StrandNodeCount(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]float32, 3*n)
+		if k, err := s.StrandPositions(h, buf); err != nil || k != n {
+			t.Fatalf("strand %d: %d nodes, %v", r, k, err)
+		}
+		for k, x := range s.sim.Rods.Step.Polyline(r) {
+			for d := range 3 {
+				if buf[3*k+d] != float32(x[d]) {
+					t.Fatalf("strand %d node %d: %v, polyline %v", r, k, buf[3*k:3*k+3], x)
+				}
+			}
+		}
+		if _, err := s.StrandPositions(h, buf[:3*n-1]); !errors.Is(err, ErrBufferTooSmall) {
+			t.Errorf("short strand buffer: %v", err)
+		}
+	}
+	if _, err := s.StrandPositions(Strand(pack(s.serial, len(strands))), nil); !errors.Is(err, ErrStaleHandle) {
+		t.Errorf("strand out of range: %v", err)
+	}
+	if _, err := s.Strand("no-such-strand"); !errors.Is(err, ErrInvalidValue) {
+		t.Errorf("unknown strand: %v", err)
+	}
+}
