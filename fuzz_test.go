@@ -72,3 +72,23 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestFuzzSlowEOL steps the slowest input FuzzLoad found (its fuzzing run
+// stopped on it as a hang after 1.7M executions): a 3x3 EOL sheet with
+// dt = 0.5 s, remeshed every step down to 0.02 m (988 vertices after one
+// pass), whose QP takes about 12 s per step on 2 cores. Long form only.
+func TestFuzzSlowEOL(t *testing.T) {
+	if os.Getenv("LOOM_LONG_TESTS") == "" {
+		t.Skip("about 30 s; set LOOM_LONG_TESTS=1")
+	}
+	s, err := Load(filepath.Join("testdata", "fuzz-slow-eol.json"), Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for range 2 {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
