@@ -17,7 +17,8 @@ func CapeScene(resolution int) *scenes.Scene {
 		TimeStep:    1.0 / 120,
 		Duration:    10,
 		FrameRate:   60,
-		Solver:      scenes.Solver{Tolerance: 1e-3, MaxIterations: 200, Thickness: 0.005, Friction: 0.3, Linear: scenes.LinearPCG},
+		Solver: scenes.Solver{Tolerance: 1e-3, MaxIterations: 1000, Thickness: 0.005, Friction: 0.3, Linear: scenes.LinearPCG,
+			ContactSolver: scenes.ContactFilter},
 		Bodies: []scenes.Body{{
 			Name: "cape", Size: [2]float64{0.5, 0.7}, Resolution: resolution,
 			Position: [3]float64{0, -0.23, 1.1}, Orientation: [3]float64{90, 0, 0},

@@ -17,6 +17,8 @@ type GameResult struct {
 	StepMS                               float64 // median SetObstaclePose + Step
 	ReadMS                               float64 // median Positions + Normals into the caller's buffers
 	AllocsPerFrame                       float64 // set pose, step, read
+	PCGIterations                        float64 // median per step
+	Contacts                             int     // contact rows of the last step
 }
 
 // MeasureGame loads loom.CapeScene(resolution), attaches the cape's top row
@@ -54,6 +56,7 @@ func MeasureGame(resolution, workers, warmup, frames int) (GameResult, error) {
 	}
 	step := make([]float64, frames)
 	read := make([]float64, frames)
+	iters := make([]float64, frames)
 	var m0, m1 runtime.MemStats
 	for f := 1; f <= warmup+frames; f++ {
 		if f == warmup+1 {
@@ -78,24 +81,25 @@ func MeasureGame(resolution, workers, warmup, frames int) (GameResult, error) {
 		if i := f - warmup - 1; i >= 0 {
 			step[i] = float64(t1.Sub(t0).Nanoseconds()) / 1e6
 			read[i] = float64(time.Since(t1).Nanoseconds()) / 1e6
+			iters[i] = float64(sim.Stats().PCGIterations)
 		}
 	}
 	runtime.ReadMemStats(&m1)
 	return GameResult{Resolution: resolution, Vertices: n, Faces: nt, Workers: workers, StepMS: median(step), ReadMS: median(read),
-		AllocsPerFrame: float64(m1.Mallocs-m0.Mallocs) / float64(frames)}, nil
+		AllocsPerFrame: float64(m1.Mallocs-m0.Mallocs) / float64(frames), PCGIterations: median(iters), Contacts: sim.Stats().Contacts}, nil
 }
 
 // RunGame prints the game-loop table: the 32x32 cape on 1 worker and on
 // the given workers.
 func RunGame(w io.Writer, workers, frames int) error {
 	fmt.Fprintf(w, "\ngame loop (package loom): a cape on a walking character, its pose set every frame; %d frames after 120 warm-up\n", frames)
-	fmt.Fprintf(w, "%-10s %8s %8s %7s %10s %13s %13s\n", "scene", "vertices", "faces", "workers", "ms/step", "read ms/frame", "allocs/frame")
+	fmt.Fprintf(w, "%-10s %8s %8s %8s %7s %10s %13s %13s %9s\n", "scene", "vertices", "faces", "contacts", "workers", "ms/step", "read ms/frame", "allocs/frame", "pcg iters")
 	for _, k := range []int{1, workers} {
 		r, err := MeasureGame(32, k, 120, frames)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-10s %8d %8d %7d %10.3f %13.4f %13.1f\n", "cape-32", r.Vertices, r.Faces, r.Workers, r.StepMS, r.ReadMS, r.AllocsPerFrame)
+		fmt.Fprintf(w, "%-10s %8d %8d %8d %7d %10.3f %13.4f %13.1f %9.0f\n", "cape-32", r.Vertices, r.Faces, r.Contacts, r.Workers, r.StepMS, r.ReadMS, r.AllocsPerFrame, r.PCGIterations)
 		if workers == 1 {
 			break
 		}
