@@ -155,3 +155,33 @@ func sameTopology(faces [][3]int32, nv int, m *TriMesh) error {
 	}
 	return nil
 }
+
+// builtinRoot is AssetRoot's answer for a built-in scene's embedded files.
+const builtinRoot = "builtin:"
+
+// AssetRoot says where s opens the files it refers to (mesh obstacles' OBJ
+// files): "builtin:" for a built-in scene's embedded files, else the
+// directory, absolute where it can be made so. A copy of a scene made
+// through its JSON (a checkpoint) gets it back with SetAssetRoot.
+func (s *Scene) AssetRoot() string {
+	switch a := s.assets().(type) {
+	case embeddedAssets:
+		return builtinRoot
+	case dirAssets:
+		if abs, err := filepath.Abs(a.dir); err == nil {
+			return abs
+		}
+		return a.dir
+	}
+	return ""
+}
+
+// SetAssetRoot makes s open the files it refers to from root, as AssetRoot
+// gives it.
+func (s *Scene) SetAssetRoot(root string) {
+	if root == builtinRoot {
+		s.files = embeddedAssets{}
+		return
+	}
+	s.files = dirAssets{dir: root}
+}

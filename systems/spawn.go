@@ -10,7 +10,6 @@ import (
 	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/elastic"
-	"github.com/loomsim/loom/solver/geom"
 )
 
 // spawned is what spawning a model created, for the stages that need
@@ -42,16 +41,9 @@ func spawn(w *ecs.World, m *model.Model) (*spawned, error) {
 	obsMap := generic.NewMap1[components.Obstacle](w.ECS)
 	for oi := range m.Obstacles {
 		o := &m.Obstacles[oi]
-		co := components.Obstacle{Name: o.Name, Shape: geom.Shape{Kind: o.Kind, Center: o.Center, Normal: o.Normal,
-			Radius: o.Radius, HalfExtents: o.HalfExtents, A: o.A, B: o.B}, Script: sp.scripts.add(o.Motion), Rest: dense.Identity3, Pivot: o.Pivot, Sequence: -1}
-		if o.Kind == geom.Mesh {
-			var err error
-			if co.Mesh, co.Sequence, err = newMeshObstacle(w.Pool, o.Mesh, sp.scripts); err != nil {
-				return nil, fmt.Errorf("obstacles[%d] (%s): %w", oi, o.Name, err)
-			}
-		}
-		if o.Rotated {
-			co.Rotated, co.R, co.Rest = true, o.Rotation, o.Rotation
+		co, err := obstacleComponent(w.Pool, o, sp.scripts)
+		if err != nil {
+			return nil, fmt.Errorf("obstacles[%d] (%s): %w", oi, o.Name, err)
 		}
 		obsMap.NewWith(&co)
 	}

@@ -50,6 +50,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps); err != nil {
 			return err
 		}
+		if err := bench.RunGame(stdout, *workers, max(*steps, 200)); err != nil {
+			return err
+		}
 		if *adaptive {
 			if err := bench.RunFrames(stdout, bench.FrameCases, *workers); err != nil {
 				return err

@@ -2,6 +2,7 @@
 //
 //	loom                      run the drape scene into out/drape
 //	loom run SCENE [flags]    run a built-in scene or a JSON scene file
+//	loom resume DIR [flags]   continue a run from DIR/checkpoint.loom
 //	loom export DIR           write DIR's OBJ frames as one glTF animation
 //	loom render DIR           draw DIR's OBJ frames to PNG and an animated GIF
 //	loom view DIR             serve a page that plays DIR's frames back
@@ -48,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "run":
 		return runScene(args[1:], stdout, stderr)
+	case "resume":
+		return resumeRun(args[1:], stdout, stderr)
 	case "scenes":
 		return listScenes(stdout)
 	case "bench":
@@ -72,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 const usage = `usage:
   loom                      run the drape scene into out/drape (see loom run)
   loom run SCENE [--steps N | --duration S] [--out DIR] [--overwrite] [--workers K]
-           [--format obj|gltf|obj,gltf] [--render] [--set path=value ...]
+           [--format obj|gltf|obj,gltf] [--render] [--checkpoint-every N] [--set path=value ...]
                             SCENE is a built-in name (see loom scenes) or a JSON file.
                             Writes frame_NNNNN.obj, stats.jsonl (and animation.glb,
                             frame_NNNNN.png, animation.gif when asked) into --out, which
@@ -81,6 +84,10 @@ const usage = `usage:
                             removes only the files an earlier loom run listed in the
                             folder's loom-manifest.txt: loom never deletes or replaces a
                             file it did not write.
+                            --checkpoint-every writes checkpoint.loom into the folder
+                            every N steps.
+  loom resume DIR [--steps N] [--out OUT] [--workers K] [--checkpoint-every N]
+                            continue the run checkpointed in DIR (frames into DIR/resumed)
   loom export DIR           write DIR's frames (from loom run) as DIR/animation.glb
   loom render DIR [--width W] [--height H]
                             draw DIR's frames to DIR/frame_NNNNN.png and DIR/animation.gif

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomsim/loom"
 	"github.com/loomsim/loom/export"
 	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/systems"
@@ -34,6 +35,7 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "obj", "what to write: obj (a frame_NNNNN.obj per frame), gltf (one animation.glb), or obj,gltf")
 	render := fs.Bool("render", false, "also draw the frames to PNG and animation.gif (as loom render)")
 	workers := fs.Int("workers", 0, "worker goroutines, 1 to 1024 (default: LOOM_WORKERS or GOMAXPROCS)")
+	every := fs.Int("checkpoint-every", 0, "write "+checkpointFile+" into the run folder every N steps (loom resume DIR continues from it)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scene field, path=value (repeatable)")
 	pos, err := parseInterspersed(fs, args)
@@ -46,8 +48,8 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	if *steps != 0 && *duration != 0 {
 		return fmt.Errorf("run: give --steps or --duration, not both")
 	}
-	if *steps < 0 || *duration < 0 || math.IsNaN(*duration) {
-		return fmt.Errorf("run: --steps and --duration must be positive")
+	if *steps < 0 || *duration < 0 || math.IsNaN(*duration) || *every < 0 {
+		return fmt.Errorf("run: --steps, --duration and --checkpoint-every must be positive")
 	}
 	sc, err := scenes.Resolve(pos[0])
 	if err != nil {
@@ -73,34 +75,102 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := sc.Model()
+	ls, err := loom.LoadScene(sc, loom.Options{Workers: nw})
 	if err != nil {
 		return err
 	}
-	sim, err := systems.Build(m, nw)
-	if err != nil {
-		return err
-	}
-	defer sim.Close()
+	defer ls.Close()
+	sim := ls.Engine()
 	n := sc.NumSteps()
 	if *steps > 0 {
 		n = *steps
 	}
 	dir := *out
 	if dir == "" {
-		dir = freshFolder(filepath.Join("out", m.Name))
+		dir = freshFolder(filepath.Join("out", sim.Model.Name))
 	}
 	rd, err := export.OpenRunDir(dir, *overwrite)
 	if err != nil {
 		return err
 	}
 	defer rd.Close()
-	o := outputs{obj: formats["obj"], gltf: formats["gltf"], render: *render}
+	o := outputs{obj: formats["obj"], gltf: formats["gltf"], render: *render, after: checkpointer(ls, rd, *every)}
 	return simulate(sim, n, rd, o, stdout, stderr)
 }
 
-// outputs says what a run writes besides stats.jsonl.
-type outputs struct{ obj, gltf, render bool }
+// checkpointFile is the checkpoint a run writes into its folder.
+const checkpointFile = "checkpoint.loom"
+
+// checkpointer returns the hook that saves ls as rd's checkpoint.loom every
+// `every` steps (nil: never).
+func checkpointer(ls *loom.Sim, rd *export.RunDir, every int) func(step int) error {
+	if every <= 0 {
+		return nil
+	}
+	return func(step int) error {
+		if step%every != 0 {
+			return nil
+		}
+		return rd.WriteFile(checkpointFile, ls.WriteCheckpoint)
+	}
+}
+
+// resumeRun continues the run whose checkpoint is in DIR up to the scene's
+// end (or --steps, counted from the start), writing frames and stats from
+// the resumed step on into --out (default DIR/resumed, new or empty).
+func resumeRun(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	steps := fs.Int("steps", 0, "total steps of the run, counted from its start (default: the scene's duration)")
+	out := fs.String("out", "", "output folder, new or empty (default DIR/resumed)")
+	overwrite := fs.Bool("overwrite", false, "write into a non-empty --out, removing only what an earlier loom run wrote there")
+	workers := fs.Int("workers", 0, "worker goroutines, 1 to 1024 (default: LOOM_WORKERS or GOMAXPROCS)")
+	every := fs.Int("checkpoint-every", 0, "write OUT/"+checkpointFile+" every N steps")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("resume: want one DIR, got %d arguments\n%s", len(pos), usage)
+	}
+	if *steps < 0 || *every < 0 {
+		return fmt.Errorf("resume: --steps and --checkpoint-every must be positive")
+	}
+	if *out == "" {
+		*out = filepath.Join(pos[0], "resumed")
+	}
+	nw, err := workerCount(fs, *workers)
+	if err != nil {
+		return err
+	}
+	ls, err := loom.Resume(filepath.Join(pos[0], checkpointFile), loom.Options{Workers: nw})
+	if err != nil {
+		return err
+	}
+	defer ls.Close()
+	sim := ls.Engine()
+	n := sim.Model.Steps
+	if *steps > 0 {
+		n = *steps
+	}
+	if n <= sim.Clock.Step {
+		return fmt.Errorf("resume: the checkpoint is at step %d, at or past the run's end (%d steps)", sim.Clock.Step, n)
+	}
+	rd, err := export.OpenRunDir(*out, *overwrite)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	fmt.Fprintf(stdout, "%s: resumed at step %d\n", ls.Name(), sim.Clock.Step)
+	return simulate(sim, n-sim.Clock.Step, rd, outputs{obj: true, after: checkpointer(ls, rd, *every)}, stdout, stderr)
+}
+
+// outputs says what a run writes besides stats.jsonl, and after, when not
+// nil, is called with the step count after each step (checkpoints).
+type outputs struct {
+	obj, gltf, render bool
+	after             func(step int) error
+}
 
 // parseFormats reads --format: a comma-separated list of obj and gltf.
 func parseFormats(s string) (map[string]bool, error) {
@@ -180,6 +250,12 @@ func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, std
 		}
 		if i%every == 0 || i == n {
 			if err := record(); err != nil {
+				return err
+			}
+		}
+		if o.after != nil {
+			if err := o.after(sim.Clock.Step); err != nil {
+				bar.abort()
 				return err
 			}
 		}
