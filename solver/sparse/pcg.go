@@ -29,8 +29,25 @@ type PCG struct {
 	b, x, f, z  []float64
 	alpha, beta float64
 
+	pre   Preconditioner // nil: block-Jacobi
+	first bool           // the preconditioned residual also sets the direction
+
 	kPrep, kInit, kMul, kUpd, kDir, kFinal func(lo, hi int)
+	kResid, kStep, kPrec                   func(lo, hi int)
 }
+
+// Preconditioner is an approximation M^-1 of A^-1 that PCG applies in place
+// of block-Jacobi (e.g. an algebraic multigrid V-cycle, package amg). Apply
+// sets z = M^-1 r; it must be linear, symmetric and positive definite, must
+// not allocate, and must be bitwise identical for any Runner. With a filter
+// S, PCG uses S M^-1 S, symmetric and positive definite on the range of S.
+// The caller prepares it for the matrix before Solve.
+type Preconditioner interface {
+	Apply(run Runner, r, z []float64)
+}
+
+// SetPreconditioner makes later solves use p; nil restores block-Jacobi.
+func (s *PCG) SetPreconditioner(p Preconditioner) { s.pre = p }
 
 // PCGResult reports the outcome of a solve.
 type PCGResult struct {
@@ -53,6 +70,9 @@ func NewPCG(n int) *PCG {
 	s.kUpd = s.update
 	s.kDir = s.direction
 	s.kFinal = s.final
+	s.kResid = s.residual
+	s.kStep = s.step
+	s.kPrec = s.precondition
 	s.Resize(n)
 	return s
 }
@@ -143,7 +163,13 @@ func (s *PCG) Solve(r Runner, A *BSR, b, x []float64, filter []float64, z []floa
 	bnorm2 := sum(s.p2)
 
 	// Pass 2: r = S(b - A x), s = P r, c = s.
-	r.For(s.nb, s.kInit)
+	if s.pre == nil {
+		r.For(s.nb, s.kInit)
+	} else {
+		r.For(s.nb, s.kResid)
+		s.first = true
+		s.applyPre(r)
+	}
 	delta := sum(s.p1)
 	rnorm2 := sum(s.p2)
 	if !isFinite(delta) || !isFinite(rnorm2) {
@@ -170,7 +196,13 @@ func (s *PCG) Solve(r Runner, A *BSR, b, x []float64, filter []float64, z []floa
 		}
 		s.alpha = delta / cq
 		// x += alpha c, r -= alpha q, s = P r.
-		r.For(s.nb, s.kUpd)
+		if s.pre == nil {
+			r.For(s.nb, s.kUpd)
+		} else {
+			r.For(s.nb, s.kStep)
+			s.first = false
+			s.applyPre(r)
+		}
 		res.Iterations++
 		dnew := sum(s.p1)
 		rnorm2 = sum(s.p2)
@@ -262,10 +294,10 @@ func mul3(a, b *mat3) (c mat3) {
 	return
 }
 
-// invSPD3 inverts a symmetric positive definite 3x3 matrix (using its
-// symmetrised entries) by Cholesky factorisation; ok is false if a pivot is not
-// positive.
-func invSPD3(a *mat3) (inv mat3, ok bool) {
+// InvSPD3 inverts a symmetric positive definite 3x3 matrix (row-major, using
+// its symmetrised entries) by Cholesky factorisation; ok is false if a pivot
+// is not positive or the inverse is not finite.
+func InvSPD3(a *[9]float64) (inv [9]float64, ok bool) {
 	a01 := 0.5 * (a[1] + a[3])
 	a02 := 0.5 * (a[2] + a[6])
 	a12 := 0.5 * (a[5] + a[7])
@@ -344,7 +376,7 @@ func (s *PCG) prep(lo, hi int) {
 			var ok bool
 			var m mat3
 			if f == nil {
-				m, ok = invSPD3(&d)
+				m, ok = InvSPD3(&d)
 			} else {
 				var S mat3
 				copy(S[:], f[9*i:9*i+9])
@@ -358,7 +390,7 @@ func (s *PCG) prep(lo, hi int) {
 					t[k] += e
 				}
 				var ti mat3
-				ti, ok = invSPD3(&t)
+				ti, ok = InvSPD3(&t)
 				ti = mul3(&S, &ti)
 				m = mul3(&ti, &S)
 				b0, b1, b2 = apply3(S[:], b0, b1, b2)
@@ -412,6 +444,71 @@ func (s *PCG) initKernel(lo, hi int) {
 			rr += r0*r0 + r1*r1 + r2*r2
 		}
 		s.p1[blk], s.p2[blk] = rs, rr
+	}
+}
+
+// applyPre sets s = S M^-1 r, p1 = r.s (and c = s when first).
+func (s *PCG) applyPre(r Runner) {
+	s.pre.Apply(r, s.r, s.s)
+	r.For(s.nb, s.kPrec)
+}
+
+// residual: r = S(b - A x); p2 = r.r.
+func (s *PCG) residual(lo, hi int) {
+	A, f := s.a, s.f
+	for blk := lo; blk < hi; blk++ {
+		i0, i1 := s.blockRange(blk)
+		rr := 0.0
+		for i := i0; i < i1; i++ {
+			y0, y1, y2 := A.rowMul(i, s.x)
+			r0, r1, r2 := s.b[3*i]-y0, s.b[3*i+1]-y1, s.b[3*i+2]-y2
+			if f != nil {
+				r0, r1, r2 = apply3(f[9*i:], r0, r1, r2)
+			}
+			s.r[3*i], s.r[3*i+1], s.r[3*i+2] = r0, r1, r2
+			rr += r0*r0 + r1*r1 + r2*r2
+		}
+		s.p2[blk] = rr
+	}
+}
+
+// step: x += alpha c, r -= alpha q; p2 = r.r.
+func (s *PCG) step(lo, hi int) {
+	al := s.alpha
+	for blk := lo; blk < hi; blk++ {
+		i0, i1 := s.blockRange(blk)
+		x, c := s.x[3*i0:3*i1], s.c[3*i0:3*i1]
+		rv, q := s.r[3*i0:3*i1], s.q[3*i0:3*i1]
+		c, rv, q = c[:len(x)], rv[:len(x)], q[:len(x)]
+		rr := 0.0
+		for k := range x {
+			x[k] += al * c[k]
+			rv[k] -= al * q[k]
+			rr += rv[k] * rv[k]
+		}
+		s.p2[blk] = rr
+	}
+}
+
+// precondition: s = S s (the preconditioner's output filtered), c = s when
+// first; p1 = r.s.
+func (s *PCG) precondition(lo, hi int) {
+	f := s.f
+	for blk := lo; blk < hi; blk++ {
+		i0, i1 := s.blockRange(blk)
+		rs := 0.0
+		for i := i0; i < i1; i++ {
+			s0, s1, s2 := s.s[3*i], s.s[3*i+1], s.s[3*i+2]
+			if f != nil {
+				s0, s1, s2 = apply3(f[9*i:], s0, s1, s2)
+				s.s[3*i], s.s[3*i+1], s.s[3*i+2] = s0, s1, s2
+			}
+			rs += s.r[3*i]*s0 + s.r[3*i+1]*s1 + s.r[3*i+2]*s2
+		}
+		if s.first {
+			copy(s.c[3*i0:3*i1], s.s[3*i0:3*i1])
+		}
+		s.p1[blk] = rs
 	}
 }
 
