@@ -32,6 +32,10 @@ func (s *Scene) Model() (*model.Model, error) {
 	if s.Solver.Linear == LinearLDLT {
 		m.Solver.Linear = model.LDLT
 	}
+	m.Solver.Precond = model.BlockJacobi
+	if s.Solver.Preconditioner == PrecondAMG {
+		m.Solver.Precond = model.AMG
+	}
 	if s.Solver.ContactSolver == ContactFilter {
 		m.Solver.Contact = model.ContactFilter
 	}

@@ -21,8 +21,11 @@ type Options struct {
 	// the coarse-grid correction (the same number both ways keeps the
 	// V-cycle symmetric).
 	Sweeps int
-	// Damping is the smoother's damping over rho(D^-1 A): x += (Damping /
-	// rho) D^-1 (b - A x). It must lie in (0, 2) for a convergent smoother.
+	// Smoother is the smoother of every level but the coarsest.
+	Smoother Smoother
+	// Damping is the Jacobi smoother's damping over rho(D^-1 A): x +=
+	// (Damping / rho) D^-1 (b - A x). It must lie in (0, 2) for a
+	// convergent smoother.
 	Damping float64
 	// KeepProlongator keeps the smoothed prolongators (and the spectral
 	// radius estimates) from the last symbolic setup while the pattern
@@ -36,6 +39,19 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Theta: 0.08, MaxCoarse: 200, Sweeps: 1, Damping: 1, KeepProlongator: false}
 }
+
+// Smoother selects the V-cycle's smoother.
+type Smoother uint8
+
+const (
+	// GaussSeidel is multicolour block Gauss-Seidel: forward over the
+	// colours before the coarse correction, backward after it (symmetric).
+	// Rows of one colour share no block, so each colour's rows update in
+	// parallel and the result does not depend on the split.
+	GaussSeidel Smoother = iota
+	// Jacobi is damped block Jacobi.
+	Jacobi
+)
 
 // powerIterations is the number of power-method steps estimating
 // rho(D^-1 A) from a fixed start vector.
@@ -177,7 +193,11 @@ type level struct {
 
 	bad []bool // per row: its diagonal block is not positive definite
 
-	kDinv, kP, kPow, kJac0, kJac, kRes, kRestrict, kProlong func(lo, hi int)
+	colorPtr []int32 // Gauss-Seidel: colour c's rows are rows[colorPtr[c]:colorPtr[c+1]]
+	rows     []int32
+	cur      []int32 // the rows of the colour being swept
+
+	kDinv, kP, kPow, kJac0, kJac, kRes, kRestrict, kProlong, kGS func(lo, hi int)
 }
 
 // newLevel aggregates a and builds the patterns of the prolongator, its
@@ -245,7 +265,8 @@ func newLevel(a *blockMat, o Options) (*level, error) {
 	l.partial = make([]float64, sparse.PartialLen(3*n))
 	l.kDinv, l.kP, l.kPow = l.dinvKernel, l.prolongatorKernel, l.powerKernel
 	l.kJac0, l.kJac, l.kRes = l.jacobi0Kernel, l.jacobiKernel, l.residualKernel
-	l.kRestrict, l.kProlong = l.restrictKernel, l.prolongKernel
+	l.kRestrict, l.kProlong, l.kGS = l.restrictKernel, l.prolongKernel, l.gaussSeidelKernel
+	l.colorPtr, l.rows = colour(&l.a)
 	return l, nil
 }
 
@@ -353,4 +374,44 @@ func (l *level) prolongatorKernel(lo, hi int) {
 func apply3(m []float64, v0, v1, v2 float64) (float64, float64, float64) {
 	m = m[:9:9]
 	return m[0]*v0 + m[1]*v1 + m[2]*v2, m[3]*v0 + m[4]*v1 + m[5]*v2, m[6]*v0 + m[7]*v1 + m[8]*v2
+}
+
+// colour colours the block graph of a greedily in row order (each row takes
+// the smallest colour none of its earlier neighbours has) and returns the
+// rows grouped by colour, ascending within a colour.
+func colour(a *blockMat) (ptr, rows []int32) {
+	n := a.rows
+	col := make([]int32, n)
+	var used []int32 // used[c] == i+1: colour c is taken by a neighbour of i
+	nc := 0
+	for i := 0; i < n; i++ {
+		for _, j := range a.col[a.rowPtr[i]:a.rowPtr[i+1]] {
+			if int(j) < i {
+				used[col[j]] = int32(i + 1)
+			}
+		}
+		c := 0
+		for c < nc && used[c] == int32(i+1) {
+			c++
+		}
+		if c == nc {
+			nc++
+			used = append(used, 0)
+		}
+		col[i] = int32(c)
+	}
+	ptr = make([]int32, nc+1)
+	for _, c := range col {
+		ptr[c+1]++
+	}
+	for c := 0; c < nc; c++ {
+		ptr[c+1] += ptr[c]
+	}
+	next := slices.Clone(ptr[:nc])
+	rows = make([]int32, n)
+	for i, c := range col {
+		rows[next[c]] = int32(i)
+		next[c]++
+	}
+	return ptr, rows
 }

@@ -37,10 +37,17 @@ func (p *Preconditioner) Apply(r sparse.Runner, in, out []float64) {
 func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 	l := p.levels[k]
 	n := l.a.rows
-	r.For(n, l.kJac0)
-	for s := 1; s < p.opt.Sweeps; s++ {
-		r.For(n, l.kJac)
-		l.x, l.t = l.t, l.x
+	if p.opt.Smoother == GaussSeidel {
+		clear(l.x)
+		for s := 0; s < p.opt.Sweeps; s++ {
+			l.sweep(r, true)
+		}
+	} else {
+		r.For(n, l.kJac0)
+		for s := 1; s < p.opt.Sweeps; s++ {
+			r.For(n, l.kJac)
+			l.x, l.t = l.t, l.x
+		}
 	}
 	r.For(n, l.kRes)
 	if k+1 < len(p.levels) {
@@ -57,8 +64,39 @@ func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 	}
 	r.For(n, l.kProlong)
 	for s := 0; s < p.opt.Sweeps; s++ {
-		r.For(n, l.kJac)
-		l.x, l.t = l.t, l.x
+		if p.opt.Smoother == GaussSeidel {
+			l.sweep(r, false)
+		} else {
+			r.For(n, l.kJac)
+			l.x, l.t = l.t, l.x
+		}
+	}
+}
+
+// sweep is one multicolour Gauss-Seidel sweep over the colours, forward or
+// backward.
+func (l *level) sweep(r sparse.Runner, forward bool) {
+	nc := len(l.colorPtr) - 1
+	for k := 0; k < nc; k++ {
+		c := k
+		if !forward {
+			c = nc - 1 - k
+		}
+		l.cur = l.rows[l.colorPtr[c]:l.colorPtr[c+1]]
+		r.For(len(l.cur), l.kGS)
+	}
+}
+
+// gaussSeidelKernel: x_i += D_i^-1 (b_i - (A x)_i) for the current colour's
+// rows [lo, hi), in place (no two of them share a block).
+func (l *level) gaussSeidelKernel(lo, hi int) {
+	for _, i32 := range l.cur[lo:hi] {
+		i := int(i32)
+		y0, y1, y2 := l.a.mulRow(i, l.x)
+		y0, y1, y2 = apply3(l.dinv[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
+		l.x[3*i] += y0
+		l.x[3*i+1] += y1
+		l.x[3*i+2] += y2
 	}
 }
 
