@@ -74,6 +74,20 @@ func TestAMGExplore(t *testing.T) {
 	t0 = time.Now()
 	rs, err = pcg.Solve(r, A, st.B, y, st.PinFilter, st.PinZ, tol, 5000)
 	fmt.Printf("AMG: %+v err=%v %v\n", rs, err, time.Since(t0))
+	c0 := cpuTime()
+	for i := 0; i < 5; i++ {
+		p.Setup(r, A)
+	}
+	c1 := cpuTime()
+	for i := 0; i < 50*int(envf("AMGX_REP", 1)); i++ {
+		p.Apply(r, st.B, y)
+	}
+	c2 := cpuTime()
+	for i := 0; i < 50; i++ {
+		A.MulVec(r, st.B, y)
+	}
+	c3 := cpuTime()
+	fmt.Printf("cpu ms: numeric setup %.2f  vcycle %.2f  spmv %.2f\n", (c1-c0)/5, (c2-c1)/50, (c3-c2)/50)
 	d := 0.0
 	nx := 0.0
 	for i := range x {

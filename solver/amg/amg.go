@@ -193,11 +193,12 @@ type level struct {
 
 	bad []bool // per row: its diagonal block is not positive definite
 
-	colorPtr []int32 // Gauss-Seidel: colour c's rows are rows[colorPtr[c]:colorPtr[c+1]]
-	rows     []int32
-	cur      []int32 // the rows of the colour being swept
+	colorPtr []int32  // Gauss-Seidel: colour c's rows are rows[colorPtr[c]:colorPtr[c+1]]
+	rows     []int32  // the rows in colour order
+	gs       blockMat // A's rows in colour order (row k is A's row rows[k]), streamed by the sweeps
+	cur      int      // the first position in rows of the colour being swept
 
-	kDinv, kP, kPow, kJac0, kJac, kRes, kRestrict, kProlong, kGS func(lo, hi int)
+	kDinv, kP, kPow, kJac0, kJac, kRes, kRestrict, kProlong, kGS, kPerm func(lo, hi int)
 }
 
 // newLevel aggregates a and builds the patterns of the prolongator, its
@@ -267,6 +268,13 @@ func newLevel(a *blockMat, o Options) (*level, error) {
 	l.kJac0, l.kJac, l.kRes = l.jacobi0Kernel, l.jacobiKernel, l.residualKernel
 	l.kRestrict, l.kProlong, l.kGS = l.restrictKernel, l.prolongKernel, l.gaussSeidelKernel
 	l.colorPtr, l.rows = colour(&l.a)
+	l.gs = blockMat{rows: n, cols: n, rowPtr: make([]int32, n+1)}
+	for k, i := range l.rows {
+		l.gs.col = append(l.gs.col, a.col[a.rowPtr[i]:a.rowPtr[i+1]]...)
+		l.gs.rowPtr[k+1] = int32(len(l.gs.col))
+	}
+	l.gs.val = make([]float64, 9*len(l.gs.col))
+	l.kPerm = l.permuteKernel
 	return l, nil
 }
 
@@ -275,6 +283,7 @@ func newLevel(a *blockMat, o Options) (*level, error) {
 func (l *level) numeric(r sparse.Runner, o Options, full bool) error {
 	n := l.a.rows
 	r.For(n, l.kDinv)
+	r.For(n, l.kPerm)
 	for i, b := range l.bad {
 		if b {
 			return fmt.Errorf("amg: diagonal block %d is not positive definite (matrix not SPD)", i)
@@ -300,6 +309,15 @@ func (l *level) dinvKernel(lo, hi int) {
 		inv, ok := sparse.InvSPD3(d)
 		copy(l.dinv[9*i:9*i+9], inv[:])
 		l.bad[i] = !ok
+	}
+}
+
+// permuteKernel copies A's rows into gs, in colour order.
+func (l *level) permuteKernel(lo, hi int) {
+	a := &l.a
+	for k := lo; k < hi; k++ {
+		i := l.rows[k]
+		copy(l.gs.val[9*l.gs.rowPtr[k]:9*l.gs.rowPtr[k+1]], a.val[9*a.rowPtr[i]:9*a.rowPtr[i+1]])
 	}
 }
 

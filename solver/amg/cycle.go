@@ -82,17 +82,17 @@ func (l *level) sweep(r sparse.Runner, forward bool) {
 		if !forward {
 			c = nc - 1 - k
 		}
-		l.cur = l.rows[l.colorPtr[c]:l.colorPtr[c+1]]
-		r.For(len(l.cur), l.kGS)
+		l.cur = int(l.colorPtr[c])
+		r.For(int(l.colorPtr[c+1]-l.colorPtr[c]), l.kGS)
 	}
 }
 
 // gaussSeidelKernel: x_i += D_i^-1 (b_i - (A x)_i) for the current colour's
 // rows [lo, hi), in place (no two of them share a block).
 func (l *level) gaussSeidelKernel(lo, hi int) {
-	for _, i32 := range l.cur[lo:hi] {
-		i := int(i32)
-		y0, y1, y2 := l.a.mulRow(i, l.x)
+	for k := l.cur + lo; k < l.cur+hi; k++ {
+		i := int(l.rows[k])
+		y0, y1, y2 := l.gs.mulRow(k, l.x)
 		y0, y1, y2 = apply3(l.dinv[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
 		l.x[3*i] += y0
 		l.x[3*i+1] += y1
