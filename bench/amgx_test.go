@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,29 +52,25 @@ func TestAMGExplore(t *testing.T) {
 	t0 := time.Now()
 	rs, err := pcg.Solve(r, A, st.B, x, st.PinFilter, st.PinZ, tol, 5000)
 	fmt.Printf("BJ: %+v err=%v %v\n", rs, err, time.Since(t0))
-	o := amg.DefaultOptions()
-	o.Theta = envf("AMGX_THETA", o.Theta)
-	o.MaxCoarse = int(envf("AMGX_MAXC", float64(o.MaxCoarse)))
-	o.Sweeps = int(envf("AMGX_SWEEPS", float64(o.Sweeps)))
-	o.Damping = envf("AMGX_DAMP", o.Damping)
-	p, err := amg.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 = time.Now()
-	if err := p.Setup(r, A); err != nil {
-		t.Fatal(err)
-	}
-	t1 := time.Now()
-	if err := p.Setup(r, A); err != nil {
-		t.Fatal(err)
-	}
-	fmt.Printf("levels %v symbolic+numeric %v numeric %v\n", p.Levels(), t1.Sub(t0), time.Since(t1))
-	pcg.SetPreconditioner(p)
+	var p *amg.Preconditioner
 	y := make([]float64, 3*n)
-	t0 = time.Now()
-	rs, err = pcg.Solve(r, A, st.B, y, st.PinFilter, st.PinZ, tol, 5000)
-	fmt.Printf("AMG: %+v err=%v %v\n", rs, err, time.Since(t0))
+	for _, cfg := range strings.Split(os.Getenv("AMGX_CFGS"), ";") {
+		o := amg.DefaultOptions()
+		var sm int
+		fmt.Sscanf(cfg, "%g,%d,%d,%g,%d", &o.Theta, &o.Sweeps, &sm, &o.Damping, &o.MaxCoarse)
+		o.Smoother = amg.Smoother(sm)
+		p, err = amg.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Setup(r, A); err != nil {
+			t.Fatal(err)
+		}
+		pcg.SetPreconditioner(p)
+		clear(y)
+		rs, err = pcg.Solve(r, A, st.B, y, st.PinFilter, st.PinZ, tol, 5000)
+		fmt.Printf("%s: levels %v AMG: %+v err=%v\n", cfg, p.Levels(), rs, err)
+	}
 	c0 := cpuTime()
 	for i := 0; i < 5; i++ {
 		p.Setup(r, A)
@@ -102,4 +99,47 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+func TestAMGKeepP(t *testing.T) {
+	res := os.Getenv("AMGX_KEEP")
+	if res == "" {
+		t.Skip()
+	}
+	c := Case{Name: "x", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", res}, {"solver.preconditioner", "amg"}}}
+	sim, err := c.Load(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	var r sparse.Runner = sparse.Serial{}
+	keep := amg.DefaultOptions()
+	keep.KeepProlongator = true
+	pk, _ := amg.New(keep)
+	pf, _ := amg.New(amg.DefaultOptions())
+	st := sim.State
+	for step := 0; step < 100; step++ {
+		if err := sim.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if step%10 != 0 {
+			continue
+		}
+		n := st.A.N
+		pcg := sparse.NewPCG(n)
+		var its [2]int
+		for k, p := range []*amg.Preconditioner{pk, pf} {
+			if err := p.Setup(r, st.A); err != nil {
+				t.Fatal(err)
+			}
+			pcg.SetPreconditioner(p)
+			y := make([]float64, 3*n)
+			rs, err := pcg.Solve(r, st.A, st.B, y, st.PinFilter, st.PinZ, 1e-4, 5000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			its[k] = rs.Iterations
+		}
+		fmt.Printf("step %d: keep-P %d fresh-P %d (sim's own %d)\n", step, its[0], its[1], st.LastSolve.Iterations)
+	}
 }
