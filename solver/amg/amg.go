@@ -72,7 +72,12 @@ type Preconditioner struct {
 	levels []*level
 	coarse coarseSolve
 	fresh  bool // the prolongators are to be computed in the next numeric setup
+	nsym   int  // symbolic setups so far
 }
+
+// Analyses returns the number of symbolic setups so far (one per pattern
+// change).
+func (p *Preconditioner) Analyses() int { return p.nsym }
 
 // New returns an empty preconditioner with options o; Setup builds it.
 func New(o Options) (*Preconditioner, error) {
@@ -136,6 +141,7 @@ func (p *Preconditioner) symbolic(r sparse.Runner, fine blockMat) error {
 	p.col = append(p.col[:0], fine.col...)
 	p.levels = p.levels[:0]
 	p.fresh = true
+	p.nsym++
 	a := &fine
 	for a.rows > p.opt.MaxCoarse && len(p.levels) < maxLevels {
 		l, err := newLevel(a, p.opt)

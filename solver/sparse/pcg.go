@@ -11,7 +11,8 @@ import (
 // do not depend on how the Runner splits the work.
 const pcgBlock = 128
 
-// PCG is a block-Jacobi preconditioned conjugate gradient solver with Baraff &
+// PCG is a preconditioned (block-Jacobi, or a Preconditioner such as an AMG
+// V-cycle) conjugate gradient solver with Baraff &
 // Witkin (1998) constraint filtering, sized for n vertices (3n unknowns). All
 // workspace is allocated by NewPCG and Resize; Solve does not allocate (except to build an
 // error). A PCG is not safe for concurrent use; it may be reused for any number
@@ -108,7 +109,8 @@ func (s *PCG) N() int { return s.n }
 // x holds the initial guess on entry (warm start; its constrained components are
 // replaced by z's) and the solution on return. A must be symmetric and positive
 // definite on the range of S. The preconditioner is the exact inverse of each
-// filtered diagonal block, P_i = S_i (S_i D_i S_i + I - S_i)^-1 S_i.
+// filtered diagonal block, P_i = S_i (S_i D_i S_i + I - S_i)^-1 S_i, or S M^-1 S
+// when one is set by SetPreconditioner.
 //
 // Iteration stops when ||S r|| <= tol ||S b|| or after maxIter iterations
 // (Converged false, nil error). Solve returns an error for size mismatches, NaN
