@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/loomsim/loom/solver/internal/testrun"
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -96,14 +98,6 @@ func randVec(n int, rng *rand.Rand) []float64 {
 	return v
 }
 
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
 func newPrecond(t *testing.T, o Options, r sparse.Runner, A *sparse.BSR) *Preconditioner {
 	t.Helper()
 	p, err := New(o)
@@ -139,13 +133,13 @@ func TestVCycleSymmetricPositive(t *testing.T) {
 			x, y := randVec(n, rng), randVec(n, rng)
 			p.Apply(sparse.Serial{}, x, mx)
 			p.Apply(sparse.Serial{}, y, my)
-			a, b := dot(y, mx), dot(x, my)
-			scale := math.Sqrt(dot(x, mx) * dot(y, my))
+			a, b := floats.Dot(y, mx), floats.Dot(x, my)
+			scale := math.Sqrt(floats.Dot(x, mx) * floats.Dot(y, my))
 			if math.Abs(a-b) > 1e-12*scale {
 				t.Errorf("smoother %d: y^T M x = %.17g, x^T M y = %.17g", sm, a, b)
 			}
-			if dot(x, mx) <= 0 {
-				t.Errorf("smoother %d: x^T M x = %g", sm, dot(x, mx))
+			if floats.Dot(x, mx) <= 0 {
+				t.Errorf("smoother %d: x^T M x = %g", sm, floats.Dot(x, mx))
 			}
 		}
 	}

@@ -1,6 +1,10 @@
 package amg
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/loomsim/loom/solver/sparse"
+)
 
 // blockMat is a (possibly rectangular) block-sparse matrix of 3x3 blocks in
 // block compressed sparse row form: row i's blocks are val[9k:9k+9]
@@ -158,16 +162,5 @@ func (tr *transpose) rowsKernel(lo, hi int) {
 
 // mulRow returns block row i of m times v.
 func (m *blockMat) mulRow(i int, v []float64) (y0, y1, y2 float64) {
-	j0, j1 := int(m.rowPtr[i]), int(m.rowPtr[i+1])
-	cols := m.col[j0:j1]
-	val := m.val[9*j0 : 9*j1]
-	for k, c := range cols {
-		xs := v[3*int(c) : 3*int(c)+3 : 3*int(c)+3]
-		b := val[9*k : 9*k+9 : 9*k+9]
-		x0, x1, x2 := xs[0], xs[1], xs[2]
-		y0 += b[0]*x0 + b[1]*x1 + b[2]*x2
-		y1 += b[3]*x0 + b[4]*x1 + b[5]*x2
-		y2 += b[6]*x0 + b[7]*x1 + b[8]*x2
-	}
-	return
+	return sparse.RowMul(m.rowPtr, m.col, m.val, i, v)
 }

@@ -34,7 +34,7 @@ type PCG struct {
 	first bool           // the preconditioned residual also sets the direction
 
 	kPrep, kInit, kMul, kUpd, kDir, kFinal func(lo, hi int)
-	kResid, kStep, kPrec                   func(lo, hi int)
+	kStep, kPrec                           func(lo, hi int)
 }
 
 // Preconditioner is an approximation M^-1 of A^-1 that PCG applies in place
@@ -71,7 +71,6 @@ func NewPCG(n int) *PCG {
 	s.kUpd = s.update
 	s.kDir = s.direction
 	s.kFinal = s.final
-	s.kResid = s.residual
 	s.kStep = s.step
 	s.kPrec = s.precondition
 	s.Resize(n)
@@ -165,10 +164,8 @@ func (s *PCG) Solve(r Runner, A *BSR, b, x []float64, filter []float64, z []floa
 	bnorm2 := sum(s.p2)
 
 	// Pass 2: r = S(b - A x), s = P r, c = s.
-	if s.pre == nil {
-		r.For(s.nb, s.kInit)
-	} else {
-		r.For(s.nb, s.kResid)
+	r.For(s.nb, s.kInit)
+	if s.pre != nil { // s and c again, from the preconditioner
 		s.first = true
 		s.applyPre(r)
 	}
@@ -453,25 +450,6 @@ func (s *PCG) initKernel(lo, hi int) {
 func (s *PCG) applyPre(r Runner) {
 	s.pre.Apply(r, s.r, s.s)
 	r.For(s.nb, s.kPrec)
-}
-
-// residual: r = S(b - A x); p2 = r.r.
-func (s *PCG) residual(lo, hi int) {
-	A, f := s.a, s.f
-	for blk := lo; blk < hi; blk++ {
-		i0, i1 := s.blockRange(blk)
-		rr := 0.0
-		for i := i0; i < i1; i++ {
-			y0, y1, y2 := A.rowMul(i, s.x)
-			r0, r1, r2 := s.b[3*i]-y0, s.b[3*i+1]-y1, s.b[3*i+2]-y2
-			if f != nil {
-				r0, r1, r2 = apply3(f[9*i:], r0, r1, r2)
-			}
-			s.r[3*i], s.r[3*i+1], s.r[3*i+2] = r0, r1, r2
-			rr += r0*r0 + r1*r1 + r2*r2
-		}
-		s.p2[blk] = rr
-	}
 }
 
 // step: x += alpha c, r -= alpha q; p2 = r.r.

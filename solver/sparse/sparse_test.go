@@ -423,13 +423,19 @@ func randomFilter(n int, rng *rand.Rand) (filter, z []float64) {
 	return filter, z
 }
 
-func TestPCGFiltered(t *testing.T) {
-	s := newSystem(10, 9, 3, 2, 77)
-	n := s.n
+// filteredProblem is TestPCGFiltered's problem: a system, random filters
+// and prescribed values, a right-hand side and a warm start that violates
+// the constraints.
+func filteredProblem() (s *system, filter, z, b, x []float64) {
+	s = newSystem(10, 9, 3, 2, 77)
 	rng := rand.New(rand.NewPCG(12, 13))
-	filter, z := randomFilter(n, rng)
-	b := randVec(3*n, rng)
-	x := randVec(3*n, rng) // warm start violating the constraints
+	filter, z = randomFilter(s.n, rng)
+	return s, filter, z, randVec(3*s.n, rng), randVec(3*s.n, rng)
+}
+
+func TestPCGFiltered(t *testing.T) {
+	s, filter, z, b, x := filteredProblem()
+	n := s.n
 	res, err := NewPCG(n).Solve(splitRunner{2}, s.A, b, x, filter, z, 1e-10, 10*n)
 	if err != nil || !res.Converged {
 		t.Fatalf("%v %+v", err, res)
@@ -706,12 +712,8 @@ func (p blockDiagPre) Apply(_ Runner, r, z []float64) {
 // the same solution as the built-in block-Jacobi path, bitwise the same for
 // any Runner.
 func TestPCGPreconditioner(t *testing.T) {
-	s := newSystem(10, 9, 3, 2, 77)
+	s, filter, z, b, x0 := filteredProblem()
 	n := s.n
-	rng := rand.New(rand.NewPCG(12, 13))
-	filter, z := randomFilter(n, rng)
-	b := randVec(3*n, rng)
-	x0 := randVec(3*n, rng)
 	want := slices.Clone(x0)
 	if res, err := NewPCG(n).Solve(Serial{}, s.A, b, want, filter, z, 1e-12, 10*n); err != nil || !res.Converged {
 		t.Fatalf("%v %+v", err, res)
