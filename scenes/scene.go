@@ -47,7 +47,7 @@ type Solver struct {
 	Thickness     float64 `json:"contact_thickness"` // m, >= 0: cloth-obstacle contact offset
 	Friction      float64 `json:"friction"`          // Coulomb coefficient >= 0
 	Linear        string  `json:"linear"`            // unconstrained step's linear solver: "pcg" or "ldlt"
-	// Preconditioner is PCG's preconditioner: "" (the default), "amg" or
+	// Preconditioner is PCG's preconditioner: "amg" (or "", the default) or
 	// "block-jacobi".
 	Preconditioner string `json:"preconditioner"`
 	// ContactSolver solves steps with contacts: "" or "qp" (the convex QP

@@ -12,8 +12,8 @@ import (
 
 // ImplicitSolve forms the right-hand side M v + h (f_ext - dE/dx) of the
 // linearly implicit Euler step (Weidner 2018 eq. 11) and solves for the new
-// velocities: by block-Jacobi PCG with the pins as filters (or LDL^T) when no
-// contact rows are active, otherwise as the QP of Weidner 2018 eq. 12 with
+// velocities: by PCG (AMG V-cycle or block-Jacobi preconditioner) with the
+// pins as filters (or LDL^T) when no contact rows are active, otherwise as the QP of Weidner 2018 eq. 12 with
 // the pins as equalities and the contacts as inequalities, by the QP solver
 // or by the filtered-PCG active-set iteration (contactFilter). Vertices that
 // the solved velocities would carry into an obstacle without a contact row

@@ -48,7 +48,7 @@ const usage = `usage:
                             SCENE is a built-in name (see loom scenes) or a JSON file
   loom scenes               list the built-in scenes
   loom bench [--steps N] [--workers K] [--adaptive=false] [--eol=false]
-             [--eol-cases edge-eol,...] [--repeat R]
+             [--eol-cases edge-eol,...] [--repeat R] [--cases sheet-100-amg,...] [--rounds R]
                             run the benchmark scenes and print tables
 `
 
