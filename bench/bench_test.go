@@ -70,6 +70,21 @@ func BenchmarkImplicitStep(b *testing.B) {
 	}
 }
 
+// BenchmarkPreconditioner times one step of the 100x100 and 200x200 drape
+// with block-Jacobi and with AMG PCG (solver/amg), 1 and 2 workers, and
+// reports the PCG iterations of the last timed step.
+func BenchmarkPreconditioner(b *testing.B) {
+	for _, name := range []string{"sheet-100-bj", "sheet-100-amg", "sheet-200-bj", "sheet-200-amg"} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+				sim := warm(b, caseNamed(b, name), workers, 10)
+				timeSteps(b, sim.Step)
+				b.ReportMetric(float64(sim.State.LastSolve.Iterations), "pcg-iters")
+			})
+		}
+	}
+}
+
 // BenchmarkForceFill times the parallel force and Hessian fill (element
 // kernels, PSD Hessians, assembly) of the 100x100 sheet alone.
 func BenchmarkForceFill(b *testing.B) {

@@ -48,6 +48,27 @@ var Cases = []Case{
 	// sphere, 5k and 20k faces.
 	{Name: "developable-5k", Scene: "paper-drape", Sets: [][2]string{{"bodies.0.resolution", "51"}}, Warmup: 50},
 	{Name: "developable-20k", Scene: "paper-drape", Sets: [][2]string{{"bodies.0.resolution", "101"}}, Warmup: 50},
+	// PCG's preconditioners side by side (solver/amg against block-Jacobi).
+	{Name: "sheet-100-bj", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "100"}, {"solver.preconditioner", "block-jacobi"}}},
+	{Name: "sheet-100-amg", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "100"}, {"solver.preconditioner", "amg"}}},
+	{Name: "sheet-200-bj", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "200"}, {"solver.preconditioner", "block-jacobi"}}},
+	{Name: "sheet-200-amg", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "200"}, {"solver.preconditioner", "amg"}}},
+}
+
+// Select returns the cases named in names, in that order; nil names: all.
+func Select(cases []Case, names []string) ([]Case, error) {
+	if names == nil {
+		return cases, nil
+	}
+	var out []Case
+	for _, n := range names {
+		i := slices.IndexFunc(cases, func(c Case) bool { return c.Name == n })
+		if i < 0 {
+			return nil, fmt.Errorf("bench: no case %q", n)
+		}
+		out = append(out, cases[i])
+	}
+	return out, nil
 }
 
 // Load builds the case's simulation with the given number of workers.
@@ -75,6 +96,8 @@ type Result struct {
 	Faces       int
 	Workers     int
 	MedianMS    float64
+	CPUMS       float64 // process CPU time (user + system) per step, mean over the timed steps
+	Iterations  float64 // median PCG iterations per step (the last unconstrained solve)
 	AllocsPerSt float64
 	Share       map[string]float64 // system -> fraction of step time
 	Order       []string
@@ -96,19 +119,24 @@ func Measure(c Case, workers, warmup, steps int) (Result, error) {
 	}
 	sim.Scheduler.ResetTimings()
 	times := make([]float64, steps)
+	iters := make([]float64, steps)
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	cpu0 := cpuTime()
 	for i := range times {
 		t0 := time.Now()
 		if err := sim.Step(); err != nil {
 			return Result{}, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		times[i] = float64(time.Since(t0).Nanoseconds()) / 1e6
+		iters[i] = float64(sim.State.LastSolve.Iterations)
 	}
+	cpu := cpuTime() - cpu0
 	runtime.ReadMemStats(&m1)
 	r := Result{Case: c.Name, Vertices: sim.State.NumVerts(), Faces: len(sim.State.FaceRest), Workers: workers,
-		MedianMS: median(times), AllocsPerSt: float64(m1.Mallocs-m0.Mallocs) / float64(steps),
-		Contacts: len(sim.State.Contacts)}
+		MedianMS: median(times), CPUMS: cpu / float64(steps), Iterations: median(iters),
+		AllocsPerSt: float64(m1.Mallocs-m0.Mallocs) / float64(steps),
+		Contacts:    len(sim.State.Contacts)}
 	r.Order, r.Share = systemShares(sim.Scheduler)
 	return r, nil
 }
@@ -138,16 +166,30 @@ func median(x []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// Run measures every case and prints the table.
-func Run(w io.Writer, cases []Case, workers, warmup, steps int) error {
-	fmt.Fprintf(w, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\nsteps: %d timed after %d warm-up\n\n", ecs.CPU(), workers, runtime.GOMAXPROCS(0), steps, warmup)
-	fmt.Fprintf(w, "%-14s %8s %8s %8s %7s %10s %11s  %s\n", "scene", "vertices", "faces", "contacts", "workers", "ms/step", "allocs/step", "share per system")
-	for _, c := range cases {
-		r, err := Measure(c, workers, warmup, steps)
-		if err != nil {
-			return err
+// Run measures every case rounds times, the cases interleaved round by
+// round (so that a busy spell of a shared machine hits them alike), and
+// prints the table: per case the median over the rounds of each run's
+// median ms/step and of its CPU ms/step.
+func Run(w io.Writer, cases []Case, workers, warmup, steps, rounds int) error {
+	fmt.Fprintf(w, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\nsteps: %d timed after %d warm-up, %d interleaved round(s)\n\n", ecs.CPU(), workers, runtime.GOMAXPROCS(0), steps, warmup, rounds)
+	runs := make([][]Result, len(cases))
+	for range rounds {
+		for i, c := range cases {
+			r, err := Measure(c, workers, warmup, steps)
+			if err != nil {
+				return err
+			}
+			runs[i] = append(runs[i], r)
 		}
-		fmt.Fprintf(w, "%-14s %8d %8d %8d %7d %10.2f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Contacts, r.Workers, r.MedianMS, r.AllocsPerSt, shares(r.Order, r.Share))
+	}
+	fmt.Fprintf(w, "%-14s %8s %8s %8s %7s %10s %10s %7s %11s  %s\n", "scene", "vertices", "faces", "contacts", "workers", "ms/step", "cpu ms", "pcg it", "allocs/step", "share per system")
+	for _, rs := range runs {
+		ms, cpu := make([]float64, len(rs)), make([]float64, len(rs))
+		for k, r := range rs {
+			ms[k], cpu[k] = r.MedianMS, r.CPUMS
+		}
+		r := rs[0]
+		fmt.Fprintf(w, "%-14s %8d %8d %8d %7d %10.2f %10.2f %7.0f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Contacts, r.Workers, median(ms), median(cpu), r.Iterations, r.AllocsPerSt, shares(r.Order, r.Share))
 	}
 	return nil
 }

@@ -85,6 +85,15 @@ const (
 	LDLT                     // sparse LDL^T with AMD ordering
 )
 
+// Preconditioner is the preconditioner of the implicit step's PCG.
+type Preconditioner uint8
+
+// Preconditioners.
+const (
+	BlockJacobi Preconditioner = iota // inverse 3x3 diagonal blocks
+	AMG                               // smoothed-aggregation AMG V-cycle (solver/amg)
+)
+
 // ContactSolver solves steps with contact rows.
 type ContactSolver uint8
 
@@ -102,6 +111,7 @@ type Solver struct {
 	Thickness     float64 // m, the contact layer kept between cloth and obstacles
 	Friction      float64 // Coulomb coefficient
 	Linear        LinearSolver
+	Precond       Preconditioner // PCG's preconditioner (implicit step, contact filter)
 	Contact       ContactSolver
 	// EOL holds the EOL settings: set for the EOL and Conformal pipelines,
 	// and, for bend_angle_at_feature, in the others when the scene gives

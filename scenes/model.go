@@ -32,6 +32,12 @@ func (s *Scene) Model() (*model.Model, error) {
 	if s.Solver.Linear == LinearLDLT {
 		m.Solver.Linear = model.LDLT
 	}
+	// AMG is the default: on the 100x100 drape it needs 30 PCG iterations
+	// per step against block-Jacobi's 670, and 2.8x less CPU time per step.
+	m.Solver.Precond = model.AMG
+	if s.Solver.Preconditioner == PrecondBlockJacobi {
+		m.Solver.Precond = model.BlockJacobi
+	}
 	if s.Solver.ContactSolver == ContactFilter {
 		m.Solver.Contact = model.ContactFilter
 	}

@@ -56,6 +56,9 @@ type Solver struct {
 	Thickness     float64 `json:"contact_thickness"` // m, >= 0: cloth-obstacle contact offset
 	Friction      float64 `json:"friction"`          // Coulomb coefficient >= 0
 	Linear        string  `json:"linear"`            // unconstrained step's linear solver: "pcg" or "ldlt"
+	// Preconditioner is PCG's preconditioner: "amg" (or "", the default) or
+	// "block-jacobi".
+	Preconditioner string `json:"preconditioner"`
 	// ContactSolver solves steps with contacts: "" or "qp" (the convex QP
 	// solver) or "filter" (active set on filtered PCG).
 	ContactSolver string `json:"contact_solver"`
@@ -136,6 +139,12 @@ const MaxQPDomains = 64
 const (
 	ContactQP     = "qp"
 	ContactFilter = "filter"
+)
+
+// PCG's preconditioners.
+const (
+	PrecondAMG         = "amg"
+	PrecondBlockJacobi = "block-jacobi"
 )
 
 // Linear solvers for the unconstrained implicit step.
@@ -395,7 +404,11 @@ func (s *Scene) Validate() error {
 	if s.Solver.Linear != LinearPCG && s.Solver.Linear != LinearLDLT {
 		v.fail("solver.linear", "must be %q or %q, got %q", LinearPCG, LinearLDLT, s.Solver.Linear)
 	}
-
+	switch s.Solver.Preconditioner {
+	case "", PrecondAMG, PrecondBlockJacobi:
+	default:
+		v.fail("solver.preconditioner", "must be %q or %q, got %q", PrecondAMG, PrecondBlockJacobi, s.Solver.Preconditioner)
+	}
 	switch s.Solver.ContactSolver {
 	case "", ContactQP, ContactFilter:
 	default:

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/loomsim/loom/model"
 )
 
 func mustBuiltin(t *testing.T, name string) *Scene {
@@ -1015,4 +1017,28 @@ func TestValidatePipelineCombinations(t *testing.T) {
 			t.Errorf("mode %q: strain limits are supported: %v", mode, err)
 		}
 	}
+}
+
+// TestPreconditioner: solver.preconditioner resolves to the model's typed
+// choice (absent: AMG) and an unknown name is an error naming the field.
+func TestPreconditioner(t *testing.T) {
+	for _, c := range []struct {
+		set  string
+		want model.Preconditioner
+	}{{"", model.AMG}, {"amg", model.AMG}, {"block-jacobi", model.BlockJacobi}} {
+		s := mustBuiltin(t, "drape")
+		if c.set != "" {
+			if err := s.Set("solver.preconditioner", c.set); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, err := s.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Solver.Precond != c.want {
+			t.Errorf("preconditioner %q: model has %d, want %d", c.set, m.Solver.Precond, c.want)
+		}
+	}
+	wantErr(t, mustBuiltin(t, "drape").Set("solver.preconditioner", "ilu"), "solver.preconditioner", `"ilu"`)
 }

@@ -5,14 +5,15 @@ import (
 
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
+	"github.com/loomsim/loom/solver/amg"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/sparse"
 )
 
 // ImplicitSolve forms the right-hand side M v + h (f_ext - dE/dx) of the
 // linearly implicit Euler step (Weidner 2018 eq. 11) and solves for the new
-// velocities: by block-Jacobi PCG with the pins as filters (or LDL^T) when no
-// contact rows are active, otherwise as the QP of Weidner 2018 eq. 12 with
+// velocities: by PCG (AMG V-cycle or block-Jacobi preconditioner) with the
+// pins as filters (or LDL^T) when no contact rows are active, otherwise as the QP of Weidner 2018 eq. 12 with
 // the pins as equalities and the contacts as inequalities, by the QP solver
 // or by the filtered-PCG active-set iteration (contactFilter). Vertices that
 // the solved velocities would carry into an obstacle without a contact row
@@ -38,6 +39,8 @@ func NewImplicitSolve(state *ClothState, contact *ObstacleContact, gravity dense
 type implicitSolver struct {
 	set    model.Solver
 	pcg    *sparse.PCG
+	amg    *amg.Preconditioner // model.AMG: PCG's preconditioner
+	stale  bool                // amg has not been set up for this step's matrix
 	direct directSolve
 	qp     contactQP
 	filter contactFilter
@@ -51,6 +54,7 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	st := s.state
 	w.Pool.For(st.NumVerts(), s.rhs)
 	copy(st.VNew, st.V)
+	s.solver.stale = true
 	if err := s.solver.solve(w, st); err != nil {
 		return err
 	}
@@ -73,12 +77,18 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 	s.LastQP = QPStats{}
 	if len(s.Contacts) > 0 {
 		if is.set.Contact == model.ContactFilter {
+			if err := is.precondition(w, s); err != nil {
+				return err
+			}
 			return is.filter.solve(w, s, is.pcg, is.set)
 		}
 		return is.qp.solve(s)
 	}
 	if is.set.Linear == model.LDLT {
 		return is.direct.solve(s)
+	}
+	if err := is.precondition(w, s); err != nil {
+		return err
 	}
 	res, err := is.pcg.Solve(w.Pool, s.A, s.B, s.VNew, s.PinFilter, s.PinZ, is.set.Tolerance, is.set.MaxIterations)
 	s.LastSolve = res
@@ -88,6 +98,28 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 	if !res.Converged {
 		return fmt.Errorf("PCG did not converge in %d iterations (relative residual %.3g > %g)", res.Iterations, res.Residual, is.set.Tolerance)
 	}
+	return nil
+}
+
+// precondition sets up the AMG preconditioner for this step's matrix, once
+// per step (a new symbolic setup when the mesh changed), when the settings
+// ask for it.
+func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
+	if is.set.Precond != model.AMG || !is.stale {
+		return nil
+	}
+	if is.amg == nil {
+		p, err := amg.New(amg.DefaultOptions())
+		if err != nil {
+			return err
+		}
+		is.amg = p
+		is.pcg.SetPreconditioner(p)
+	}
+	if err := is.amg.Setup(w.Pool, s.A); err != nil {
+		return fmt.Errorf("AMG setup: %w", err)
+	}
+	is.stale = false
 	return nil
 }
 

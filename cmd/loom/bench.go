@@ -21,6 +21,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	adaptive := fs.Bool("adaptive", true, "also run the remeshing scenes from the start (sphere anisotropic/isotropic/fixed, flag) and print mean faces and seconds per frame")
 	eolCases := fs.String("eol-cases", "", "comma-separated EOL cases to run (such as edge-eol), and only their table; default: every case, after the other tables")
 	repeat := fs.Int("repeat", 1, "runs of each EOL case: its row is the run of median ms/step, with the range of all runs")
+	stepCases := fs.String("cases", "", "comma-separated step cases to run (such as sheet-100-amg,sheet-100-bj), and only their table; default: every case")
+	rounds := fs.Int("rounds", 1, "interleaved runs of the step cases: each row gives the median over the rounds")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -43,11 +45,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *repeat < 1 {
-		return fmt.Errorf("bench: --repeat must be >= 1")
+	if *repeat < 1 || *rounds < 1 {
+		return fmt.Errorf("bench: --repeat and --rounds must be >= 1")
+	}
+	if *stepCases != "" {
+		sel, err := bench.Select(bench.Cases, strings.Split(*stepCases, ","))
+		if err != nil {
+			return err
+		}
+		return bench.Run(stdout, sel, *workers, *warmup, *steps, *rounds)
 	}
 	if names == nil {
-		if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps); err != nil {
+		if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps, *rounds); err != nil {
 			return err
 		}
 		if err := bench.RunGame(stdout, *workers, max(*steps, 200)); err != nil {

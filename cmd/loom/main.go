@@ -97,7 +97,7 @@ const usage = `usage:
   loom version              print loom's version
 exit status: 0 done (and --help), 1 error, 130 interrupted (Ctrl-C: the frames written are complete)
   loom bench [--steps N] [--workers K] [--adaptive=false] [--eol=false]
-             [--eol-cases edge-eol,...] [--repeat R]
+             [--eol-cases edge-eol,...] [--repeat R] [--cases sheet-100-amg,...] [--rounds R]
                             run the benchmark scenes and print tables
 `
 

@@ -170,12 +170,18 @@ func mulKernel(t *task, lo, hi int) {
 
 // rowMul returns block row i of m times x.
 func (m *BSR) rowMul(i int, x []float64) (y0, y1, y2 float64) {
-	j0, j1 := int(m.RowPtr[i]), int(m.RowPtr[i+1])
-	cols := m.Col[j0:j1]
-	val := m.Val[9*j0 : 9*j1]
+	return RowMul(m.RowPtr, m.Col, m.Val, i, x)
+}
+
+// RowMul returns block row i of the block rows (rowPtr, col, val), in BSR's
+// layout (square or not), times x, summed in the row's order.
+func RowMul(rowPtr, col []int32, val []float64, i int, x []float64) (y0, y1, y2 float64) {
+	j0, j1 := int(rowPtr[i]), int(rowPtr[i+1])
+	cols := col[j0:j1]
+	vals := val[9*j0 : 9*j1]
 	for k, c := range cols {
 		xs := x[3*int(c) : 3*int(c)+3 : 3*int(c)+3]
-		b := val[9*k : 9*k+9 : 9*k+9]
+		b := vals[9*k : 9*k+9 : 9*k+9]
 		x0, x1, x2 := xs[0], xs[1], xs[2]
 		y0 += b[0]*x0 + b[1]*x1 + b[2]*x2
 		y1 += b[3]*x0 + b[4]*x1 + b[5]*x2

@@ -11,7 +11,8 @@ import (
 // do not depend on how the Runner splits the work.
 const pcgBlock = 128
 
-// PCG is a block-Jacobi preconditioned conjugate gradient solver with Baraff &
+// PCG is a preconditioned (block-Jacobi, or a Preconditioner such as an AMG
+// V-cycle) conjugate gradient solver with Baraff &
 // Witkin (1998) constraint filtering, sized for n vertices (3n unknowns). All
 // workspace is allocated by NewPCG and Resize; Solve does not allocate (except to build an
 // error). A PCG is not safe for concurrent use; it may be reused for any number
@@ -29,8 +30,25 @@ type PCG struct {
 	b, x, f, z  []float64
 	alpha, beta float64
 
+	pre   Preconditioner // nil: block-Jacobi
+	first bool           // the preconditioned residual also sets the direction
+
 	kPrep, kInit, kMul, kUpd, kDir, kFinal func(lo, hi int)
+	kStep, kPrec                           func(lo, hi int)
 }
+
+// Preconditioner is an approximation M^-1 of A^-1 that PCG applies in place
+// of block-Jacobi (e.g. an algebraic multigrid V-cycle, package amg). Apply
+// sets z = M^-1 r; it must be linear, symmetric and positive definite, must
+// not allocate, and must be bitwise identical for any Runner. With a filter
+// S, PCG uses S M^-1 S, symmetric and positive definite on the range of S.
+// The caller prepares it for the matrix before Solve.
+type Preconditioner interface {
+	Apply(run Runner, r, z []float64)
+}
+
+// SetPreconditioner makes later solves use p; nil restores block-Jacobi.
+func (s *PCG) SetPreconditioner(p Preconditioner) { s.pre = p }
 
 // PCGResult reports the outcome of a solve.
 type PCGResult struct {
@@ -53,6 +71,8 @@ func NewPCG(n int) *PCG {
 	s.kUpd = s.update
 	s.kDir = s.direction
 	s.kFinal = s.final
+	s.kStep = s.step
+	s.kPrec = s.precondition
 	s.Resize(n)
 	return s
 }
@@ -88,7 +108,8 @@ func (s *PCG) N() int { return s.n }
 // x holds the initial guess on entry (warm start; its constrained components are
 // replaced by z's) and the solution on return. A must be symmetric and positive
 // definite on the range of S. The preconditioner is the exact inverse of each
-// filtered diagonal block, P_i = S_i (S_i D_i S_i + I - S_i)^-1 S_i.
+// filtered diagonal block, P_i = S_i (S_i D_i S_i + I - S_i)^-1 S_i, or S M^-1 S
+// when one is set by SetPreconditioner.
 //
 // Iteration stops when ||S r|| <= tol ||S b|| or after maxIter iterations
 // (Converged false, nil error). Solve returns an error for size mismatches, NaN
@@ -144,6 +165,10 @@ func (s *PCG) Solve(r Runner, A *BSR, b, x []float64, filter []float64, z []floa
 
 	// Pass 2: r = S(b - A x), s = P r, c = s.
 	r.For(s.nb, s.kInit)
+	if s.pre != nil { // s and c again, from the preconditioner
+		s.first = true
+		s.applyPre(r)
+	}
 	delta := sum(s.p1)
 	rnorm2 := sum(s.p2)
 	if !isFinite(delta) || !isFinite(rnorm2) {
@@ -170,7 +195,13 @@ func (s *PCG) Solve(r Runner, A *BSR, b, x []float64, filter []float64, z []floa
 		}
 		s.alpha = delta / cq
 		// x += alpha c, r -= alpha q, s = P r.
-		r.For(s.nb, s.kUpd)
+		if s.pre == nil {
+			r.For(s.nb, s.kUpd)
+		} else {
+			r.For(s.nb, s.kStep)
+			s.first = false
+			s.applyPre(r)
+		}
 		res.Iterations++
 		dnew := sum(s.p1)
 		rnorm2 = sum(s.p2)
@@ -262,10 +293,10 @@ func mul3(a, b *mat3) (c mat3) {
 	return
 }
 
-// invSPD3 inverts a symmetric positive definite 3x3 matrix (using its
-// symmetrised entries) by Cholesky factorisation; ok is false if a pivot is not
-// positive.
-func invSPD3(a *mat3) (inv mat3, ok bool) {
+// InvSPD3 inverts a symmetric positive definite 3x3 matrix (row-major, using
+// its symmetrised entries) by Cholesky factorisation; ok is false if a pivot
+// is not positive or the inverse is not finite.
+func InvSPD3(a *[9]float64) (inv [9]float64, ok bool) {
 	a01 := 0.5 * (a[1] + a[3])
 	a02 := 0.5 * (a[2] + a[6])
 	a12 := 0.5 * (a[5] + a[7])
@@ -344,7 +375,7 @@ func (s *PCG) prep(lo, hi int) {
 			var ok bool
 			var m mat3
 			if f == nil {
-				m, ok = invSPD3(&d)
+				m, ok = InvSPD3(&d)
 			} else {
 				var S mat3
 				copy(S[:], f[9*i:9*i+9])
@@ -358,7 +389,7 @@ func (s *PCG) prep(lo, hi int) {
 					t[k] += e
 				}
 				var ti mat3
-				ti, ok = invSPD3(&t)
+				ti, ok = InvSPD3(&t)
 				ti = mul3(&S, &ti)
 				m = mul3(&ti, &S)
 				b0, b1, b2 = apply3(S[:], b0, b1, b2)
@@ -412,6 +443,52 @@ func (s *PCG) initKernel(lo, hi int) {
 			rr += r0*r0 + r1*r1 + r2*r2
 		}
 		s.p1[blk], s.p2[blk] = rs, rr
+	}
+}
+
+// applyPre sets s = S M^-1 r, p1 = r.s (and c = s when first).
+func (s *PCG) applyPre(r Runner) {
+	s.pre.Apply(r, s.r, s.s)
+	r.For(s.nb, s.kPrec)
+}
+
+// step: x += alpha c, r -= alpha q; p2 = r.r.
+func (s *PCG) step(lo, hi int) {
+	al := s.alpha
+	for blk := lo; blk < hi; blk++ {
+		i0, i1 := s.blockRange(blk)
+		x, c := s.x[3*i0:3*i1], s.c[3*i0:3*i1]
+		rv, q := s.r[3*i0:3*i1], s.q[3*i0:3*i1]
+		c, rv, q = c[:len(x)], rv[:len(x)], q[:len(x)]
+		rr := 0.0
+		for k := range x {
+			x[k] += al * c[k]
+			rv[k] -= al * q[k]
+			rr += rv[k] * rv[k]
+		}
+		s.p2[blk] = rr
+	}
+}
+
+// precondition: s = S s (the preconditioner's output filtered), c = s when
+// first; p1 = r.s.
+func (s *PCG) precondition(lo, hi int) {
+	f := s.f
+	for blk := lo; blk < hi; blk++ {
+		i0, i1 := s.blockRange(blk)
+		rs := 0.0
+		for i := i0; i < i1; i++ {
+			s0, s1, s2 := s.s[3*i], s.s[3*i+1], s.s[3*i+2]
+			if f != nil {
+				s0, s1, s2 = apply3(f[9*i:], s0, s1, s2)
+				s.s[3*i], s.s[3*i+1], s.s[3*i+2] = s0, s1, s2
+			}
+			rs += s.r[3*i]*s0 + s.r[3*i+1]*s1 + s.r[3*i+2]*s2
+		}
+		if s.first {
+			copy(s.c[3*i0:3*i1], s.s[3*i0:3*i1])
+		}
+		s.p1[blk] = rs
 	}
 }
 

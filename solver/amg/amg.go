@@ -1,0 +1,441 @@
+package amg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/loomsim/loom/solver/sparse"
+)
+
+// Options are the settings of the hierarchy.
+type Options struct {
+	// Theta is the strength-of-connection threshold of eq. 3.1 (on block
+	// Frobenius norms).
+	Theta float64
+	// MaxCoarse is the number of block rows at or below which coarsening
+	// stops and the level is solved by LDL^T.
+	MaxCoarse int
+	// Sweeps is the number of damped block-Jacobi sweeps before and after
+	// the coarse-grid correction (the same number both ways keeps the
+	// V-cycle symmetric).
+	Sweeps int
+	// Smoother is the smoother of every level but the coarsest.
+	Smoother Smoother
+	// Damping is the Jacobi smoother's damping over rho(D^-1 A): x +=
+	// (Damping / rho) D^-1 (b - A x). It must lie in (0, 2) for a
+	// convergent smoother.
+	Damping float64
+	// KeepProlongator keeps the smoothed prolongators (and the spectral
+	// radius estimates) from the last symbolic setup while the pattern
+	// holds; each Setup then recomputes only the Galerkin products, the
+	// smoother's diagonal blocks and the coarse factor.
+	KeepProlongator bool
+}
+
+// DefaultOptions returns the settings measured best on the implicit cloth
+// step's matrices (see the package doc).
+func DefaultOptions() Options {
+	return Options{Theta: 0.08, MaxCoarse: 200, Sweeps: 1, Damping: 1, KeepProlongator: false}
+}
+
+// Smoother selects the V-cycle's smoother.
+type Smoother uint8
+
+const (
+	// GaussSeidel is multicolour block Gauss-Seidel: forward over the
+	// colours before the coarse correction, backward after it (symmetric).
+	// Rows of one colour share no block, so each colour's rows update in
+	// parallel and the result does not depend on the split.
+	GaussSeidel Smoother = iota
+	// Jacobi is damped block Jacobi.
+	Jacobi
+)
+
+// powerIterations is the number of power-method steps estimating
+// rho(D^-1 A) from a fixed start vector.
+const powerIterations = 10
+
+// maxLevels bounds the hierarchy's depth.
+const maxLevels = 12
+
+// Preconditioner is a smoothed-aggregation AMG V-cycle for a symmetric
+// positive definite 3x3 block-sparse matrix. Setup builds it (symbolic part
+// when the pattern is new, numeric part always); Apply runs one V-cycle,
+// a symmetric positive definite approximation of A^-1 for PCG. It is not
+// safe for concurrent use. Apply does not allocate.
+type Preconditioner struct {
+	opt    Options
+	rowPtr []int32 // the pattern of the analyzed fine matrix
+	col    []int32
+	levels []*level
+	coarse coarseSolve
+	fresh  bool // the prolongators are to be computed in the next numeric setup
+	nsym   int  // symbolic setups so far
+}
+
+// Analyses returns the number of symbolic setups so far (one per pattern
+// change).
+func (p *Preconditioner) Analyses() int { return p.nsym }
+
+// New returns an empty preconditioner with options o; Setup builds it.
+func New(o Options) (*Preconditioner, error) {
+	switch {
+	case !(o.Theta >= 0 && o.Theta < 1):
+		return nil, fmt.Errorf("amg: Theta = %v, want [0, 1)", o.Theta)
+	case o.MaxCoarse < 1:
+		return nil, fmt.Errorf("amg: MaxCoarse = %d, want >= 1", o.MaxCoarse)
+	case o.Sweeps < 1:
+		return nil, fmt.Errorf("amg: Sweeps = %d, want >= 1", o.Sweeps)
+	case !(o.Damping > 0 && o.Damping < 2):
+		return nil, fmt.Errorf("amg: Damping = %v, want (0, 2)", o.Damping)
+	}
+	return &Preconditioner{opt: o}, nil
+}
+
+// LevelSize describes one level of the hierarchy.
+type LevelSize struct {
+	Rows, Blocks int // block rows and stored 3x3 blocks of the level's operator
+}
+
+// Levels returns the sizes of the hierarchy's levels, finest first.
+func (p *Preconditioner) Levels() []LevelSize {
+	out := make([]LevelSize, 0, len(p.levels)+1)
+	for _, l := range p.levels {
+		out = append(out, LevelSize{l.a.rows, len(l.a.col)})
+	}
+	if c := p.coarse.a; c != nil {
+		out = append(out, LevelSize{c.rows, len(c.col)})
+	}
+	return out
+}
+
+// Setup prepares the V-cycle for A: a new symbolic setup (strength,
+// aggregates, the patterns of the prolongators and of the coarse operators,
+// the coarse LDL^T analysis) when A's pattern differs from the last one,
+// then the numeric setup. A must be symmetric positive definite. Results are
+// bitwise identical for any Runner.
+func (p *Preconditioner) Setup(r sparse.Runner, A *sparse.BSR) error {
+	if A == nil || len(A.RowPtr) != A.N+1 || len(A.Val) != 9*len(A.Col) || int(A.RowPtr[A.N]) != len(A.Col) {
+		return errors.New("amg: malformed matrix")
+	}
+	fine := blockMat{rows: A.N, cols: A.N, rowPtr: A.RowPtr, col: A.Col, val: A.Val}
+	if !slices.Equal(A.RowPtr, p.rowPtr) || !slices.Equal(A.Col, p.col) {
+		if err := p.symbolic(r, fine); err != nil {
+			return err
+		}
+	}
+	if len(p.levels) > 0 {
+		p.levels[0].a.val = A.Val
+	} else {
+		p.coarse.a.val = A.Val
+	}
+	return p.numeric(r)
+}
+
+// symbolic builds the hierarchy's patterns for fine, using its values for
+// the strength of connection.
+func (p *Preconditioner) symbolic(r sparse.Runner, fine blockMat) error {
+	p.rowPtr = append(p.rowPtr[:0], fine.rowPtr...)
+	p.col = append(p.col[:0], fine.col...)
+	p.levels = p.levels[:0]
+	p.fresh = true
+	p.nsym++
+	a := &fine
+	for a.rows > p.opt.MaxCoarse && len(p.levels) < maxLevels {
+		l, err := newLevel(a, p.opt)
+		if err != nil {
+			return err
+		}
+		if l == nil { // aggregation stalled
+			break
+		}
+		p.levels = append(p.levels, l)
+		// The strength of the next level needs its values.
+		if err := l.numeric(r, p.opt, true); err != nil {
+			return err
+		}
+		a = &l.rap.c
+	}
+	return p.coarse.analyze(a)
+}
+
+// numeric recomputes the hierarchy's values for the current fine matrix.
+func (p *Preconditioner) numeric(r sparse.Runner) error {
+	full := p.fresh || !p.opt.KeepProlongator
+	for _, l := range p.levels {
+		if err := l.numeric(r, p.opt, full); err != nil {
+			return err
+		}
+	}
+	p.fresh = false
+	return p.coarse.factor()
+}
+
+// level is one non-coarsest level: its operator A, smoother data, the
+// prolongator P to the next level, R = P^T, and the Galerkin products.
+type level struct {
+	a    blockMat
+	diag []int32   // per row: index of its diagonal block
+	dinv []float64 // 9n: inverse diagonal blocks (D^-1)
+	rho  float64   // estimate of rho(D^-1 A)
+	agg  []int32   // node -> aggregate
+	wagg []float64 // per aggregate: 1/sqrt(size), the tentative prolongator's entry
+	p    blockMat  // smoothed prolongator
+	pdst []int32   // per block of A: the block of P in its row it adds to
+	r    *transpose
+	ap   *product
+	rap  *product // its C is the next level's operator
+
+	// V-cycle vectors: right-hand side, iterate, scratch
+	b, x, t []float64
+	next    *level // nil when the next level is the coarse solve
+	omega   float64
+	xc, bc  []float64 // the next level's x and b
+
+	partial []float64
+	v, w    []float64 // power-method vectors
+
+	bad []bool // per row: its diagonal block is not positive definite
+
+	colorPtr []int32  // Gauss-Seidel: colour c's rows are rows[colorPtr[c]:colorPtr[c+1]]
+	rows     []int32  // the rows in colour order
+	gs       blockMat // A's rows in colour order (row k is A's row rows[k]), streamed by the sweeps
+	cur      int      // the first position in rows of the colour being swept
+
+	kDinv, kP, kPow, kJac0, kJac, kRes, kRestrict, kProlong, kGS, kPerm func(lo, hi int)
+}
+
+// newLevel aggregates a and builds the patterns of the prolongator, its
+// transpose and the Galerkin product R A P. It returns nil when aggregation
+// does not coarsen (fewer than a tenth of the nodes fewer).
+func newLevel(a *blockMat, o Options) (*level, error) {
+	n := a.rows
+	l := &level{a: *a}
+	l.diag = make([]int32, n)
+	for i := 0; i < n; i++ {
+		l.diag[i] = -1
+		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+			if int(a.col[k]) == i {
+				l.diag[i] = k
+			}
+		}
+		if l.diag[i] < 0 {
+			return nil, fmt.Errorf("amg: block row %d has no diagonal block", i)
+		}
+	}
+	ptr, adj, wgt := strength(a, o.Theta)
+	agg, nagg := aggregate(ptr, adj, wgt)
+	if 10*nagg > 9*n {
+		return nil, nil
+	}
+	l.agg = agg
+	size := make([]int, nagg)
+	for _, g := range agg {
+		size[g]++
+	}
+	l.wagg = make([]float64, nagg)
+	for g, c := range size {
+		l.wagg[g] = 1 / math.Sqrt(float64(c))
+	}
+	// P's pattern: row i holds the aggregates of i's neighbours in A
+	// (P = (I - omega D^-1 A) P_tent, eq. 3.4 of Vanek et al.).
+	pm := &l.p
+	pm.rows, pm.cols = n, nagg
+	pm.rowPtr = make([]int32, n+1)
+	l.pdst = make([]int32, len(a.col))
+	var row []int32
+	for i := 0; i < n; i++ {
+		row = row[:0]
+		for _, j := range a.col[a.rowPtr[i]:a.rowPtr[i+1]] {
+			row = append(row, agg[j])
+		}
+		slices.Sort(row)
+		row = slices.Compact(row)
+		base := int32(len(pm.col))
+		pm.col = append(pm.col, row...)
+		pm.rowPtr[i+1] = int32(len(pm.col))
+		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+			c, _ := slices.BinarySearch(row, agg[a.col[k]])
+			l.pdst[k] = base + int32(c)
+		}
+	}
+	pm.val = make([]float64, 9*len(pm.col))
+	l.r = newTranspose(pm)
+	l.ap = newProduct(&l.a, pm)
+	l.rap = newProduct(&l.r.t, &l.ap.c)
+	l.dinv = make([]float64, 9*n)
+	l.bad = make([]bool, n)
+	l.b, l.x, l.t = make([]float64, 3*n), make([]float64, 3*n), make([]float64, 3*n)
+	l.v, l.w = make([]float64, 3*n), make([]float64, 3*n)
+	l.partial = make([]float64, sparse.PartialLen(3*n))
+	l.kDinv, l.kP, l.kPow = l.dinvKernel, l.prolongatorKernel, l.powerKernel
+	l.kJac0, l.kJac, l.kRes = l.jacobi0Kernel, l.jacobiKernel, l.residualKernel
+	l.kRestrict, l.kProlong, l.kGS = l.restrictKernel, l.prolongKernel, l.gaussSeidelKernel
+	l.colorPtr, l.rows = colour(&l.a)
+	l.gs = blockMat{rows: n, cols: n, rowPtr: make([]int32, n+1)}
+	for k, i := range l.rows {
+		l.gs.col = append(l.gs.col, a.col[a.rowPtr[i]:a.rowPtr[i+1]]...)
+		l.gs.rowPtr[k+1] = int32(len(l.gs.col))
+	}
+	l.gs.val = make([]float64, 9*len(l.gs.col))
+	l.kPerm = l.permuteKernel
+	return l, nil
+}
+
+// numeric recomputes D^-1, and, when full, rho(D^-1 A) and the smoothed
+// prolongator with R = P^T; then the next operator R A P.
+func (l *level) numeric(r sparse.Runner, o Options, full bool) error {
+	n := l.a.rows
+	r.For(n, l.kDinv)
+	r.For(n, l.kPerm)
+	for i, b := range l.bad {
+		if b {
+			return fmt.Errorf("amg: diagonal block %d is not positive definite (matrix not SPD)", i)
+		}
+	}
+	if full {
+		l.rho = l.spectralRadius(r)
+		if !(l.rho > 0) || math.IsInf(l.rho, 0) {
+			return fmt.Errorf("amg: spectral radius estimate %v of D^-1 A (matrix not SPD or not finite)", l.rho)
+		}
+		r.For(n, l.kP)
+		r.For(l.r.t.rows, l.r.kern)
+	}
+	l.omega = o.Damping / l.rho
+	r.For(n, l.ap.kern)
+	r.For(l.rap.c.rows, l.rap.kern)
+	return nil
+}
+
+func (l *level) dinvKernel(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		d := (*[9]float64)(l.a.val[9*l.diag[i]:])
+		inv, ok := sparse.InvSPD3(d)
+		copy(l.dinv[9*i:9*i+9], inv[:])
+		l.bad[i] = !ok
+	}
+}
+
+// permuteKernel copies A's rows into gs, in colour order.
+func (l *level) permuteKernel(lo, hi int) {
+	a := &l.a
+	for k := lo; k < hi; k++ {
+		i := l.rows[k]
+		copy(l.gs.val[9*l.gs.rowPtr[k]:9*l.gs.rowPtr[k+1]], a.val[9*a.rowPtr[i]:9*a.rowPtr[i+1]])
+	}
+}
+
+// spectralRadius estimates rho(D^-1 A) by the power method from a fixed
+// start vector (deterministic), with the last step's norm ratio.
+func (l *level) spectralRadius(r sparse.Runner) float64 {
+	for i := range l.v {
+		// A fixed, non-smooth start vector (splitmix64 of the index).
+		z := uint64(i) + 0x9e3779b97f4a7c15
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		z ^= z >> 31
+		l.v[i] = float64(z>>11)/(1<<53) - 0.5
+	}
+	rho := 0.0
+	for it := 0; it < powerIterations; it++ {
+		vv := sparse.Dot(r, l.v, l.v, l.partial)
+		r.For(l.a.rows, l.kPow) // w = D^-1 A v
+		ww := sparse.Dot(r, l.w, l.w, l.partial)
+		rho = math.Sqrt(ww / vv)
+		s := 1 / math.Sqrt(ww)
+		for i, x := range l.w {
+			l.v[i] = s * x
+		}
+	}
+	return rho
+}
+
+func (l *level) powerKernel(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		y0, y1, y2 := l.a.mulRow(i, l.v)
+		w0, w1, w2 := apply3(l.dinv[9*i:], y0, y1, y2)
+		l.w[3*i], l.w[3*i+1], l.w[3*i+2] = w0, w1, w2
+	}
+}
+
+// prolongatorKernel computes rows [lo, hi) of the smoothed prolongator
+// P = (I - omega_P D^-1 A) P_tent with omega_P = 4/3 / rho(D^-1 A) (Vanek et
+// al. 1996, eq. 3.4 and sec. 4), where P_tent's block (i, agg(i)) is
+// I / sqrt(|agg(i)|): the three translations, orthonormalised per aggregate.
+func (l *level) prolongatorKernel(lo, hi int) {
+	a, p := &l.a, &l.p
+	wP := 4.0 / 3.0 / l.rho
+	clear(p.val[9*int(p.rowPtr[lo]) : 9*int(p.rowPtr[hi])])
+	for i := lo; i < hi; i++ {
+		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+			c := l.wagg[l.agg[a.col[k]]]
+			d := p.val[9*l.pdst[k] : 9*l.pdst[k]+9 : 9*l.pdst[k]+9]
+			for e, v := range a.val[9*k : 9*k+9] {
+				d[e] += c * v
+			}
+		}
+		dinv := (*[9]float64)(l.dinv[9*i:])
+		for k := p.rowPtr[i]; k < p.rowPtr[i+1]; k++ {
+			var s [9]float64
+			d := p.val[9*k : 9*k+9 : 9*k+9]
+			mulAdd3(s[:], dinv, (*[9]float64)(d))
+			for e := range d {
+				d[e] = -wP * s[e]
+			}
+			if p.col[k] == l.agg[i] {
+				c := l.wagg[l.agg[i]]
+				d[0] += c
+				d[4] += c
+				d[8] += c
+			}
+		}
+	}
+}
+
+// apply3 returns m v for the 3x3 block at m[0:9].
+func apply3(m []float64, v0, v1, v2 float64) (float64, float64, float64) {
+	m = m[:9:9]
+	return m[0]*v0 + m[1]*v1 + m[2]*v2, m[3]*v0 + m[4]*v1 + m[5]*v2, m[6]*v0 + m[7]*v1 + m[8]*v2
+}
+
+// colour colours the block graph of a greedily in row order (each row takes
+// the smallest colour none of its earlier neighbours has) and returns the
+// rows grouped by colour, ascending within a colour.
+func colour(a *blockMat) (ptr, rows []int32) {
+	n := a.rows
+	col := make([]int32, n)
+	var used []int32 // used[c] == i+1: colour c is taken by a neighbour of i
+	nc := 0
+	for i := 0; i < n; i++ {
+		for _, j := range a.col[a.rowPtr[i]:a.rowPtr[i+1]] {
+			if int(j) < i {
+				used[col[j]] = int32(i + 1)
+			}
+		}
+		c := 0
+		for c < nc && used[c] == int32(i+1) {
+			c++
+		}
+		if c == nc {
+			nc++
+			used = append(used, 0)
+		}
+		col[i] = int32(c)
+	}
+	ptr = make([]int32, nc+1)
+	for _, c := range col {
+		ptr[c+1]++
+	}
+	for c := 0; c < nc; c++ {
+		ptr[c+1] += ptr[c]
+	}
+	next := slices.Clone(ptr[:nc])
+	rows = make([]int32, n)
+	for i, c := range col {
+		rows[next[c]] = int32(i)
+		next[c]++
+	}
+	return ptr, rows
+}

@@ -1,0 +1,146 @@
+package amg
+
+import (
+	"fmt"
+
+	"github.com/loomsim/loom/solver/sparse"
+)
+
+// Apply sets out = M^-1 in for M^-1 one V-cycle (Vanek et al. 1996, sec. 2)
+// from a zero initial guess: on each level Sweeps damped block-Jacobi sweeps,
+// the residual restricted by R = P^T, the next level's cycle, the correction
+// prolongated by P, and Sweeps more sweeps; LDL^T on the coarsest level.
+// Jacobi's sweeps are self-adjoint in the A inner product and the pre- and
+// post-smoothing are the same, so M^-1 is symmetric; it is positive definite
+// because the smoother converges (Damping / rho < 2 / rho(D^-1 A)). len(in)
+// and len(out) must be 3N of the matrix given to Setup; they must not alias.
+// It does not allocate and is bitwise identical for any Runner.
+func (p *Preconditioner) Apply(r sparse.Runner, in, out []float64) {
+	if len(p.levels) == 0 {
+		if p.coarse.fac == nil {
+			panic("amg: Apply before Setup")
+		}
+		p.coarse.fac.Solve(in, out)
+		return
+	}
+	l0 := p.levels[0]
+	if len(in) != 3*l0.a.rows || len(out) != len(in) {
+		panic(fmt.Sprintf("amg: Apply: len(in) = %d, len(out) = %d, want %d", len(in), len(out), 3*l0.a.rows))
+	}
+	own := l0.b
+	l0.b = in
+	p.cycle(r, 0)
+	l0.b = own
+	copy(out, l0.x)
+}
+
+func (p *Preconditioner) cycle(r sparse.Runner, k int) {
+	l := p.levels[k]
+	n := l.a.rows
+	if p.opt.Smoother == GaussSeidel {
+		clear(l.x)
+		for s := 0; s < p.opt.Sweeps; s++ {
+			l.sweep(r, true)
+		}
+	} else {
+		r.For(n, l.kJac0)
+		for s := 1; s < p.opt.Sweeps; s++ {
+			r.For(n, l.kJac)
+			l.x, l.t = l.t, l.x
+		}
+	}
+	r.For(n, l.kRes)
+	if k+1 < len(p.levels) {
+		next := p.levels[k+1]
+		l.bc = next.b
+		r.For(l.p.cols, l.kRestrict)
+		p.cycle(r, k+1)
+		l.xc = next.x
+	} else {
+		l.bc = p.coarse.b
+		r.For(l.p.cols, l.kRestrict)
+		p.coarse.fac.Solve(p.coarse.b, p.coarse.x)
+		l.xc = p.coarse.x
+	}
+	r.For(n, l.kProlong)
+	for s := 0; s < p.opt.Sweeps; s++ {
+		if p.opt.Smoother == GaussSeidel {
+			l.sweep(r, false)
+		} else {
+			r.For(n, l.kJac)
+			l.x, l.t = l.t, l.x
+		}
+	}
+}
+
+// sweep is one multicolour Gauss-Seidel sweep over the colours, forward or
+// backward.
+func (l *level) sweep(r sparse.Runner, forward bool) {
+	nc := len(l.colorPtr) - 1
+	for k := 0; k < nc; k++ {
+		c := k
+		if !forward {
+			c = nc - 1 - k
+		}
+		l.cur = int(l.colorPtr[c])
+		r.For(int(l.colorPtr[c+1]-l.colorPtr[c]), l.kGS)
+	}
+}
+
+// gaussSeidelKernel: x_i += D_i^-1 (b_i - (A x)_i) for the current colour's
+// rows [lo, hi), in place (no two of them share a block).
+func (l *level) gaussSeidelKernel(lo, hi int) {
+	for k := l.cur + lo; k < l.cur+hi; k++ {
+		i := int(l.rows[k])
+		y0, y1, y2 := l.gs.mulRow(k, l.x)
+		y0, y1, y2 = apply3(l.dinv[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
+		l.x[3*i] += y0
+		l.x[3*i+1] += y1
+		l.x[3*i+2] += y2
+	}
+}
+
+// jacobi0Kernel: x = omega D^-1 b (the first sweep from x = 0).
+func (l *level) jacobi0Kernel(lo, hi int) {
+	w := l.omega
+	for i := lo; i < hi; i++ {
+		y0, y1, y2 := apply3(l.dinv[9*i:], l.b[3*i], l.b[3*i+1], l.b[3*i+2])
+		l.x[3*i], l.x[3*i+1], l.x[3*i+2] = w*y0, w*y1, w*y2
+	}
+}
+
+// jacobiKernel: t = x + omega D^-1 (b - A x).
+func (l *level) jacobiKernel(lo, hi int) {
+	w := l.omega
+	for i := lo; i < hi; i++ {
+		y0, y1, y2 := l.a.mulRow(i, l.x)
+		y0, y1, y2 = apply3(l.dinv[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
+		l.t[3*i], l.t[3*i+1], l.t[3*i+2] = l.x[3*i]+w*y0, l.x[3*i+1]+w*y1, l.x[3*i+2]+w*y2
+	}
+}
+
+// residualKernel: t = b - A x.
+func (l *level) residualKernel(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		y0, y1, y2 := l.a.mulRow(i, l.x)
+		l.t[3*i], l.t[3*i+1], l.t[3*i+2] = l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2
+	}
+}
+
+// restrictKernel: bc = R t over coarse rows.
+func (l *level) restrictKernel(lo, hi int) {
+	rt := &l.r.t
+	for i := lo; i < hi; i++ {
+		l.bc[3*i], l.bc[3*i+1], l.bc[3*i+2] = rt.mulRow(i, l.t)
+	}
+}
+
+// prolongKernel: x += P xc.
+func (l *level) prolongKernel(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		y0, y1, y2 := l.p.mulRow(i, l.xc)
+		l.x[3*i] += y0
+		l.x[3*i+1] += y1
+		l.x[3*i+2] += y2
+	}
+}
