@@ -48,11 +48,23 @@ type prim struct {
 	I, J int32
 }
 
-// slot is the per-pair result of the parallel pass.
+// slot is a hit of a pass: the pair's four vertices and its impact (the
+// proximity pass stores the distance in Imp.T).
 type slot struct {
 	V   [4]int32
 	Imp geom.Impact
-	Hit bool
+}
+
+// blockTris is the number of triangles per block of a pass: blocks are
+// fixed (not per worker), each fills its own hit list, and the lists are
+// read in block order, so the hits come in the same order for any Runner.
+const blockTris = 64
+
+// block is one block's scratch and hits.
+type block struct {
+	tris, stack []int32
+	prims       []prim
+	hits        []slot
 }
 
 // Solver holds the topology and the buffers reused across steps.
@@ -67,17 +79,17 @@ type Solver struct {
 	vertOwner []int32
 	edgeOwner []int32
 
-	bvh   geom.BVH
-	pairs []geom.TriPair
-	prims []prim
-	slots []slot
+	bvh    geom.BVH
+	blocks []block
 
 	// state read by the parallel bodies during a Solve.
-	x0     []float64
-	tol    float64
-	thick  float64
-	proxFn func(lo, hi int)
-	ccdFn  func(lo, hi int)
+	x0      []float64
+	tol     float64
+	thick   float64
+	test    func(pr prim, sl *slot) bool // the pass's narrow phase
+	proxFn  func(pr prim, sl *slot) bool
+	ccdFn   func(pr prim, sl *slot) bool
+	blockFn func(lo, hi int)
 
 	x1 []float64
 	// active marks the vertices a CCD pass must look at: all in the first
@@ -151,8 +163,10 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64) erro
 		}
 	}
 	s.bvh.Build(r, x0, faces, 0)
-	s.proxFn = s.proxRange
-	s.ccdFn = s.ccdRange
+	s.blocks = slices.Grow(s.blocks[:0], (nt+blockTris-1)/blockTris)[:(nt+blockTris-1)/blockTris]
+	s.proxFn = s.proxTest
+	s.ccdFn = s.ccdTest
+	s.blockFn = s.blockRange
 	s.parent = slices.Grow(s.parent[:0], nv)[:nv]
 	s.zoneV = slices.Grow(s.zoneV[:0], 8*nv)[:8*nv]
 	s.x1 = slices.Grow(s.x1[:0], 3*nv)[:3*nv]
@@ -187,16 +201,14 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 	// 1. Repulsions at x0 (Bridson 2002 sec. 7.2).
 	s.bvh.Margin = 0.5 * p.Thickness
 	s.bvh.Refit(r, x0)
-	s.gatherPrims()
-	s.runSlots(r, s.proxFn)
-	for i := range s.prims {
-		sl := &s.slots[i]
-		if !sl.Hit {
-			continue
+	s.run(r, s.proxFn)
+	for b := range s.blocks {
+		for i := range s.blocks[b].hits {
+			sl := &s.blocks[b].hits[i]
+			d := sl.Imp.T // the proximity pass stores the distance in T
+			st.Proximities++
+			applyImpulse(v, invMass, sl, 0.1*(p.Thickness-d)/h, p.Friction)
 		}
-		d := sl.Imp.T // the proximity pass stores the distance in T
-		st.Proximities++
-		applyImpulse(v, invMass, sl, 0.1*(p.Thickness-d)/h, p.Friction)
 	}
 
 	// 2. Collisions by CCD, then 3. impact zones.
@@ -216,22 +228,23 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 		}
 		copy(s.vPrev, v)
 		s.bvh.RefitSwept(r, x0, s.x1)
-		s.gatherPrims()
-		s.runSlots(r, s.ccdFn)
+		s.run(r, s.ccdFn)
 		st.Iterations++
 		n := 0
-		for i := range s.prims {
-			sl := &s.slots[i]
-			if !sl.Hit || (zones && s.sameZone(sl)) {
-				continue
-			}
-			n++
-			if !zones {
-				applyImpulse(v, invMass, sl, s.tol/h, p.Friction)
-			} else {
-				for _, a := range sl.V {
-					for _, b := range sl.V {
-						s.union(a, b)
+		for b := range s.blocks {
+			for i := range s.blocks[b].hits {
+				sl := &s.blocks[b].hits[i]
+				if zones && s.sameZone(sl) {
+					continue
+				}
+				n++
+				if !zones {
+					applyImpulse(v, invMass, sl, s.tol/h, p.Friction)
+				} else {
+					for _, a := range sl.V {
+						for _, b := range sl.V {
+							s.union(a, b)
+						}
 					}
 				}
 			}
@@ -243,9 +256,9 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 		for i := range s.active {
 			s.active[i] = false
 		}
-		for i := range s.prims {
-			if sl := &s.slots[i]; sl.Hit {
-				for _, a := range sl.V {
+		for b := range s.blocks {
+			for i := range s.blocks[b].hits {
+				for _, a := range s.blocks[b].hits[i].V {
 					s.active[a] = true
 				}
 			}
@@ -279,50 +292,68 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 	return st, nil
 }
 
-// gatherPrims turns the BVH's triangle pairs into the vertex-face pairs
-// (the vertex not in the face) and edge-edge pairs (no shared vertex) to
-// test, each once: from the triangle pair of its owners (vertOwner,
-// edgeOwner), which the BVH reports whenever the pair can be close, since
-// each owner's box holds the vertex or edge. Triangles sharing a vertex are
-// paired too: in a tight fold a vertex can cross a face of its own
-// one-ring. The order follows the sorted triangle pairs: deterministic.
-func (s *Solver) gatherPrims() {
-	s.pairs = s.bvh.SelfPairsAll(s.pairs)
-	s.prims = s.prims[:0]
-	for _, tp := range s.pairs {
-		fa, fb := s.faces[3*tp.A:3*tp.A+3], s.faces[3*tp.B:3*tp.B+3]
-		for k := range 3 {
-			if u := fa[k]; s.vertOwner[u] == tp.A && u != fb[0] && u != fb[1] && u != fb[2] {
-				s.prims = append(s.prims, prim{kindVF, u, tp.B})
-			}
-			if u := fb[k]; s.vertOwner[u] == tp.B && u != fa[0] && u != fa[1] && u != fa[2] {
-				s.prims = append(s.prims, prim{kindVF, u, tp.A})
-			}
-		}
-		for _, ea := range s.faceEdge[tp.A] {
-			if s.edgeOwner[ea] != tp.A {
-				continue
-			}
-			a := s.edges[ea]
-			for _, eb := range s.faceEdge[tp.B] {
-				if b := s.edges[eb]; s.edgeOwner[eb] == tp.B && a[0] != b[0] && a[0] != b[1] && a[1] != b[0] && a[1] != b[1] {
-					s.prims = append(s.prims, prim{kindEE, ea, eb})
+// run runs a pass: for every triangle pair the BVH reports, the narrow
+// phase test on each of its prims, in parallel over blocks of triangles;
+// each block keeps its hits in order.
+func (s *Solver) run(r Runner, test func(pr prim, sl *slot) bool) {
+	s.test = test
+	if r == nil {
+		s.blockFn(0, len(s.blocks))
+	} else {
+		r.For(len(s.blocks), s.blockFn)
+	}
+	s.test = nil
+}
+
+func (s *Solver) blockRange(lo, hi int) {
+	nt := int32(s.bvh.Len())
+	for b := lo; b < hi; b++ {
+		blk := &s.blocks[b]
+		blk.hits = blk.hits[:0]
+		for ta := int32(b * blockTris); ta < min(int32(b+1)*blockTris, nt); ta++ {
+			blk.tris, blk.stack = s.bvh.Overlapping(ta, blk.tris, blk.stack)
+			for _, tb := range blk.tris {
+				blk.prims = s.pairPrims(blk.prims[:0], ta, tb)
+				for _, pr := range blk.prims {
+					blk.hits = append(blk.hits, slot{})
+					if !s.test(pr, &blk.hits[len(blk.hits)-1]) {
+						blk.hits = blk.hits[:len(blk.hits)-1]
+					}
 				}
 			}
 		}
 	}
-	s.slots = slices.Grow(s.slots[:0], len(s.prims))[:len(s.prims)]
 }
 
-func (s *Solver) runSlots(r Runner, body func(lo, hi int)) {
-	if len(s.prims) == 0 {
-		return
+// pairPrims appends to dst the vertex-face pairs (the vertex not in the
+// face) and edge-edge pairs (no shared vertex) of triangles ta < tb that
+// they own (vertOwner, edgeOwner), so that each is tested once, from the
+// triangle pair of its owners, which the BVH reports whenever the pair can
+// be close, since each owner's box holds the vertex or edge. Triangles
+// sharing a vertex are paired too: in a tight fold a vertex can cross a face
+// of its own one-ring. The order is fixed: deterministic.
+func (s *Solver) pairPrims(dst []prim, ta, tb int32) []prim {
+	fa, fb := s.faces[3*ta:3*ta+3], s.faces[3*tb:3*tb+3]
+	for k := range 3 {
+		if u := fa[k]; s.vertOwner[u] == ta && u != fb[0] && u != fb[1] && u != fb[2] {
+			dst = append(dst, prim{kindVF, u, tb})
+		}
+		if u := fb[k]; s.vertOwner[u] == tb && u != fa[0] && u != fa[1] && u != fa[2] {
+			dst = append(dst, prim{kindVF, u, ta})
+		}
 	}
-	if r == nil {
-		body(0, len(s.prims))
-		return
+	for _, ea := range s.faceEdge[ta] {
+		if s.edgeOwner[ea] != ta {
+			continue
+		}
+		a := s.edges[ea]
+		for _, eb := range s.faceEdge[tb] {
+			if b := s.edges[eb]; s.edgeOwner[eb] == tb && a[0] != b[0] && a[0] != b[1] && a[1] != b[0] && a[1] != b[1] {
+				dst = append(dst, prim{kindEE, ea, eb})
+			}
+		}
 	}
-	r.For(len(s.prims), body)
+	return dst
 }
 
 func (s *Solver) primVerts(pr prim) [4]int32 {
@@ -338,88 +369,147 @@ func vec(x []float64, i int32) dense.Vec3 {
 	return dense.Vec3{x[3*i], x[3*i+1], x[3*i+2]}
 }
 
-// proxRange: distances at x0 of the pairs [lo, hi); Hit when closer than
-// the thickness, with the distance in Imp.T.
-func (s *Solver) proxRange(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		pr := s.prims[i]
-		sl := &s.slots[i]
-		sl.V = s.primVerts(pr)
-		var p [4]dense.Vec3
-		for k := range 4 {
-			p[k] = vec(s.x0, sl.V[k])
-		}
-		// The distance to the face's plane (the edges' lines) bounds the
-		// distance from below: most candidates stop here.
-		var n dense.Vec3
-		var r1 dense.Vec3
-		if pr.Kind == kindVF {
-			n, r1 = p[2].Sub(p[1]).Cross(p[3].Sub(p[1])), p[0].Sub(p[1])
-		} else {
-			n, r1 = p[1].Sub(p[0]).Cross(p[3].Sub(p[2])), p[2].Sub(p[0])
-		}
-		if math.Abs(n.Dot(r1)) >= s.thick*n.Norm() {
-			sl.Hit = false
-			continue
-		}
-		var d float64
-		var w [4]float64
-		if pr.Kind == kindVF {
-			b, dd := geom.PointTriangleClosest(p[0], p[1], p[2], p[3])
-			d, w = dd, [4]float64{1, -b[0], -b[1], -b[2]}
-		} else {
-			a, u, dd := geom.EdgeEdgeClosest(p[0], p[1], p[2], p[3])
-			d, w = dd, [4]float64{1 - a, a, -(1 - u), -u}
-		}
-		sl.Hit = d < s.thick
-		if !sl.Hit {
-			continue
-		}
-		var rel dense.Vec3
-		for k := range 4 {
-			rel = rel.Add(p[k].Scale(w[k]))
-		}
-		if rn := rel.Norm(); rn > 1e-9*s.thick {
-			n = rel.Scale(1 / rn)
-		} else {
-			// Touching: the plane normal, of the face or of the two edges.
-			if pr.Kind == kindVF {
-				n = p[2].Sub(p[1]).Cross(p[3].Sub(p[1]))
-			} else {
-				n = p[1].Sub(p[0]).Cross(p[3].Sub(p[2]))
-			}
-			if nn := n.Norm(); nn > 0 {
-				n = n.Scale(1 / nn)
-			} else {
-				sl.Hit = false
-				continue
-			}
-		}
-		sl.Imp = geom.Impact{T: d, W: w, N: n}
+// proxTest: the distance at x0 of pair pr; a hit when closer than the
+// thickness, with the distance in Imp.T.
+func (s *Solver) proxTest(pr prim, sl *slot) bool {
+	sl.V = s.primVerts(pr)
+	var p [4]dense.Vec3
+	for k := range 4 {
+		p[k] = vec(s.x0, sl.V[k])
 	}
+	// Separated boxes (the vertex's or first edge's against the other's)
+	// along an axis by more than the thickness: the coplanar neighbours of a
+	// flat sheet stop here, which the plane test below cannot reject.
+	if boxesApart(&p, &p, pr.Kind == kindEE, s.thick*(1+1e-9)) {
+		return false
+	}
+	// The distance to the face's plane (the edges' lines) bounds the
+	// distance from below: most other candidates stop here.
+	var n dense.Vec3
+	var r1 dense.Vec3
+	if pr.Kind == kindVF {
+		n, r1 = p[2].Sub(p[1]).Cross(p[3].Sub(p[1])), p[0].Sub(p[1])
+	} else {
+		n, r1 = p[1].Sub(p[0]).Cross(p[3].Sub(p[2])), p[2].Sub(p[0])
+	}
+	if math.Abs(n.Dot(r1)) >= s.thick*n.Norm() {
+		return false
+	}
+	var d float64
+	var w [4]float64
+	if pr.Kind == kindVF {
+		b, dd := geom.PointTriangleClosest(p[0], p[1], p[2], p[3])
+		d, w = dd, [4]float64{1, -b[0], -b[1], -b[2]}
+	} else {
+		a, u, dd := geom.EdgeEdgeClosest(p[0], p[1], p[2], p[3])
+		d, w = dd, [4]float64{1 - a, a, -(1 - u), -u}
+	}
+	if !(d < s.thick) {
+		return false
+	}
+	var rel dense.Vec3
+	for k := range 4 {
+		rel = rel.Add(p[k].Scale(w[k]))
+	}
+	if rn := rel.Norm(); rn > 1e-9*s.thick {
+		n = rel.Scale(1 / rn)
+	} else {
+		// Touching: the plane normal, of the face or of the two edges.
+		if pr.Kind == kindVF {
+			n = p[2].Sub(p[1]).Cross(p[3].Sub(p[1]))
+		} else {
+			n = p[1].Sub(p[0]).Cross(p[3].Sub(p[2]))
+		}
+		nn := n.Norm()
+		if !(nn > 0) {
+			return false
+		}
+		n = n.Scale(1 / nn)
+	}
+	sl.Imp = geom.Impact{T: d, W: w, N: n}
+	return true
 }
 
-// ccdRange: CCD over x0 -> x1 of the pairs [lo, hi).
-func (s *Solver) ccdRange(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		pr := s.prims[i]
-		sl := &s.slots[i]
-		sl.V = s.primVerts(pr)
-		if a := s.active; !a[sl.V[0]] && !a[sl.V[1]] && !a[sl.V[2]] && !a[sl.V[3]] {
-			sl.Hit = false
-			continue
-		}
-		var x, d [4]dense.Vec3
-		for k := range 4 {
-			x[k] = vec(s.x0, sl.V[k])
-			d[k] = vec(s.x1, sl.V[k]).Sub(x[k])
-		}
-		if pr.Kind == kindVF {
-			sl.Imp, sl.Hit = geom.VertexFaceCCD(&x, &d, s.tol)
+// ccdTest: CCD over x0 -> x1 of pair pr.
+func (s *Solver) ccdTest(pr prim, sl *slot) bool {
+	sl.V = s.primVerts(pr)
+	if a := s.active; !a[sl.V[0]] && !a[sl.V[1]] && !a[sl.V[2]] && !a[sl.V[3]] {
+		return false
+	}
+	var x, x1, d [4]dense.Vec3
+	for k := range 4 {
+		x[k] = vec(s.x0, sl.V[k])
+		x1[k] = vec(s.x1, sl.V[k])
+		d[k] = x1[k].Sub(x[k])
+	}
+	ee := pr.Kind == kindEE
+	// The CCD reports an impact only where the primitives come within tol
+	// (geom.proximityAt): swept boxes apart by more than that (2 tol, for
+	// the rounding of x0 + t d), or a start distance larger than tol plus
+	// the most the motion can close it, rule one out.
+	if boxesApart(&x, &x1, ee, 2*s.tol) || s.farApart(&x, &d, ee) {
+		return false
+	}
+	var hit bool
+	if pr.Kind == kindVF {
+		sl.Imp, hit = geom.VertexFaceCCD(&x, &d, s.tol)
+	} else {
+		sl.Imp, hit = geom.EdgeEdgeCCD(&x, &d, s.tol)
+	}
+	return hit
+}
+
+// boxesApart reports whether the box of the first primitive (vertex p[0],
+// or edge p[0] p[1]) at a and b is more than margin away, along some axis,
+// from the box of the second (face p[1..3] or edge p[2] p[3]) at a and b.
+func boxesApart(a, b *[4]dense.Vec3, edge bool, margin float64) bool {
+	for k := range 3 {
+		lo, hi := min(a[2][k], a[3][k], b[2][k], b[3][k]), max(a[2][k], a[3][k], b[2][k], b[3][k])
+		plo, phi := min(a[0][k], b[0][k]), max(a[0][k], b[0][k])
+		if edge {
+			plo, phi = min(plo, a[1][k], b[1][k]), max(phi, a[1][k], b[1][k])
 		} else {
-			sl.Imp, sl.Hit = geom.EdgeEdgeCCD(&x, &d, s.tol)
+			lo, hi = min(lo, a[1][k], b[1][k]), max(hi, a[1][k], b[1][k])
+		}
+		if plo > hi+margin || phi < lo-margin {
+			return true
 		}
 	}
+	return false
+}
+
+// farApart reports whether the pair's distance stays above 2 tol over the
+// motion x + t d, t in [0, 1]. Relative to the first point's motion d[0],
+// the closest points of the pair close in by at most m = |d1 - d0| plus the
+// largest |dk - d0| of the second primitive (each is a convex combination of
+// its points), so the distance at t is at least its start value minus t m.
+// The start distance is bounded from below by the distance to the face's
+// plane (the edges' lines) first and computed only where that is not
+// enough.
+func (s *Solver) farApart(x, d *[4]dense.Vec3, edge bool) bool {
+	var m float64
+	if edge {
+		m = d[1].Sub(d[0]).Norm() + max(d[2].Sub(d[0]).Norm(), d[3].Sub(d[0]).Norm())
+	} else {
+		m = max(d[1].Sub(d[0]).Norm(), d[2].Sub(d[0]).Norm(), d[3].Sub(d[0]).Norm())
+	}
+	need := 2*s.tol + m
+	var n, r dense.Vec3
+	if edge {
+		n, r = x[1].Sub(x[0]).Cross(x[3].Sub(x[2])), x[2].Sub(x[0])
+	} else {
+		n, r = x[2].Sub(x[1]).Cross(x[3].Sub(x[1])), x[0].Sub(x[1])
+	}
+	if math.Abs(n.Dot(r)) > need*n.Norm() {
+		return true
+	}
+	var dist float64
+	if edge {
+		_, _, dist = geom.EdgeEdgeClosest(x[0], x[1], x[2], x[3])
+	} else {
+		_, dist = geom.PointTriangleClosest(x[0], x[1], x[2], x[3])
+	}
+	return dist > need
 }
 
 // applyImpulse raises the pair's relative normal velocity n . sum W_i v_i

@@ -337,9 +337,16 @@ func TestPrimsCompleteAndUnique(t *testing.T) {
 	}
 	s.bvh.Margin = th / 2
 	s.bvh.Refit(nil, x0)
-	s.gatherPrims()
+	var prims []prim
+	var tris, stack []int32
+	for ta := range int32(s.bvh.Len()) {
+		tris, stack = s.bvh.Overlapping(ta, tris, stack)
+		for _, tb := range tris {
+			prims = s.pairPrims(prims, ta, tb)
+		}
+	}
 	count := map[prim]int{}
-	for _, p := range s.prims {
+	for _, p := range prims {
 		if p.Kind == kindEE && p.I > p.J {
 			p.I, p.J = p.J, p.I
 		}
@@ -384,5 +391,5 @@ func TestPrimsCompleteAndUnique(t *testing.T) {
 	if want < 100 {
 		t.Fatalf("only %d close pairs: the test checks too little", want)
 	}
-	t.Logf("%d close pairs among %d gathered", want, len(s.prims))
+	t.Logf("%d close pairs among %d gathered", want, len(prims))
 }
