@@ -67,10 +67,22 @@ type block struct {
 	hits        []slot
 }
 
+// Kinematic is geometry with prescribed motion that the cloth must not
+// cross: obstacles. Its vertices have infinite mass and move linearly at V
+// over the step; its triangles are tested against the cloth's (vertex-face
+// both ways and edge-edge), never against each other. Any triangulated
+// obstacle fits: a box's 12 triangles, a tessellated sphere, a mesh.
+type Kinematic struct {
+	X, V  []float64 // positions at the start of the step and velocities, 3 per vertex
+	Faces []int32   // triangles, 3 indices into X per triangle
+}
+
 // Solver holds the topology and the buffers reused across steps.
 type Solver struct {
-	nv       int
-	faces    []int32
+	// nv vertices in all: the cloth's nc, then the kinematic ones; faces
+	// likewise, the cloth's first (ncf triangles).
+	nv, nc, ncf int
+	faces       []int32
 	edges    [][2]int32
 	faceEdge [][3]int32
 	// The lowest-numbered face holding each vertex and each edge: a
@@ -91,6 +103,11 @@ type Solver struct {
 	ccdFn   func(pr prim, sl *slot) bool
 	blockFn func(lo, hi int)
 
+	// The cloth's and the kinematic vertices' positions, velocities and
+	// inverse masses, one array each (the cloth's are copied in and the
+	// velocities back).
+	xa, va, ima []float64
+
 	x1 []float64
 	// active marks the vertices a CCD pass must look at: all in the first
 	// pass; later, those whose velocity changed in the last pass or that
@@ -101,24 +118,41 @@ type Solver struct {
 	vPrev  []float64
 	parent []int32
 	zoneV  []float64 // per root: momentum sum (3), mass, fixed velocity sum (3), fixed count
+	fits   []affineFit
+	fitOf  []int32 // per root: index into fits
 }
 
-// SetTopology (re)builds the edge list and the BVH for nv vertices and the
-// triangles faces (3 per triangle). Call it when the topology changes.
-func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64) error {
-	if len(faces)%3 != 0 {
-		return fmt.Errorf("selfcontact: %d face indices, not a multiple of 3", len(faces))
+// SetTopology (re)builds the edge list and the BVH for nv cloth vertices
+// and the triangles faces (3 per triangle) at positions x0, and the
+// kinematic geometry k (k.V unused). Call it when the topology changes.
+func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64, k Kinematic) error {
+	if len(faces)%3 != 0 || len(k.Faces)%3 != 0 {
+		return fmt.Errorf("selfcontact: %d cloth and %d kinematic face indices, not multiples of 3", len(faces), len(k.Faces))
 	}
 	for _, v := range faces {
 		if v < 0 || int(v) >= nv {
 			return fmt.Errorf("selfcontact: face vertex %d out of range [0,%d)", v, nv)
 		}
 	}
-	if len(x0) != 3*nv {
-		return fmt.Errorf("selfcontact: %d position floats for %d vertices", len(x0), nv)
+	nk := len(k.X) / 3
+	for _, v := range k.Faces {
+		if v < 0 || int(v) >= nk {
+			return fmt.Errorf("selfcontact: kinematic face vertex %d out of range [0,%d)", v, nk)
+		}
 	}
+	if len(x0) != 3*nv || len(k.X) != 3*nk {
+		return fmt.Errorf("selfcontact: %d position floats for %d vertices, %d kinematic", len(x0), nv, len(k.X))
+	}
+	s.nc, s.ncf = nv, len(faces)/3
+	nv += nk
+	s.xa = append(append(s.xa[:0], x0...), k.X...)
+	x0 = s.xa
+	faces = append(s.faces[:0], faces...)
+	for _, v := range k.Faces {
+		faces = append(faces, v+int32(s.nc))
+	}
+	s.faces = faces
 	s.nv = nv
-	s.faces = append(s.faces[:0], faces...)
 	nt := len(faces) / 3
 	type he struct {
 		a, b int32
@@ -163,25 +197,33 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64) erro
 		}
 	}
 	s.bvh.Build(r, x0, faces, 0)
-	s.blocks = slices.Grow(s.blocks[:0], (nt+blockTris-1)/blockTris)[:(nt+blockTris-1)/blockTris]
+	nb := (s.ncf + blockTris - 1) / blockTris // blocks of cloth triangles
+	s.blocks = slices.Grow(s.blocks[:0], nb)[:nb]
 	s.proxFn = s.proxTest
 	s.ccdFn = s.ccdTest
 	s.blockFn = s.blockRange
 	s.parent = slices.Grow(s.parent[:0], nv)[:nv]
 	s.zoneV = slices.Grow(s.zoneV[:0], 8*nv)[:8*nv]
 	s.x1 = slices.Grow(s.x1[:0], 3*nv)[:3*nv]
+	s.va = slices.Grow(s.va[:0], 3*nv)[:3*nv]
+	s.ima = slices.Grow(s.ima[:0], nv)[:nv]
 	return nil
 }
 
-// Solve corrects v (3 per vertex, in place) so that x0 + h v is reached
-// without crossings from x0, and proximities closer than p.Thickness at x0
-// are repelled. invMass is each vertex's inverse mass (0: fixed, never
-// moved by an impulse). The topology is the last SetTopology's; x0 must be
-// intersection-free for the guarantee to hold.
-func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) (Stats, error) {
+// Solve corrects the cloth velocities v (3 per vertex, in place) so that
+// x0 + h v is reached without crossings from x0, of the cloth with itself
+// and with the kinematic geometry k moving by h k.V, and proximities closer
+// than p.Thickness at x0 are repelled. invMass is each cloth vertex's
+// inverse mass (0: fixed, never moved by an impulse). The topology is the
+// last SetTopology's (k with as many vertices and the same triangles); the
+// start must be intersection-free for the guarantee to hold.
+func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, k Kinematic) (Stats, error) {
 	var st Stats
-	if len(x0) != 3*s.nv || len(v) != 3*s.nv || len(invMass) != s.nv {
-		return st, fmt.Errorf("selfcontact: %d positions, %d velocities, %d inverse masses for %d vertices", len(x0), len(v), len(invMass), s.nv)
+	if len(x0) != 3*s.nc || len(v) != 3*s.nc || len(invMass) != s.nc {
+		return st, fmt.Errorf("selfcontact: %d positions, %d velocities, %d inverse masses for %d vertices", len(x0), len(v), len(invMass), s.nc)
+	}
+	if nk := s.nv - s.nc; len(k.X) != 3*nk || len(k.V) != 3*nk {
+		return st, fmt.Errorf("selfcontact: %d kinematic positions, %d velocities for %d vertices", len(k.X), len(k.V), nk)
 	}
 	if !(p.Thickness > 0) || !(p.Friction >= 0) || !(h > 0) {
 		return st, errors.New("selfcontact: thickness and h must be > 0 and friction >= 0")
@@ -194,6 +236,13 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 		iters = 4
 	}
 	iters = max(iters, 0)
+	cv := v
+	x0 = append(append(s.xa[:0], x0...), k.X...)
+	v = append(append(s.va[:0], v...), k.V...)
+	copy(s.ima, invMass)
+	clear(s.ima[s.nc:]) // kinematic: infinite mass
+	invMass = s.ima
+	defer copy(cv, v)
 	s.x0, s.thick = x0, p.Thickness
 	// Collisions are impacts within tol: a small fraction of the thickness.
 	s.tol = 1e-3 * p.Thickness
@@ -306,7 +355,7 @@ func (s *Solver) run(r Runner, test func(pr prim, sl *slot) bool) {
 }
 
 func (s *Solver) blockRange(lo, hi int) {
-	nt := int32(s.bvh.Len())
+	nt := int32(s.ncf) // kinematic triangles only pair with later ones: none
 	for b := lo; b < hi; b++ {
 		blk := &s.blocks[b]
 		blk.hits = blk.hits[:0]
@@ -585,14 +634,19 @@ func (s *Solver) sameZone(sl *slot) bool {
 }
 
 // rigidify gives every free vertex of a zone the zone's velocity: its
-// momentum over its mass, or the fixed vertices' mean velocity when it holds
-// any. It returns the number of zones whose fixed vertices move differently
-// (for which the guarantee does not hold).
+// momentum over its mass, or the fixed vertices' velocity when it holds
+// any. Fixed vertices that all share one velocity (static or translating
+// pins and obstacles) give it to the zone; ones that do not but whose
+// velocities are an affine function v = A x + b of their start positions
+// (the linearised motion of a turning obstacle: v = vc + omega x (x - c))
+// give the zone that function: every zone vertex then moves by the affine
+// map x -> x + h (A x + b), invertible for small h |A|, which keeps the zone
+// free of crossings as a translation does. It returns the number of zones
+// whose fixed vertices fit neither (for which the guarantee does not hold;
+// they take the fixed vertices' mean velocity).
 func (s *Solver) rigidify(v, invMass []float64) int {
 	z := s.zoneV
-	for i := range z {
-		z[i] = 0
-	}
+	clear(z)
 	for i := range int32(s.nv) {
 		if s.parent[i] < 0 {
 			continue
@@ -624,18 +678,165 @@ func (s *Solver) rigidify(v, invMass []float64) int {
 			z[r], z[r+1], z[r+2] = z[r]/m, z[r+1]/m, z[r+2]/m
 		}
 	}
-	unresolved := 0
+	// Zones whose fixed vertices disagree: z[r+7] = -1, fitted below.
+	mixed := false
 	for i := range int32(s.nv) {
-		if s.parent[i] < 0 {
+		if s.parent[i] < 0 || invMass[i] != 0 {
 			continue
 		}
 		r := 8 * s.find(i)
-		if invMass[i] != 0 {
-			v[3*i], v[3*i+1], v[3*i+2] = z[r], z[r+1], z[r+2]
-		} else if z[r+7] > 0 && vec(v, i).Sub(dense.Vec3{z[r], z[r+1], z[r+2]}).Norm() > 1e-12*(1+vec(v, i).Norm()) {
-			unresolved++
-			z[r+7] = -1 // count the zone once
+		if z[r+7] > 0 && !sameVel(vec(v, i), dense.Vec3{z[r], z[r+1], z[r+2]}) {
+			z[r+7] = -1
+			mixed = true
+		}
+	}
+	unresolved := 0
+	if mixed {
+		unresolved = s.fitAffine(v, invMass)
+	}
+	for i := range int32(s.nv) {
+		if s.parent[i] < 0 || invMass[i] == 0 {
+			continue
+		}
+		root := s.find(i)
+		r := 8 * root
+		if z[r+7] == -2 {
+			g := s.fits[s.fitOf[root]].g
+			q := vec(s.x0, i).Sub(vec(s.x0, root))
+			for c := range 3 {
+				v[3*i+int32(c)] = g[0][c]*q[0] + g[1][c]*q[1] + g[2][c]*q[2] + g[3][c]
+			}
+			continue
+		}
+		v[3*i], v[3*i+1], v[3*i+2] = z[r], z[r+1], z[r+2]
+	}
+	return unresolved
+}
+
+func sameVel(a, b dense.Vec3) bool {
+	return a.Sub(b).Norm() <= 1e-12*(1+a.Norm())
+}
+
+// affineFit is the least-squares fit v = G^T [x - x_root; 1] of a zone's
+// fixed vertices' velocities: M = sum q q^T, B = sum q v^T, M G = B.
+type affineFit struct {
+	m [4][4]float64
+	b [4][3]float64
+	g [4][3]float64
+}
+
+// fitAffine fits the mixed zones (z[r+7] == -1): those whose fixed vertices
+// fit an affine velocity to rounding get z[r+7] = -2 and their fit in
+// s.fits; it returns the number of the others.
+func (s *Solver) fitAffine(v, invMass []float64) int {
+	z := s.zoneV
+	s.fits = s.fits[:0]
+	s.fitOf = slices.Grow(s.fitOf[:0], s.nv)[:s.nv]
+	for i := range s.nv {
+		if s.parent[i] == int32(i) && z[8*i+7] == -1 {
+			s.fitOf[i] = int32(len(s.fits))
+			s.fits = append(s.fits, affineFit{})
+		}
+	}
+	fixedOf := func(i int32) (*affineFit, [4]float64, bool) {
+		if s.parent[i] < 0 || invMass[i] != 0 {
+			return nil, [4]float64{}, false
+		}
+		root := s.find(i)
+		if z[8*root+7] != -1 {
+			return nil, [4]float64{}, false
+		}
+		d := vec(s.x0, i).Sub(vec(s.x0, root))
+		return &s.fits[s.fitOf[root]], [4]float64{d[0], d[1], d[2], 1}, true
+	}
+	for i := range int32(s.nv) {
+		f, q, ok := fixedOf(i)
+		if !ok {
+			continue
+		}
+		vi := vec(v, i)
+		for a := range 4 {
+			for b := range 4 {
+				f.m[a][b] += q[a] * q[b]
+			}
+			for c := range 3 {
+				f.b[a][c] += q[a] * vi[c]
+			}
+		}
+	}
+	ok := make([]bool, len(s.fits))
+	for k := range s.fits {
+		ok[k] = solve4(&s.fits[k])
+	}
+	for i := range int32(s.nv) {
+		f, q, isFixed := fixedOf(i)
+		if !isFixed {
+			continue
+		}
+		k := s.fitOf[s.find(i)]
+		if !ok[k] {
+			continue
+		}
+		var fv dense.Vec3
+		for c := range 3 {
+			fv[c] = f.g[0][c]*q[0] + f.g[1][c]*q[1] + f.g[2][c]*q[2] + f.g[3][c]
+		}
+		if vi := vec(v, i); fv.Sub(vi).Norm() > 1e-9*(1+vi.Norm()) {
+			ok[k] = false
+		}
+	}
+	unresolved := 0
+	for i := range s.nv {
+		if s.parent[i] == int32(i) && z[8*i+7] == -1 {
+			if ok[s.fitOf[i]] {
+				z[8*i+7] = -2
+			} else {
+				unresolved++
+			}
 		}
 	}
 	return unresolved
+}
+
+// solve4 solves f.m g = f.b by Gaussian elimination with partial pivoting
+// into f.g; false when m is (numerically) singular: fewer than four fixed
+// vertices off one plane.
+func solve4(f *affineFit) bool {
+	m, b := f.m, f.b
+	scale := 0.0
+	for a := range 4 {
+		scale = max(scale, math.Abs(m[a][a]))
+	}
+	for col := range 4 {
+		piv := col
+		for r := col + 1; r < 4; r++ {
+			if math.Abs(m[r][col]) > math.Abs(m[piv][col]) {
+				piv = r
+			}
+		}
+		if !(math.Abs(m[piv][col]) > 1e-12*scale) {
+			return false
+		}
+		m[col], m[piv] = m[piv], m[col]
+		b[col], b[piv] = b[piv], b[col]
+		for r := col + 1; r < 4; r++ {
+			l := m[r][col] / m[col][col]
+			for c := col; c < 4; c++ {
+				m[r][c] -= l * m[col][c]
+			}
+			for c := range 3 {
+				b[r][c] -= l * b[col][c]
+			}
+		}
+	}
+	for row := 3; row >= 0; row-- {
+		for c := range 3 {
+			x := b[row][c]
+			for k := row + 1; k < 4; k++ {
+				x -= m[row][k] * f.g[k][c]
+			}
+			f.g[row][c] = x / m[row][row]
+		}
+	}
+	return true
 }

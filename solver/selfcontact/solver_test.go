@@ -67,10 +67,10 @@ func endPositions(x0, v []float64, h float64) []float64 {
 func solve(t *testing.T, r Runner, x0, v, invMass []float64, faces []int32, h float64, p Params) Stats {
 	t.Helper()
 	var s Solver
-	if err := s.SetTopology(r, len(x0)/3, faces, x0); err != nil {
+	if err := s.SetTopology(r, len(x0)/3, faces, x0, Kinematic{}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.Solve(r, x0, v, invMass, h, p)
+	st, err := s.Solve(r, x0, v, invMass, h, p, Kinematic{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,17 +275,17 @@ func TestSolveNoAllocSteadyState(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x0, v, faces := foldCase(rng)
 	var s Solver
-	if err := s.SetTopology(nil, len(x0)/3, faces, x0); err != nil {
+	if err := s.SetTopology(nil, len(x0)/3, faces, x0, Kinematic{}); err != nil {
 		t.Fatal(err)
 	}
 	im := ones(len(x0) / 3)
 	vs := slices.Clone(v)
-	if _, err := s.Solve(nil, x0, vs, im, 0.1, Params{Thickness: 0.004}); err != nil {
+	if _, err := s.Solve(nil, x0, vs, im, 0.1, Params{Thickness: 0.004}, Kinematic{}); err != nil {
 		t.Fatal(err)
 	}
 	if a := testing.AllocsPerRun(5, func() {
 		copy(vs, v)
-		if _, err := s.Solve(nil, x0, vs, im, 0.1, Params{Thickness: 0.004}); err != nil {
+		if _, err := s.Solve(nil, x0, vs, im, 0.1, Params{Thickness: 0.004}, Kinematic{}); err != nil {
 			t.Fatal(err)
 		}
 	}); a != 0 {
@@ -332,7 +332,7 @@ func TestPrimsCompleteAndUnique(t *testing.T) {
 	}
 	const th = 0.03
 	var s Solver
-	if err := s.SetTopology(nil, len(x0)/3, faces, x0); err != nil {
+	if err := s.SetTopology(nil, len(x0)/3, faces, x0, Kinematic{}); err != nil {
 		t.Fatal(err)
 	}
 	s.bvh.Margin = th / 2

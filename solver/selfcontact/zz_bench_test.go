@@ -36,7 +36,7 @@ func BenchmarkZZCrumple(b *testing.B) {
 	c := zzLoad(b)
 	var s Solver
 	r := testrun.Chunked{Workers: 2, Grain: 4}
-	if err := s.SetTopology(r, len(c.X[0])/3, c.Faces, c.X[0]); err != nil {
+	if err := s.SetTopology(r, len(c.X[0])/3, c.Faces, c.X[0], Kinematic{}); err != nil {
 		b.Fatal(err)
 	}
 	v := make([]float64, len(c.V[0]))
@@ -45,7 +45,7 @@ func BenchmarkZZCrumple(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for k := range c.X {
 			copy(v, c.V[k])
-			st, err := s.Solve(r, c.X[k], v, c.InvMass[k], c.H, p)
+			st, err := s.Solve(r, c.X[k], v, c.InvMass[k], c.H, p, Kinematic{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,12 +66,12 @@ func TestZZHash(t *testing.T) {
 	f.Close()
 	var s Solver
 	r := testrun.Chunked{Workers: 2, Grain: 3}
-	s.SetTopology(r, len(c.X[0])/3, c.Faces, c.X[0])
+	s.SetTopology(r, len(c.X[0])/3, c.Faces, c.X[0], Kinematic{})
 	p := Params{Thickness: 0.004, Friction: 0.3}
 	h := fnv.New64a()
 	for k := range c.X {
 		v := slices.Clone(c.V[k])
-		st, err := s.Solve(r, c.X[k], v, c.InvMass[k], c.H, p)
+		st, err := s.Solve(r, c.X[k], v, c.InvMass[k], c.H, p, Kinematic{})
 		if err != nil {
 			t.Fatal(err)
 		}
