@@ -83,8 +83,8 @@ type Solver struct {
 	// likewise, the cloth's first (ncf triangles).
 	nv, nc, ncf int
 	faces       []int32
-	edges    [][2]int32
-	faceEdge [][3]int32
+	edges       [][2]int32
+	faceEdge    [][3]int32
 	// The lowest-numbered face holding each vertex and each edge: a
 	// vertex-face or edge-edge pair is taken only from the triangle pair of
 	// its owners, so each is tested once without sorting out duplicates.
