@@ -120,6 +120,7 @@ type Solver struct {
 	zoneV  []float64 // per root: momentum sum (3), mass, fixed velocity sum (3), fixed count
 	fits   []affineFit
 	fitOf  []int32 // per root: index into fits
+	body   []int32 // per vertex: its kinematic body's lowest vertex (itself for cloth)
 }
 
 // SetTopology (re)builds the edge list and the BVH for nv cloth vertices
@@ -207,6 +208,28 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64, k Ki
 	s.x1 = slices.Grow(s.x1[:0], 3*nv)[:3*nv]
 	s.va = slices.Grow(s.va[:0], 3*nv)[:3*nv]
 	s.ima = slices.Grow(s.ima[:0], nv)[:nv]
+	// The kinematic bodies: connected components of the kinematic triangles,
+	// each named by its lowest vertex.
+	s.body = slices.Grow(s.body[:0], nv)[:nv]
+	for i := range s.body {
+		s.body[i] = int32(i)
+	}
+	root := func(i int32) int32 {
+		for s.body[i] != i {
+			s.body[i] = s.body[s.body[i]]
+			i = s.body[i]
+		}
+		return i
+	}
+	for f := s.ncf; f < nt; f++ {
+		for k := 1; k < 3; k++ {
+			a, b := root(faces[3*f]), root(faces[3*f+k])
+			s.body[max(a, b)] = min(a, b)
+		}
+	}
+	for i := range int32(nv) {
+		s.body[i] = root(i)
+	}
 	return nil
 }
 
@@ -316,6 +339,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 			zones = true
 		}
 		if zones && pass+1 > iters {
+			s.mergeBodies()
 			st.Unresolved = s.rigidify(v, invMass)
 		}
 		for i := range s.active {
@@ -631,6 +655,22 @@ func (s *Solver) sameZone(sl *slot) bool {
 		}
 	}
 	return true
+}
+
+// mergeBodies adds to a zone the whole kinematic body of each kinematic
+// vertex in it: the zone then moves with the body's motion, which its
+// vertices determine (an impact alone names one to three of them).
+func (s *Solver) mergeBodies() {
+	for i := int32(s.nc); i < int32(s.nv); i++ {
+		if s.parent[i] >= 0 {
+			s.union(i, s.body[i])
+		}
+	}
+	for i := int32(s.nc); i < int32(s.nv); i++ {
+		if s.parent[s.body[i]] >= 0 {
+			s.union(i, s.body[i])
+		}
+	}
 }
 
 // rigidify gives every free vertex of a zone the zone's velocity: its
