@@ -19,6 +19,9 @@ type Runner = geom.Runner
 type Params struct {
 	// Thickness is the distance (m) below which proximities are repelled.
 	Thickness float64
+	// KinematicThickness is that distance for the pairs with kinematic
+	// geometry (an obstacle's contact layer; 0: Thickness).
+	KinematicThickness float64
 	// Friction is the Coulomb coefficient mu >= 0.
 	Friction float64
 	// CollisionIterations is the number of CCD impulse sweeps before the
@@ -98,6 +101,7 @@ type Solver struct {
 	x0      []float64
 	tol     float64
 	thick   float64
+	kthick  float64
 	test    func(pr prim, sl *slot) bool // the pass's narrow phase
 	proxFn  func(pr prim, sl *slot) bool
 	ccdFn   func(pr prim, sl *slot) bool
@@ -248,8 +252,11 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	if nk := s.nv - s.nc; len(k.X) != 3*nk || len(k.V) != 3*nk {
 		return st, fmt.Errorf("selfcontact: %d kinematic positions, %d velocities for %d vertices", len(k.X), len(k.V), nk)
 	}
-	if !(p.Thickness > 0) || !(p.Friction >= 0) || !(h > 0) {
-		return st, errors.New("selfcontact: thickness and h must be > 0 and friction >= 0")
+	if p.KinematicThickness == 0 {
+		p.KinematicThickness = p.Thickness
+	}
+	if !(p.Thickness > 0) || !(p.KinematicThickness > 0) || !(p.Friction >= 0) || !(h > 0) {
+		return st, errors.New("selfcontact: thicknesses and h must be > 0 and friction >= 0")
 	}
 	if s.bvh.Len() == 0 {
 		return st, nil
@@ -266,20 +273,20 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	clear(s.ima[s.nc:]) // kinematic: infinite mass
 	invMass = s.ima
 	defer copy(cv, v)
-	s.x0, s.thick = x0, p.Thickness
+	s.x0, s.thick, s.kthick = x0, p.Thickness, p.KinematicThickness
 	// Collisions are impacts within tol: a small fraction of the thickness.
 	s.tol = 1e-3 * p.Thickness
 
 	// 1. Repulsions at x0 (Bridson 2002 sec. 7.2).
-	s.bvh.Margin = 0.5 * p.Thickness
+	s.bvh.Margin = 0.5 * max(p.Thickness, p.KinematicThickness)
 	s.bvh.Refit(r, x0)
 	s.run(r, s.proxFn)
 	for b := range s.blocks {
 		for i := range s.blocks[b].hits {
 			sl := &s.blocks[b].hits[i]
-			d := sl.Imp.T // the proximity pass stores the distance in T
 			st.Proximities++
-			applyImpulse(v, invMass, sl, 0.1*(p.Thickness-d)/h, p.Friction)
+			// The proximity pass stores thickness - distance in T.
+			applyImpulse(v, invMass, sl, 0.1*sl.Imp.T/h, p.Friction)
 		}
 	}
 
@@ -443,9 +450,14 @@ func vec(x []float64, i int32) dense.Vec3 {
 }
 
 // proxTest: the distance at x0 of pair pr; a hit when closer than the
-// thickness, with the distance in Imp.T.
+// thickness (the kinematic one for a pair with kinematic vertices), with
+// the thickness less the distance in Imp.T.
 func (s *Solver) proxTest(pr prim, sl *slot) bool {
 	sl.V = s.primVerts(pr)
+	th := s.thick
+	if nc := int32(s.nc); sl.V[0] >= nc || sl.V[1] >= nc || sl.V[2] >= nc || sl.V[3] >= nc {
+		th = s.kthick
+	}
 	var p [4]dense.Vec3
 	for k := range 4 {
 		p[k] = vec(s.x0, sl.V[k])
@@ -453,7 +465,7 @@ func (s *Solver) proxTest(pr prim, sl *slot) bool {
 	// Separated boxes (the vertex's or first edge's against the other's)
 	// along an axis by more than the thickness: the coplanar neighbours of a
 	// flat sheet stop here, which the plane test below cannot reject.
-	if boxesApart(&p, &p, pr.Kind == kindEE, s.thick*(1+1e-9)) {
+	if boxesApart(&p, &p, pr.Kind == kindEE, th*(1+1e-9)) {
 		return false
 	}
 	// The distance to the face's plane (the edges' lines) bounds the
@@ -465,7 +477,7 @@ func (s *Solver) proxTest(pr prim, sl *slot) bool {
 	} else {
 		n, r1 = p[1].Sub(p[0]).Cross(p[3].Sub(p[2])), p[2].Sub(p[0])
 	}
-	if math.Abs(n.Dot(r1)) >= s.thick*n.Norm() {
+	if math.Abs(n.Dot(r1)) >= th*n.Norm() {
 		return false
 	}
 	var d float64
@@ -477,14 +489,14 @@ func (s *Solver) proxTest(pr prim, sl *slot) bool {
 		a, u, dd := geom.EdgeEdgeClosest(p[0], p[1], p[2], p[3])
 		d, w = dd, [4]float64{1 - a, a, -(1 - u), -u}
 	}
-	if !(d < s.thick) {
+	if !(d < th) {
 		return false
 	}
 	var rel dense.Vec3
 	for k := range 4 {
 		rel = rel.Add(p[k].Scale(w[k]))
 	}
-	if rn := rel.Norm(); rn > 1e-9*s.thick {
+	if rn := rel.Norm(); rn > 1e-9*th {
 		n = rel.Scale(1 / rn)
 	} else {
 		// Touching: the plane normal, of the face or of the two edges.
@@ -499,7 +511,7 @@ func (s *Solver) proxTest(pr prim, sl *slot) bool {
 		}
 		n = n.Scale(1 / nn)
 	}
-	sl.Imp = geom.Impact{T: d, W: w, N: n}
+	sl.Imp = geom.Impact{T: th - d, W: w, N: n}
 	return true
 }
 
