@@ -77,6 +77,9 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		// Self-contact: the folds of a 17x17 crumple meet from about step 70
 		// (repulsions, CCD impulses), checked below to have acted.
 		{"crumple", [][2]string{{"bodies.0.pins.0.at", "[8, 8]"}, {"bodies.0.resolution", "17"}}, 180},
+		// Self-contact with an obstacle as kinematic geometry: the box of
+		// edge (Lagrangian) under a coarse sheet, met from step 24.
+		{"edge", [][2]string{{"bodies.0.resolution", "12"}, {"solver.mode", "lag-regular"}, {"solver.self_contact", `{"thickness": 0.004, "friction": 0.3}`}}, 40},
 	}
 	for _, c := range cases {
 		if testing.Short() {
