@@ -38,9 +38,10 @@ var Cases = []Case{
 	{Name: "sheet-100-ldlt", Scene: "drape", Sets: [][2]string{{"bodies.0.resolution", "100"}, {"solver.linear", "ldlt"}}},
 	{Name: "sphere-drop", Scene: "sphere-drop"},
 	{Name: "sphere-qp-100", Scene: "sphere-drop", Sets: [][2]string{{"bodies.0.resolution", "100"}, {"solver.contact_solver", "qp"}}, Warmup: 60},
-	// Self-contact (solver/selfcontact): crumple's folds in contact, the
-	// three layers on the sphere.
-	{Name: "crumple", Scene: "crumple", Warmup: 200},
+	// Self-contact (solver/selfcontact): crumple's folds in contact (at
+	// 9522 faces, about the 10k the collision budget of issue 16 is set at,
+	// the pin moved to the middle), the three layers on the sphere.
+	{Name: "crumple-70", Scene: "crumple", Sets: [][2]string{{"bodies.0.resolution", "70"}, {"bodies.0.pins.0.at", "[35,35]"}}, Warmup: 200},
 	{Name: "layers", Scene: "layers", Warmup: 120},
 	{Name: "sphere-flt-100", Scene: "sphere-drop", Sets: [][2]string{{"bodies.0.resolution", "100"}}, Warmup: 60},
 	{Name: "box-edge", Scene: "box-edge"},

@@ -107,19 +107,27 @@ func MeshSurfaces(w *ecs.World, dst []KinematicMesh) []KinematicMesh {
 		km.Pos, km.Vel = km.Pos[:0], km.Vel[:0]
 		ctr := o.RotationCenter()
 		for i := 0; i < len(m.Pos); i += 3 {
-			x := dense.Vec3(m.Pos[i : i+3])
-			var u dense.Vec3
-			if m.Vel != nil {
-				u = dense.Vec3(m.Vel[i : i+3])
-			}
-			if o.Rotated {
-				x, u = ctr.Add(o.R.MulVec(x.Sub(ctr))), o.R.MulVec(u)
-			}
-			x = x.Add(o.Offset)
-			v := u.Add(obstacleVelAt(o, x))
+			x, v := worldVertex(o, ctr, dense.Vec3(m.Pos[i:i+3]), m.Vel, i)
 			km.Pos, km.Vel = append(km.Pos, x[:]...), append(km.Vel, v[:]...)
 		}
 		dst = append(dst, km)
 	}
 	return dst
+}
+
+// worldVertex places vertex p of obstacle o's own frame (for a mesh
+// obstacle, its current frame; ctr its rotation centre) in the world at
+// ctr + offset + R (p - ctr) and returns it with its velocity R u + vel +
+// omega x (x - ctr - offset), u the vertex's deformation velocity
+// (vel[k:k+3]; none when vel is nil).
+func worldVertex(o *components.Obstacle, ctr, p dense.Vec3, vel []float64, k int) (x, v dense.Vec3) {
+	var u dense.Vec3
+	if vel != nil {
+		u = dense.Vec3(vel[k : k+3])
+	}
+	if o.Rotated {
+		p, u = ctr.Add(o.R.MulVec(p.Sub(ctr))), o.R.MulVec(u)
+	}
+	x = p.Add(o.Offset)
+	return x, u.Add(obstacleVelAt(o, x))
 }

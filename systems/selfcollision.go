@@ -3,8 +3,13 @@ package systems
 import (
 	"fmt"
 
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/selfcontact"
 )
 
@@ -15,22 +20,53 @@ import (
 // vertices, and in the EOL pipeline the EOL vertices, keep their velocities
 // (infinite mass). The BVH and edge list are rebuilt when the topology
 // version changes.
+//
+// In the Lagrangian pipelines the obstacles take part as kinematic geometry
+// (selfcontact.Kinematic), so that their edges and corners cannot cross the
+// cloth's faces between vertices, nor the fail-safe push cloth into them:
+// boxes exactly, spheres and capsules as meshes whose triangles lie inside
+// them by at most kinematicError times the contact thickness
+// (geom.ShapeMesh), triangle-mesh obstacles as they are (a sequence's
+// current frame), moving with the obstacle's velocity field. Planes need
+// no mesh (the vertex contacts hold them) and nails are left to the vertex
+// contacts. The EOL and conformal pipelines keep cloth vertices on the
+// obstacles' features, so there the obstacles are left out.
 type SelfCollision struct {
-	state    *ClothState
-	eol      *EOLCloth // nil outside the EOL pipeline
-	params   selfcontact.Params
-	solver   selfcontact.Solver
-	topology uint64
-	built    bool
-	invMass  []float64
+	state     *ClothState
+	eol       *EOLCloth // nil outside the EOL pipeline
+	params    selfcontact.Params
+	solver    selfcontact.Solver
+	topology  uint64
+	built     bool
+	invMass   []float64
+	obstacles bool // feed the obstacles as kinematic geometry
+	obsFilter *generic.Filter1[components.Obstacle]
+	obs       []components.Obstacle
+	meshes    []obstacleMesh
+	kin       selfcontact.Kinematic
 
 	Last selfcontact.Stats // the last step's counts
 }
 
+// kinematicError is the chordal error of the round obstacles' meshes, as a
+// fraction of the contact thickness: the depth by which such an obstacle can
+// still reach through a cloth face between its vertices.
+const kinematicError = 0.05
+
+// obstacleMesh is an analytic obstacle's surface mesh in its own frame (pos),
+// or for a mesh obstacle just its triangles.
+type obstacleMesh struct {
+	pos   []dense.Vec3
+	faces []int32
+}
+
 // NewSelfCollision returns the system; eol is the EOL cloth whose EOL
-// vertices stay fixed, or nil.
-func NewSelfCollision(state *ClothState, eol *EOLCloth, set model.SelfContact) *SelfCollision {
-	return &SelfCollision{state: state, eol: eol, params: selfcontact.Params{Thickness: set.Thickness, Friction: set.Friction}}
+// vertices stay fixed, or nil; obstacles feeds the scene's obstacles in as
+// kinematic geometry with the contact thickness.
+func NewSelfCollision(state *ClothState, eol *EOLCloth, set model.SelfContact, obstacles bool, contactThickness float64) *SelfCollision {
+	return &SelfCollision{state: state, eol: eol, obstacles: obstacles,
+		params:    selfcontact.Params{Thickness: set.Thickness, Friction: set.Friction, KinematicThickness: contactThickness},
+		obsFilter: generic.NewFilter1[components.Obstacle]()}
 }
 
 // Name implements ecs.System.
@@ -40,8 +76,9 @@ func (sc *SelfCollision) Name() string { return "self-collision" }
 func (sc *SelfCollision) Step(w *ecs.World) error {
 	s := sc.state
 	n := s.NumVerts()
-	if !sc.built || sc.topology != s.topology {
-		if err := sc.solver.SetTopology(w.Pool, n, s.Faces, s.X); err != nil {
+	rebuilt := sc.gatherObstacles(w)
+	if rebuilt || !sc.built || sc.topology != s.topology {
+		if err := sc.solver.SetTopology(w.Pool, n, s.Faces, s.X, sc.kin); err != nil {
 			return err
 		}
 		sc.topology, sc.built = s.topology, true
@@ -58,10 +95,74 @@ func (sc *SelfCollision) Step(w *ecs.World) error {
 			sc.invMass[i] = 1 / m
 		}
 	}
-	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, sc.params)
+	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, sc.params, sc.kin)
 	sc.Last = st
 	if err != nil {
 		return fmt.Errorf("self-collision: %w", err)
 	}
 	return nil
+}
+
+// gatherObstacles places the obstacles' meshes at their current pose with
+// their velocities in sc.kin, meshing them the first time (and again if the
+// number of obstacles changes, when it reports true).
+func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
+	if !sc.obstacles {
+		return false
+	}
+	obs := sc.obs[:0]
+	q := sc.obsFilter.Query(w.ECS)
+	for q.Next() {
+		obs = append(obs, *q.Get())
+	}
+	sc.obs = obs
+	rebuilt := false
+	if len(obs) != len(sc.meshes) {
+		rebuilt = true
+		sc.meshes = sc.meshes[:0]
+		sc.kin.Faces = sc.kin.Faces[:0]
+		nk := int32(0)
+		for i := range obs {
+			var m obstacleMesh
+			if o := &obs[i]; o.Kind == components.Mesh {
+				m.faces = o.Mesh.Faces // its vertices are the surface's current ones
+			} else {
+				m.pos, m.faces, _, _ = geom.ShapeMesh(&o.Shape, kinematicError*sc.params.KinematicThickness)
+			}
+			sc.meshes = append(sc.meshes, m)
+			for _, f := range m.faces {
+				sc.kin.Faces = append(sc.kin.Faces, f+nk)
+			}
+			nk += int32(sc.meshVerts(i))
+		}
+	}
+	// Selfcontact wants the positions at the start of the step; the
+	// obstacles are at their pose at its end (ScriptedMotion ran), so each
+	// vertex is taken back along its velocity: x - h v.
+	h := sc.state.H
+	sc.kin.X, sc.kin.V = sc.kin.X[:0], sc.kin.V[:0]
+	for i := range obs {
+		o := &obs[i]
+		c := o.RotationCenter()
+		for k := range sc.meshVerts(i) {
+			var x, v dense.Vec3
+			if o.Kind == components.Mesh {
+				x, v = worldVertex(o, c, dense.Vec3(o.Mesh.Pos[3*k:3*k+3]), o.Mesh.Vel, 3*k)
+			} else {
+				x, v = worldVertex(o, c, sc.meshes[i].pos[k], nil, 0)
+			}
+			x = x.Sub(v.Scale(h))
+			sc.kin.X = append(sc.kin.X, x[0], x[1], x[2])
+			sc.kin.V = append(sc.kin.V, v[0], v[1], v[2])
+		}
+	}
+	return rebuilt
+}
+
+// meshVerts is the number of vertices of obstacle i's kinematic mesh.
+func (sc *SelfCollision) meshVerts(i int) int {
+	if o := &sc.obs[i]; o.Kind == components.Mesh {
+		return len(o.Mesh.Pos) / 3
+	}
+	return len(sc.meshes[i].pos)
 }

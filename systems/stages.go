@@ -90,7 +90,10 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		if sc := m.Solver.SelfContact; sc != nil {
 			// In the EOL pipeline the EOL vertices keep their velocities;
 			// in the conformal one all vertices are Lagrangian.
-			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc)
+			// Obstacles join as kinematic geometry where no cloth vertex
+			// sits on their features (not EOL, not conformal).
+			lagrangian := m.Solver.Pipeline == model.Lagrangian || m.Solver.Pipeline == model.LagrangianFixed
+			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, lagrangian, m.Solver.Thickness)
 			s.selfCollision = sim.SelfCollision
 		}
 		var limited []ecs.Entity

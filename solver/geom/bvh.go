@@ -37,11 +37,12 @@ func comparePairs(p, q TriPair) int {
 	return cmp.Compare(p.B, q.B)
 }
 
-// bvhNode is one node of a BVH. A leaf (Left < 0) holds triangle Tri.
+// bvhNode is one node of a BVH. A leaf (Left < 0) holds triangle Tri;
+// MaxTri is the largest triangle index in the node's subtree.
 type bvhNode struct {
 	Box         AABB
 	Left, Right int32
-	Tri         int32
+	Tri, MaxTri int32
 }
 
 // BVH is a bounding volume hierarchy over the triangles of a mesh, one
@@ -67,6 +68,7 @@ type BVH struct {
 
 	faces []int32 // copy of the triangles, 3 per triangle
 	nodes []bvhNode
+	leaf  []int32 // the leaf node of each triangle
 	// byDepth lists node indices grouped by depth, depthStart[d] the start of
 	// depth d; Refit walks the depths from the deepest up.
 	byDepth    []int32
@@ -89,6 +91,7 @@ func (b *BVH) Build(r Runner, pos []float64, faces []int32, margin float64) {
 	b.faces = append(b.faces[:0], faces...)
 	nt := len(faces) / 3
 	b.nodes = b.nodes[:0]
+	b.leaf = b.leaf[:0]
 	b.byDepth = b.byDepth[:0]
 	b.depthStart = b.depthStart[:0]
 	if b.bodyRefit == nil {
@@ -111,6 +114,7 @@ func (b *BVH) Build(r Runner, pos []float64, faces []int32, margin float64) {
 	for t := range perm {
 		perm[t] = int32(t)
 	}
+	b.leaf = slices.Grow(b.leaf[:0], nt)[:nt]
 	depth := make([]int32, 0, 2*nt)
 	var build func(lo, hi int, d int32) int32
 	build = func(lo, hi int, d int32) int32 {
@@ -118,7 +122,8 @@ func (b *BVH) Build(r Runner, pos []float64, faces []int32, margin float64) {
 		b.nodes = append(b.nodes, bvhNode{Left: -1, Right: -1, Tri: -1})
 		depth = append(depth, d)
 		if hi-lo == 1 {
-			b.nodes[id].Tri = perm[lo]
+			b.nodes[id].Tri, b.nodes[id].MaxTri = perm[lo], perm[lo]
+			b.leaf[perm[lo]] = id
 			return id
 		}
 		box := EmptyAABB()
@@ -141,6 +146,7 @@ func (b *BVH) Build(r Runner, pos []float64, faces []int32, margin float64) {
 		l := build(lo, mid, d+1)
 		rr := build(mid, hi, d+1)
 		b.nodes[id].Left, b.nodes[id].Right = l, rr
+		b.nodes[id].MaxTri = max(b.nodes[l].MaxTri, b.nodes[rr].MaxTri)
 		return id
 	}
 	build(0, nt, 0)
@@ -214,15 +220,7 @@ func (b *BVH) shareVertex(s, t int32) bool {
 
 // SelfPairs appends to dst[:0] every pair of triangles A < B of the tree
 // whose padded boxes overlap and which share no vertex, sorted by (A, B).
-func (b *BVH) SelfPairs(dst []TriPair) []TriPair { return b.selfPairs(dst, true) }
-
-// SelfPairsAll is SelfPairs with the pairs that share a vertex kept: for
-// callers that exclude adjacency per feature pair (a vertex against a face
-// not holding it, two edges sharing no vertex), which tests more than a
-// triangle-level exclusion does.
-func (b *BVH) SelfPairsAll(dst []TriPair) []TriPair { return b.selfPairs(dst, false) }
-
-func (b *BVH) selfPairs(dst []TriPair, skipShared bool) []TriPair {
+func (b *BVH) SelfPairs(dst []TriPair) []TriPair {
 	dst = dst[:0]
 	if len(b.nodes) == 0 {
 		return dst
@@ -247,7 +245,7 @@ func (b *BVH) selfPairs(dst []TriPair, skipShared bool) []TriPair {
 		switch {
 		case pl && ql:
 			s, t := np.Tri, nq.Tri
-			if !skipShared || !b.shareVertex(s, t) {
+			if !b.shareVertex(s, t) {
 				dst = append(dst, TriPair{min(s, t), max(s, t)})
 			}
 		case ql || (!pl && boxSize(&np.Box) >= boxSize(&nq.Box)):
@@ -259,6 +257,37 @@ func (b *BVH) selfPairs(dst []TriPair, skipShared bool) []TriPair {
 	b.stack = st
 	slices.SortFunc(dst, comparePairs)
 	return dst
+}
+
+// OverlappingAfter appends to dst[:0] every triangle B > a whose padded box
+// overlaps a's, in increasing order, including those sharing a vertex with
+// a: for callers that exclude adjacency per feature pair (a vertex against a
+// face not holding it, two edges sharing no vertex), which tests more than a
+// triangle-level exclusion does. It only reads the tree, so calls for different
+// triangles may run concurrently, each with its own dst and stack (scratch,
+// returned for reuse); the pairs of the triangles of one block are found
+// together by parallel callers without a shared sort.
+func (b *BVH) OverlappingAfter(a int32, dst, stack []int32) ([]int32, []int32) {
+	dst = dst[:0]
+	if len(b.nodes) == 0 {
+		return dst, stack
+	}
+	box := &b.nodes[b.leaf[a]].Box
+	st := append(stack[:0], 0)
+	for len(st) > 0 {
+		n := &b.nodes[st[len(st)-1]]
+		st = st[:len(st)-1]
+		if n.MaxTri <= a || !n.Box.Overlaps(box) {
+			continue
+		}
+		if n.Left < 0 {
+			dst = append(dst, n.Tri)
+			continue
+		}
+		st = append(st, n.Left, n.Right)
+	}
+	slices.Sort(dst)
+	return dst, st
 }
 
 // boxSize is the sum of a box's extents: which of two nodes to descend.

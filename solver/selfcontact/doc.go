@@ -31,14 +31,34 @@
 //
 // Vertices with zero inverse mass (pins, Eulerian-on-Lagrangian vertices) are
 // never moved by impulses; a zone holding such vertices moves with their
-// velocity (exact when they all share one, as static pins do; otherwise the
-// zone takes their mean and the step reports it as unresolved).
+// velocity: their common one when they share it, as static pins do; else the
+// affine field v = A x + b that their velocities fit, which a turning rigid
+// obstacle's linearised motion is (every zone vertex then moves by one
+// invertible affine map, which keeps the zone free of crossings as a
+// translation does); else their mean, and the step reports the zone as
+// unresolved.
 //
-// Candidate pairs come from a geom.BVH over the triangles; every vertex-face
-// pair whose vertex is not in the face and every edge-edge pair sharing no
-// vertex is tested, including those of triangles that share a vertex (a
-// tight fold crosses its own one-ring). Per-pair work (distances, CCD) runs
-// in parallel over a Runner into disjoint slots; impulses are applied
-// serially in the sorted order of the pairs, so results are bitwise
-// identical for any worker count.
+// Obstacles take part as kinematic geometry (Kinematic): vertices with
+// infinite mass and prescribed velocities, and their triangles, tested
+// against the cloth's (vertex-face both ways, edge-edge) but never against
+// each other, with their own proximity thickness (the obstacle contact
+// layer). So an obstacle's edge or corner cannot pass through a cloth face
+// between its vertices, and the fail-safe cannot push cloth into an
+// obstacle. A zone that reaches a kinematic vertex takes that vertex's whole
+// body (its connected kinematic triangles), so that the body's motion is
+// determined in the zone.
+//
+// Candidate pairs come from a geom.BVH over all triangles; every
+// vertex-face pair whose vertex is not in the face and every edge-edge pair
+// sharing no vertex is tested, including those of triangles that share a
+// vertex (a tight fold crosses its own one-ring). A pass runs in parallel
+// over fixed blocks of triangles: each triangle's BVH query
+// (BVH.OverlappingAfter), its pairs' narrow phase, and the hits into the block's
+// own list. The narrow phase rejects cheaply first, and only what cannot be
+// a hit: boxes apart by more than the thickness (proximity) or, for CCD,
+// swept boxes apart by more than the tolerance or a start distance that the
+// pair's relative motion cannot close, before the coplanarity cubic.
+// Impulses are then applied serially, block by block, in the order of the
+// sorted triangle pairs, so results are bitwise identical for any worker
+// count.
 package selfcontact

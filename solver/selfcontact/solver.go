@@ -19,6 +19,9 @@ type Runner = geom.Runner
 type Params struct {
 	// Thickness is the distance (m) below which proximities are repelled.
 	Thickness float64
+	// KinematicThickness is that distance for the pairs with kinematic
+	// geometry (an obstacle's contact layer; 0: Thickness).
+	KinematicThickness float64
 	// Friction is the Coulomb coefficient mu >= 0.
 	Friction float64
 	// CollisionIterations is the number of CCD impulse sweeps before the
@@ -48,36 +51,66 @@ type prim struct {
 	I, J int32
 }
 
-// slot is the per-pair result of the parallel pass.
+// slot is a hit of a pass: the pair's four vertices and its impact (the
+// proximity pass stores the distance in Imp.T).
 type slot struct {
 	V   [4]int32
 	Imp geom.Impact
-	Hit bool
+}
+
+// blockTris is the number of triangles per block of a pass: blocks are
+// fixed (not per worker), each fills its own hit list, and the lists are
+// read in block order, so the hits come in the same order for any Runner.
+const blockTris = 64
+
+// block is one block's scratch and hits.
+type block struct {
+	tris, stack []int32
+	prims       []prim
+	hits        []slot
+}
+
+// Kinematic is geometry with prescribed motion that the cloth must not
+// cross: obstacles. Its vertices have infinite mass and move linearly at V
+// over the step; its triangles are tested against the cloth's (vertex-face
+// both ways and edge-edge), never against each other. Any triangulated
+// obstacle fits: a box's 12 triangles, a tessellated sphere, a mesh.
+type Kinematic struct {
+	X, V  []float64 // positions at the start of the step and velocities, 3 per vertex
+	Faces []int32   // triangles, 3 indices into X per triangle
 }
 
 // Solver holds the topology and the buffers reused across steps.
 type Solver struct {
-	nv       int
-	faces    []int32
-	edges    [][2]int32
-	faceEdge [][3]int32
+	// nv vertices in all: the cloth's nc, then the kinematic ones; faces
+	// likewise, the cloth's first (ncf triangles).
+	nv, nc, ncf int
+	faces       []int32
+	edges       [][2]int32
+	faceEdge    [][3]int32
 	// The lowest-numbered face holding each vertex and each edge: a
 	// vertex-face or edge-edge pair is taken only from the triangle pair of
 	// its owners, so each is tested once without sorting out duplicates.
 	vertOwner []int32
 	edgeOwner []int32
 
-	bvh   geom.BVH
-	pairs []geom.TriPair
-	prims []prim
-	slots []slot
+	bvh    geom.BVH
+	blocks []block
 
 	// state read by the parallel bodies during a Solve.
-	x0     []float64
-	tol    float64
-	thick  float64
-	proxFn func(lo, hi int)
-	ccdFn  func(lo, hi int)
+	x0      []float64
+	tol     float64
+	thick   float64
+	kthick  float64
+	test    func(pr prim, sl *slot) bool // the pass's narrow phase
+	proxFn  func(pr prim, sl *slot) bool
+	ccdFn   func(pr prim, sl *slot) bool
+	blockFn func(lo, hi int)
+
+	// The cloth's and the kinematic vertices' positions, velocities and
+	// inverse masses, one array each (the cloth's are copied in and the
+	// velocities back).
+	xa, va, ima []float64
 
 	x1 []float64
 	// active marks the vertices a CCD pass must look at: all in the first
@@ -89,24 +122,42 @@ type Solver struct {
 	vPrev  []float64
 	parent []int32
 	zoneV  []float64 // per root: momentum sum (3), mass, fixed velocity sum (3), fixed count
+	fits   []affineFit
+	fitOf  []int32 // per root: index into fits
+	body   []int32 // per vertex: its kinematic body's lowest vertex (itself for cloth)
 }
 
-// SetTopology (re)builds the edge list and the BVH for nv vertices and the
-// triangles faces (3 per triangle). Call it when the topology changes.
-func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64) error {
-	if len(faces)%3 != 0 {
-		return fmt.Errorf("selfcontact: %d face indices, not a multiple of 3", len(faces))
+// SetTopology (re)builds the edge list and the BVH for nv cloth vertices
+// and the triangles faces (3 per triangle) at positions x0, and the
+// kinematic geometry k (k.V unused). Call it when the topology changes.
+func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64, k Kinematic) error {
+	if len(faces)%3 != 0 || len(k.Faces)%3 != 0 {
+		return fmt.Errorf("selfcontact: %d cloth and %d kinematic face indices, not multiples of 3", len(faces), len(k.Faces))
 	}
 	for _, v := range faces {
 		if v < 0 || int(v) >= nv {
 			return fmt.Errorf("selfcontact: face vertex %d out of range [0,%d)", v, nv)
 		}
 	}
-	if len(x0) != 3*nv {
-		return fmt.Errorf("selfcontact: %d position floats for %d vertices", len(x0), nv)
+	nk := len(k.X) / 3
+	for _, v := range k.Faces {
+		if v < 0 || int(v) >= nk {
+			return fmt.Errorf("selfcontact: kinematic face vertex %d out of range [0,%d)", v, nk)
+		}
 	}
+	if len(x0) != 3*nv || len(k.X) != 3*nk {
+		return fmt.Errorf("selfcontact: %d position floats for %d vertices, %d kinematic", len(x0), nv, len(k.X))
+	}
+	s.nc, s.ncf = nv, len(faces)/3
+	nv += nk
+	s.xa = append(append(s.xa[:0], x0...), k.X...)
+	x0 = s.xa
+	faces = append(s.faces[:0], faces...)
+	for _, v := range k.Faces {
+		faces = append(faces, v+int32(s.nc))
+	}
+	s.faces = faces
 	s.nv = nv
-	s.faces = append(s.faces[:0], faces...)
 	nt := len(faces) / 3
 	type he struct {
 		a, b int32
@@ -151,26 +202,61 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64) erro
 		}
 	}
 	s.bvh.Build(r, x0, faces, 0)
-	s.proxFn = s.proxRange
-	s.ccdFn = s.ccdRange
+	nb := (s.ncf + blockTris - 1) / blockTris // blocks of cloth triangles
+	s.blocks = slices.Grow(s.blocks[:0], nb)[:nb]
+	s.proxFn = s.proxTest
+	s.ccdFn = s.ccdTest
+	s.blockFn = s.blockRange
 	s.parent = slices.Grow(s.parent[:0], nv)[:nv]
 	s.zoneV = slices.Grow(s.zoneV[:0], 8*nv)[:8*nv]
 	s.x1 = slices.Grow(s.x1[:0], 3*nv)[:3*nv]
+	s.va = slices.Grow(s.va[:0], 3*nv)[:3*nv]
+	s.ima = slices.Grow(s.ima[:0], nv)[:nv]
+	// The kinematic bodies: connected components of the kinematic triangles,
+	// each named by its lowest vertex.
+	s.body = slices.Grow(s.body[:0], nv)[:nv]
+	for i := range s.body {
+		s.body[i] = int32(i)
+	}
+	root := func(i int32) int32 {
+		for s.body[i] != i {
+			s.body[i] = s.body[s.body[i]]
+			i = s.body[i]
+		}
+		return i
+	}
+	for f := s.ncf; f < nt; f++ {
+		for k := 1; k < 3; k++ {
+			a, b := root(faces[3*f]), root(faces[3*f+k])
+			s.body[max(a, b)] = min(a, b)
+		}
+	}
+	for i := range int32(nv) {
+		s.body[i] = root(i)
+	}
 	return nil
 }
 
-// Solve corrects v (3 per vertex, in place) so that x0 + h v is reached
-// without crossings from x0, and proximities closer than p.Thickness at x0
-// are repelled. invMass is each vertex's inverse mass (0: fixed, never
-// moved by an impulse). The topology is the last SetTopology's; x0 must be
-// intersection-free for the guarantee to hold.
-func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) (Stats, error) {
+// Solve corrects the cloth velocities v (3 per vertex, in place) so that
+// x0 + h v is reached without crossings from x0, of the cloth with itself
+// and with the kinematic geometry k moving by h k.V, and proximities closer
+// than p.Thickness at x0 are repelled. invMass is each cloth vertex's
+// inverse mass (0: fixed, never moved by an impulse). The topology is the
+// last SetTopology's (k with as many vertices and the same triangles); the
+// start must be intersection-free for the guarantee to hold.
+func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, k Kinematic) (Stats, error) {
 	var st Stats
-	if len(x0) != 3*s.nv || len(v) != 3*s.nv || len(invMass) != s.nv {
-		return st, fmt.Errorf("selfcontact: %d positions, %d velocities, %d inverse masses for %d vertices", len(x0), len(v), len(invMass), s.nv)
+	if len(x0) != 3*s.nc || len(v) != 3*s.nc || len(invMass) != s.nc {
+		return st, fmt.Errorf("selfcontact: %d positions, %d velocities, %d inverse masses for %d vertices", len(x0), len(v), len(invMass), s.nc)
 	}
-	if !(p.Thickness > 0) || !(p.Friction >= 0) || !(h > 0) {
-		return st, errors.New("selfcontact: thickness and h must be > 0 and friction >= 0")
+	if nk := s.nv - s.nc; len(k.X) != 3*nk || len(k.V) != 3*nk {
+		return st, fmt.Errorf("selfcontact: %d kinematic positions, %d velocities for %d vertices", len(k.X), len(k.V), nk)
+	}
+	if p.KinematicThickness == 0 {
+		p.KinematicThickness = p.Thickness
+	}
+	if !(p.Thickness > 0) || !(p.KinematicThickness > 0) || !(p.Friction >= 0) || !(h > 0) {
+		return st, errors.New("selfcontact: thicknesses and h must be > 0 and friction >= 0")
 	}
 	if s.bvh.Len() == 0 {
 		return st, nil
@@ -180,23 +266,28 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 		iters = 4
 	}
 	iters = max(iters, 0)
-	s.x0, s.thick = x0, p.Thickness
+	cv := v
+	x0 = append(append(s.xa[:0], x0...), k.X...)
+	v = append(append(s.va[:0], v...), k.V...)
+	copy(s.ima, invMass)
+	clear(s.ima[s.nc:]) // kinematic: infinite mass
+	invMass = s.ima
+	defer copy(cv, v)
+	s.x0, s.thick, s.kthick = x0, p.Thickness, p.KinematicThickness
 	// Collisions are impacts within tol: a small fraction of the thickness.
 	s.tol = 1e-3 * p.Thickness
 
 	// 1. Repulsions at x0 (Bridson 2002 sec. 7.2).
-	s.bvh.Margin = 0.5 * p.Thickness
+	s.bvh.Margin = 0.5 * max(p.Thickness, p.KinematicThickness)
 	s.bvh.Refit(r, x0)
-	s.gatherPrims()
-	s.runSlots(r, s.proxFn)
-	for i := range s.prims {
-		sl := &s.slots[i]
-		if !sl.Hit {
-			continue
+	s.run(r, s.proxFn)
+	for b := range s.blocks {
+		for i := range s.blocks[b].hits {
+			sl := &s.blocks[b].hits[i]
+			st.Proximities++
+			// The proximity pass stores thickness - distance in T.
+			applyImpulse(v, invMass, sl, 0.1*sl.Imp.T/h, p.Friction)
 		}
-		d := sl.Imp.T // the proximity pass stores the distance in T
-		st.Proximities++
-		applyImpulse(v, invMass, sl, 0.1*(p.Thickness-d)/h, p.Friction)
 	}
 
 	// 2. Collisions by CCD, then 3. impact zones.
@@ -216,22 +307,23 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 		}
 		copy(s.vPrev, v)
 		s.bvh.RefitSwept(r, x0, s.x1)
-		s.gatherPrims()
-		s.runSlots(r, s.ccdFn)
+		s.run(r, s.ccdFn)
 		st.Iterations++
 		n := 0
-		for i := range s.prims {
-			sl := &s.slots[i]
-			if !sl.Hit || (zones && s.sameZone(sl)) {
-				continue
-			}
-			n++
-			if !zones {
-				applyImpulse(v, invMass, sl, s.tol/h, p.Friction)
-			} else {
-				for _, a := range sl.V {
-					for _, b := range sl.V {
-						s.union(a, b)
+		for b := range s.blocks {
+			for i := range s.blocks[b].hits {
+				sl := &s.blocks[b].hits[i]
+				if zones && s.sameZone(sl) {
+					continue
+				}
+				n++
+				if !zones {
+					applyImpulse(v, invMass, sl, s.tol/h, p.Friction)
+				} else {
+					for _, a := range sl.V {
+						for _, b := range sl.V {
+							s.union(a, b)
+						}
 					}
 				}
 			}
@@ -243,9 +335,9 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 		for i := range s.active {
 			s.active[i] = false
 		}
-		for i := range s.prims {
-			if sl := &s.slots[i]; sl.Hit {
-				for _, a := range sl.V {
+		for b := range s.blocks {
+			for i := range s.blocks[b].hits {
+				for _, a := range s.blocks[b].hits[i].V {
 					s.active[a] = true
 				}
 			}
@@ -254,6 +346,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 			zones = true
 		}
 		if zones && pass+1 > iters {
+			s.mergeBodies()
 			st.Unresolved = s.rigidify(v, invMass)
 		}
 		for i := range s.active {
@@ -279,50 +372,68 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params) 
 	return st, nil
 }
 
-// gatherPrims turns the BVH's triangle pairs into the vertex-face pairs
-// (the vertex not in the face) and edge-edge pairs (no shared vertex) to
-// test, each once: from the triangle pair of its owners (vertOwner,
-// edgeOwner), which the BVH reports whenever the pair can be close, since
-// each owner's box holds the vertex or edge. Triangles sharing a vertex are
-// paired too: in a tight fold a vertex can cross a face of its own
-// one-ring. The order follows the sorted triangle pairs: deterministic.
-func (s *Solver) gatherPrims() {
-	s.pairs = s.bvh.SelfPairsAll(s.pairs)
-	s.prims = s.prims[:0]
-	for _, tp := range s.pairs {
-		fa, fb := s.faces[3*tp.A:3*tp.A+3], s.faces[3*tp.B:3*tp.B+3]
-		for k := range 3 {
-			if u := fa[k]; s.vertOwner[u] == tp.A && u != fb[0] && u != fb[1] && u != fb[2] {
-				s.prims = append(s.prims, prim{kindVF, u, tp.B})
-			}
-			if u := fb[k]; s.vertOwner[u] == tp.B && u != fa[0] && u != fa[1] && u != fa[2] {
-				s.prims = append(s.prims, prim{kindVF, u, tp.A})
-			}
-		}
-		for _, ea := range s.faceEdge[tp.A] {
-			if s.edgeOwner[ea] != tp.A {
-				continue
-			}
-			a := s.edges[ea]
-			for _, eb := range s.faceEdge[tp.B] {
-				if b := s.edges[eb]; s.edgeOwner[eb] == tp.B && a[0] != b[0] && a[0] != b[1] && a[1] != b[0] && a[1] != b[1] {
-					s.prims = append(s.prims, prim{kindEE, ea, eb})
+// run runs a pass: for every triangle pair the BVH reports, the narrow
+// phase test on each of its prims, in parallel over blocks of triangles;
+// each block keeps its hits in order.
+func (s *Solver) run(r Runner, test func(pr prim, sl *slot) bool) {
+	s.test = test
+	if r == nil {
+		s.blockFn(0, len(s.blocks))
+	} else {
+		r.For(len(s.blocks), s.blockFn)
+	}
+	s.test = nil
+}
+
+func (s *Solver) blockRange(lo, hi int) {
+	nt := int32(s.ncf) // kinematic triangles only pair with later ones: none
+	for b := lo; b < hi; b++ {
+		blk := &s.blocks[b]
+		blk.hits = blk.hits[:0]
+		for ta := int32(b * blockTris); ta < min(int32(b+1)*blockTris, nt); ta++ {
+			blk.tris, blk.stack = s.bvh.OverlappingAfter(ta, blk.tris, blk.stack)
+			for _, tb := range blk.tris {
+				blk.prims = s.pairPrims(blk.prims[:0], ta, tb)
+				for _, pr := range blk.prims {
+					blk.hits = append(blk.hits, slot{})
+					if !s.test(pr, &blk.hits[len(blk.hits)-1]) {
+						blk.hits = blk.hits[:len(blk.hits)-1]
+					}
 				}
 			}
 		}
 	}
-	s.slots = slices.Grow(s.slots[:0], len(s.prims))[:len(s.prims)]
 }
 
-func (s *Solver) runSlots(r Runner, body func(lo, hi int)) {
-	if len(s.prims) == 0 {
-		return
+// pairPrims appends to dst the vertex-face pairs (the vertex not in the
+// face) and edge-edge pairs (no shared vertex) of triangles ta < tb that
+// they own (vertOwner, edgeOwner), so that each is tested once, from the
+// triangle pair of its owners, which the BVH reports whenever the pair can
+// be close, since each owner's box holds the vertex or edge. Triangles
+// sharing a vertex are paired too: in a tight fold a vertex can cross a face
+// of its own one-ring. The order is fixed: deterministic.
+func (s *Solver) pairPrims(dst []prim, ta, tb int32) []prim {
+	fa, fb := s.faces[3*ta:3*ta+3], s.faces[3*tb:3*tb+3]
+	for k := range 3 {
+		if u := fa[k]; s.vertOwner[u] == ta && u != fb[0] && u != fb[1] && u != fb[2] {
+			dst = append(dst, prim{kindVF, u, tb})
+		}
+		if u := fb[k]; s.vertOwner[u] == tb && u != fa[0] && u != fa[1] && u != fa[2] {
+			dst = append(dst, prim{kindVF, u, ta})
+		}
 	}
-	if r == nil {
-		body(0, len(s.prims))
-		return
+	for _, ea := range s.faceEdge[ta] {
+		if s.edgeOwner[ea] != ta {
+			continue
+		}
+		a := s.edges[ea]
+		for _, eb := range s.faceEdge[tb] {
+			if b := s.edges[eb]; s.edgeOwner[eb] == tb && a[0] != b[0] && a[0] != b[1] && a[1] != b[0] && a[1] != b[1] {
+				dst = append(dst, prim{kindEE, ea, eb})
+			}
+		}
 	}
-	r.For(len(s.prims), body)
+	return dst
 }
 
 func (s *Solver) primVerts(pr prim) [4]int32 {
@@ -338,88 +449,152 @@ func vec(x []float64, i int32) dense.Vec3 {
 	return dense.Vec3{x[3*i], x[3*i+1], x[3*i+2]}
 }
 
-// proxRange: distances at x0 of the pairs [lo, hi); Hit when closer than
-// the thickness, with the distance in Imp.T.
-func (s *Solver) proxRange(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		pr := s.prims[i]
-		sl := &s.slots[i]
-		sl.V = s.primVerts(pr)
-		var p [4]dense.Vec3
-		for k := range 4 {
-			p[k] = vec(s.x0, sl.V[k])
-		}
-		// The distance to the face's plane (the edges' lines) bounds the
-		// distance from below: most candidates stop here.
-		var n dense.Vec3
-		var r1 dense.Vec3
-		if pr.Kind == kindVF {
-			n, r1 = p[2].Sub(p[1]).Cross(p[3].Sub(p[1])), p[0].Sub(p[1])
-		} else {
-			n, r1 = p[1].Sub(p[0]).Cross(p[3].Sub(p[2])), p[2].Sub(p[0])
-		}
-		if math.Abs(n.Dot(r1)) >= s.thick*n.Norm() {
-			sl.Hit = false
-			continue
-		}
-		var d float64
-		var w [4]float64
-		if pr.Kind == kindVF {
-			b, dd := geom.PointTriangleClosest(p[0], p[1], p[2], p[3])
-			d, w = dd, [4]float64{1, -b[0], -b[1], -b[2]}
-		} else {
-			a, u, dd := geom.EdgeEdgeClosest(p[0], p[1], p[2], p[3])
-			d, w = dd, [4]float64{1 - a, a, -(1 - u), -u}
-		}
-		sl.Hit = d < s.thick
-		if !sl.Hit {
-			continue
-		}
-		var rel dense.Vec3
-		for k := range 4 {
-			rel = rel.Add(p[k].Scale(w[k]))
-		}
-		if rn := rel.Norm(); rn > 1e-9*s.thick {
-			n = rel.Scale(1 / rn)
-		} else {
-			// Touching: the plane normal, of the face or of the two edges.
-			if pr.Kind == kindVF {
-				n = p[2].Sub(p[1]).Cross(p[3].Sub(p[1]))
-			} else {
-				n = p[1].Sub(p[0]).Cross(p[3].Sub(p[2]))
-			}
-			if nn := n.Norm(); nn > 0 {
-				n = n.Scale(1 / nn)
-			} else {
-				sl.Hit = false
-				continue
-			}
-		}
-		sl.Imp = geom.Impact{T: d, W: w, N: n}
+// proxTest: the distance at x0 of pair pr; a hit when closer than the
+// thickness (the kinematic one for a pair with kinematic vertices), with
+// the thickness less the distance in Imp.T.
+func (s *Solver) proxTest(pr prim, sl *slot) bool {
+	sl.V = s.primVerts(pr)
+	th := s.thick
+	if nc := int32(s.nc); sl.V[0] >= nc || sl.V[1] >= nc || sl.V[2] >= nc || sl.V[3] >= nc {
+		th = s.kthick
 	}
+	var p [4]dense.Vec3
+	for k := range 4 {
+		p[k] = vec(s.x0, sl.V[k])
+	}
+	// Separated boxes (the vertex's or first edge's against the other's)
+	// along an axis by more than the thickness: the coplanar neighbours of a
+	// flat sheet stop here, which the plane test below cannot reject.
+	if boxesApart(&p, &p, pr.Kind == kindEE, th*(1+1e-9)) {
+		return false
+	}
+	// The distance to the face's plane (the edges' lines) bounds the
+	// distance from below: most other candidates stop here.
+	var n dense.Vec3
+	var r1 dense.Vec3
+	if pr.Kind == kindVF {
+		n, r1 = p[2].Sub(p[1]).Cross(p[3].Sub(p[1])), p[0].Sub(p[1])
+	} else {
+		n, r1 = p[1].Sub(p[0]).Cross(p[3].Sub(p[2])), p[2].Sub(p[0])
+	}
+	if math.Abs(n.Dot(r1)) >= th*n.Norm() {
+		return false
+	}
+	var d float64
+	var w [4]float64
+	if pr.Kind == kindVF {
+		b, dd := geom.PointTriangleClosest(p[0], p[1], p[2], p[3])
+		d, w = dd, [4]float64{1, -b[0], -b[1], -b[2]}
+	} else {
+		a, u, dd := geom.EdgeEdgeClosest(p[0], p[1], p[2], p[3])
+		d, w = dd, [4]float64{1 - a, a, -(1 - u), -u}
+	}
+	if !(d < th) {
+		return false
+	}
+	var rel dense.Vec3
+	for k := range 4 {
+		rel = rel.Add(p[k].Scale(w[k]))
+	}
+	if rn := rel.Norm(); rn > 1e-9*th {
+		n = rel.Scale(1 / rn)
+	} else {
+		// Touching: the plane normal, of the face or of the two edges.
+		if pr.Kind == kindVF {
+			n = p[2].Sub(p[1]).Cross(p[3].Sub(p[1]))
+		} else {
+			n = p[1].Sub(p[0]).Cross(p[3].Sub(p[2]))
+		}
+		nn := n.Norm()
+		if !(nn > 0) {
+			return false
+		}
+		n = n.Scale(1 / nn)
+	}
+	sl.Imp = geom.Impact{T: th - d, W: w, N: n}
+	return true
 }
 
-// ccdRange: CCD over x0 -> x1 of the pairs [lo, hi).
-func (s *Solver) ccdRange(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		pr := s.prims[i]
-		sl := &s.slots[i]
-		sl.V = s.primVerts(pr)
-		if a := s.active; !a[sl.V[0]] && !a[sl.V[1]] && !a[sl.V[2]] && !a[sl.V[3]] {
-			sl.Hit = false
-			continue
-		}
-		var x, d [4]dense.Vec3
-		for k := range 4 {
-			x[k] = vec(s.x0, sl.V[k])
-			d[k] = vec(s.x1, sl.V[k]).Sub(x[k])
-		}
-		if pr.Kind == kindVF {
-			sl.Imp, sl.Hit = geom.VertexFaceCCD(&x, &d, s.tol)
+// ccdTest: CCD over x0 -> x1 of pair pr.
+func (s *Solver) ccdTest(pr prim, sl *slot) bool {
+	sl.V = s.primVerts(pr)
+	if a := s.active; !a[sl.V[0]] && !a[sl.V[1]] && !a[sl.V[2]] && !a[sl.V[3]] {
+		return false
+	}
+	var x, x1, d [4]dense.Vec3
+	for k := range 4 {
+		x[k] = vec(s.x0, sl.V[k])
+		x1[k] = vec(s.x1, sl.V[k])
+		d[k] = x1[k].Sub(x[k])
+	}
+	ee := pr.Kind == kindEE
+	// The CCD reports an impact only where the primitives come within tol
+	// (geom.proximityAt): swept boxes apart by more than that (2 tol, for
+	// the rounding of x0 + t d), or a start distance larger than tol plus
+	// the most the motion can close it, rule one out.
+	if boxesApart(&x, &x1, ee, 2*s.tol) || s.farApart(&x, &d, ee) {
+		return false
+	}
+	var hit bool
+	if pr.Kind == kindVF {
+		sl.Imp, hit = geom.VertexFaceCCD(&x, &d, s.tol)
+	} else {
+		sl.Imp, hit = geom.EdgeEdgeCCD(&x, &d, s.tol)
+	}
+	return hit
+}
+
+// boxesApart reports whether the box of the first primitive (vertex p[0],
+// or edge p[0] p[1]) at a and b is more than margin away, along some axis,
+// from the box of the second (face p[1..3] or edge p[2] p[3]) at a and b.
+func boxesApart(a, b *[4]dense.Vec3, edge bool, margin float64) bool {
+	for k := range 3 {
+		lo, hi := min(a[2][k], a[3][k], b[2][k], b[3][k]), max(a[2][k], a[3][k], b[2][k], b[3][k])
+		plo, phi := min(a[0][k], b[0][k]), max(a[0][k], b[0][k])
+		if edge {
+			plo, phi = min(plo, a[1][k], b[1][k]), max(phi, a[1][k], b[1][k])
 		} else {
-			sl.Imp, sl.Hit = geom.EdgeEdgeCCD(&x, &d, s.tol)
+			lo, hi = min(lo, a[1][k], b[1][k]), max(hi, a[1][k], b[1][k])
+		}
+		if plo > hi+margin || phi < lo-margin {
+			return true
 		}
 	}
+	return false
+}
+
+// farApart reports whether the pair's distance stays above 2 tol over the
+// motion x + t d, t in [0, 1]. Relative to the first point's motion d[0],
+// the closest points of the pair close in by at most m = |d1 - d0| plus the
+// largest |dk - d0| of the second primitive (each is a convex combination of
+// its points), so the distance at t is at least its start value minus t m.
+// The start distance is bounded from below by the distance to the face's
+// plane (the edges' lines) first and computed only where that is not
+// enough.
+func (s *Solver) farApart(x, d *[4]dense.Vec3, edge bool) bool {
+	var m float64
+	if edge {
+		m = d[1].Sub(d[0]).Norm() + max(d[2].Sub(d[0]).Norm(), d[3].Sub(d[0]).Norm())
+	} else {
+		m = max(d[1].Sub(d[0]).Norm(), d[2].Sub(d[0]).Norm(), d[3].Sub(d[0]).Norm())
+	}
+	need := 2*s.tol + m
+	var n, r dense.Vec3
+	if edge {
+		n, r = x[1].Sub(x[0]).Cross(x[3].Sub(x[2])), x[2].Sub(x[0])
+	} else {
+		n, r = x[2].Sub(x[1]).Cross(x[3].Sub(x[1])), x[0].Sub(x[1])
+	}
+	if math.Abs(n.Dot(r)) > need*n.Norm() {
+		return true
+	}
+	var dist float64
+	if edge {
+		_, _, dist = geom.EdgeEdgeClosest(x[0], x[1], x[2], x[3])
+	} else {
+		_, dist = geom.PointTriangleClosest(x[0], x[1], x[2], x[3])
+	}
+	return dist > need
 }
 
 // applyImpulse raises the pair's relative normal velocity n . sum W_i v_i
@@ -494,15 +669,36 @@ func (s *Solver) sameZone(sl *slot) bool {
 	return true
 }
 
+// mergeBodies adds to a zone the whole kinematic body of each kinematic
+// vertex in it: the zone then moves with the body's motion, which its
+// vertices determine (an impact alone names one to three of them).
+func (s *Solver) mergeBodies() {
+	for i := int32(s.nc); i < int32(s.nv); i++ {
+		if s.parent[i] >= 0 {
+			s.union(i, s.body[i])
+		}
+	}
+	for i := int32(s.nc); i < int32(s.nv); i++ {
+		if s.parent[s.body[i]] >= 0 {
+			s.union(i, s.body[i])
+		}
+	}
+}
+
 // rigidify gives every free vertex of a zone the zone's velocity: its
-// momentum over its mass, or the fixed vertices' mean velocity when it holds
-// any. It returns the number of zones whose fixed vertices move differently
-// (for which the guarantee does not hold).
+// momentum over its mass, or the fixed vertices' velocity when it holds
+// any. Fixed vertices that all share one velocity (static or translating
+// pins and obstacles) give it to the zone; ones that do not but whose
+// velocities are an affine function v = A x + b of their start positions
+// (the linearised motion of a turning obstacle: v = vc + omega x (x - c))
+// give the zone that function: every zone vertex then moves by the affine
+// map x -> x + h (A x + b), invertible for small h |A|, which keeps the zone
+// free of crossings as a translation does. It returns the number of zones
+// whose fixed vertices fit neither (for which the guarantee does not hold;
+// they take the fixed vertices' mean velocity).
 func (s *Solver) rigidify(v, invMass []float64) int {
 	z := s.zoneV
-	for i := range z {
-		z[i] = 0
-	}
+	clear(z)
 	for i := range int32(s.nv) {
 		if s.parent[i] < 0 {
 			continue
@@ -534,18 +730,165 @@ func (s *Solver) rigidify(v, invMass []float64) int {
 			z[r], z[r+1], z[r+2] = z[r]/m, z[r+1]/m, z[r+2]/m
 		}
 	}
-	unresolved := 0
+	// Zones whose fixed vertices disagree: z[r+7] = -1, fitted below.
+	mixed := false
 	for i := range int32(s.nv) {
-		if s.parent[i] < 0 {
+		if s.parent[i] < 0 || invMass[i] != 0 {
 			continue
 		}
 		r := 8 * s.find(i)
-		if invMass[i] != 0 {
-			v[3*i], v[3*i+1], v[3*i+2] = z[r], z[r+1], z[r+2]
-		} else if z[r+7] > 0 && vec(v, i).Sub(dense.Vec3{z[r], z[r+1], z[r+2]}).Norm() > 1e-12*(1+vec(v, i).Norm()) {
-			unresolved++
-			z[r+7] = -1 // count the zone once
+		if z[r+7] > 0 && !sameVel(vec(v, i), dense.Vec3{z[r], z[r+1], z[r+2]}) {
+			z[r+7] = -1
+			mixed = true
+		}
+	}
+	unresolved := 0
+	if mixed {
+		unresolved = s.fitAffine(v, invMass)
+	}
+	for i := range int32(s.nv) {
+		if s.parent[i] < 0 || invMass[i] == 0 {
+			continue
+		}
+		root := s.find(i)
+		r := 8 * root
+		if z[r+7] == -2 {
+			g := s.fits[s.fitOf[root]].g
+			q := vec(s.x0, i).Sub(vec(s.x0, root))
+			for c := range 3 {
+				v[3*i+int32(c)] = g[0][c]*q[0] + g[1][c]*q[1] + g[2][c]*q[2] + g[3][c]
+			}
+			continue
+		}
+		v[3*i], v[3*i+1], v[3*i+2] = z[r], z[r+1], z[r+2]
+	}
+	return unresolved
+}
+
+func sameVel(a, b dense.Vec3) bool {
+	return a.Sub(b).Norm() <= 1e-12*(1+a.Norm())
+}
+
+// affineFit is the least-squares fit v = G^T [x - x_root; 1] of a zone's
+// fixed vertices' velocities: M = sum q q^T, B = sum q v^T, M G = B.
+type affineFit struct {
+	m [4][4]float64
+	b [4][3]float64
+	g [4][3]float64
+}
+
+// fitAffine fits the mixed zones (z[r+7] == -1): those whose fixed vertices
+// fit an affine velocity to rounding get z[r+7] = -2 and their fit in
+// s.fits; it returns the number of the others.
+func (s *Solver) fitAffine(v, invMass []float64) int {
+	z := s.zoneV
+	s.fits = s.fits[:0]
+	s.fitOf = slices.Grow(s.fitOf[:0], s.nv)[:s.nv]
+	for i := range s.nv {
+		if s.parent[i] == int32(i) && z[8*i+7] == -1 {
+			s.fitOf[i] = int32(len(s.fits))
+			s.fits = append(s.fits, affineFit{})
+		}
+	}
+	fixedOf := func(i int32) (*affineFit, [4]float64, bool) {
+		if s.parent[i] < 0 || invMass[i] != 0 {
+			return nil, [4]float64{}, false
+		}
+		root := s.find(i)
+		if z[8*root+7] != -1 {
+			return nil, [4]float64{}, false
+		}
+		d := vec(s.x0, i).Sub(vec(s.x0, root))
+		return &s.fits[s.fitOf[root]], [4]float64{d[0], d[1], d[2], 1}, true
+	}
+	for i := range int32(s.nv) {
+		f, q, ok := fixedOf(i)
+		if !ok {
+			continue
+		}
+		vi := vec(v, i)
+		for a := range 4 {
+			for b := range 4 {
+				f.m[a][b] += q[a] * q[b]
+			}
+			for c := range 3 {
+				f.b[a][c] += q[a] * vi[c]
+			}
+		}
+	}
+	ok := make([]bool, len(s.fits))
+	for k := range s.fits {
+		ok[k] = solve4(&s.fits[k])
+	}
+	for i := range int32(s.nv) {
+		f, q, isFixed := fixedOf(i)
+		if !isFixed {
+			continue
+		}
+		k := s.fitOf[s.find(i)]
+		if !ok[k] {
+			continue
+		}
+		var fv dense.Vec3
+		for c := range 3 {
+			fv[c] = f.g[0][c]*q[0] + f.g[1][c]*q[1] + f.g[2][c]*q[2] + f.g[3][c]
+		}
+		if vi := vec(v, i); fv.Sub(vi).Norm() > 1e-9*(1+vi.Norm()) {
+			ok[k] = false
+		}
+	}
+	unresolved := 0
+	for i := range s.nv {
+		if s.parent[i] == int32(i) && z[8*i+7] == -1 {
+			if ok[s.fitOf[i]] {
+				z[8*i+7] = -2
+			} else {
+				unresolved++
+			}
 		}
 	}
 	return unresolved
+}
+
+// solve4 solves f.m g = f.b by Gaussian elimination with partial pivoting
+// into f.g; false when m is (numerically) singular: fewer than four fixed
+// vertices off one plane.
+func solve4(f *affineFit) bool {
+	m, b := f.m, f.b
+	scale := 0.0
+	for a := range 4 {
+		scale = max(scale, math.Abs(m[a][a]))
+	}
+	for col := range 4 {
+		piv := col
+		for r := col + 1; r < 4; r++ {
+			if math.Abs(m[r][col]) > math.Abs(m[piv][col]) {
+				piv = r
+			}
+		}
+		if !(math.Abs(m[piv][col]) > 1e-12*scale) {
+			return false
+		}
+		m[col], m[piv] = m[piv], m[col]
+		b[col], b[piv] = b[piv], b[col]
+		for r := col + 1; r < 4; r++ {
+			l := m[r][col] / m[col][col]
+			for c := col; c < 4; c++ {
+				m[r][c] -= l * m[col][c]
+			}
+			for c := range 3 {
+				b[r][c] -= l * b[col][c]
+			}
+		}
+	}
+	for row := 3; row >= 0; row-- {
+		for c := range 3 {
+			x := b[row][c]
+			for k := row + 1; k < 4; k++ {
+				x -= m[row][k] * f.g[k][c]
+			}
+			f.g[row][c] = x / m[row][row]
+		}
+	}
+	return true
 }
