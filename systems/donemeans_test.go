@@ -161,13 +161,10 @@ type doneMeansCase struct {
 	scene string
 	sets  [][2]string
 	long  bool // run only with LOOM_LONG_TESTS
-	// skip, when set, names the measured value and the reason the case does
-	// not meet the issue's bound today.
-	skip string
 }
 
 // TestSelfContactDoneMeans: in every output frame of short runs of crumple,
-// layers, twist, drape-corner and skirt (with self-contact on), no two faces
+// layers, twist, dress, drape-corner and skirt (with self-contact on), no two faces
 // sharing no vertex intersect (bruteCrossings, independent of the solver)
 // and the surface max_penetration is at most 0.1 mm (issue "Done means").
 // Meshes are coarsened and runs shortened so that the test stays quick;
@@ -177,11 +174,9 @@ func TestSelfContactDoneMeans(t *testing.T) {
 	sc := [2]string{"solver.self_contact", `{"thickness": 0.004, "friction": 0.3}`}
 	cases := []doneMeansCase{
 		{scene: "crumple", sets: [][2]string{{"bodies.0.pins", `[{"at": [7, 7], "release": 0.3}]`}, {"bodies.0.resolution", "15"}, {"duration", "0.7"}}},
-		{scene: "layers", sets: [][2]string{{"bodies.0.resolution", "15"}, {"bodies.1.resolution", "15"}, {"bodies.2.resolution", "15"}, {"duration", "0.6"}},
-			skip: "measured surface max_penetration 4.28 mm (t = 0.6 s; vertex depth up to 1.51 mm at t = 0.16 s), " +
-				"over the 0.1 mm bound: the ball pokes through face interiors between the vertex-only obstacle contacts, " +
-				"and self-collision pushes vertices into it; enable once the fail-safe covers obstacles"},
+		{scene: "layers", sets: [][2]string{{"bodies.0.resolution", "15"}, {"bodies.1.resolution", "15"}, {"bodies.2.resolution", "15"}, {"duration", "0.6"}}},
 		{scene: "twist", sets: [][2]string{{"bodies.0.pins", twistPins(12, 180)}, {"bodies.0.resolution", "13"}, {"duration", "0.8"}}},
+		{scene: "dress", sets: [][2]string{{"duration", "0.6"}}},
 		// Slower (20-45 s and 15-65 s on 2 shared cores): long mode only.
 		{scene: "drape-corner", sets: [][2]string{{"bodies.0.resolution", "16"}, {"duration", "2.8"}}, long: true},
 		{scene: "skirt", sets: [][2]string{sc, {"duration", "1.5"}}, long: true},
@@ -190,9 +185,6 @@ func TestSelfContactDoneMeans(t *testing.T) {
 		t.Run(c.scene, func(t *testing.T) {
 			if c.long && !long() {
 				t.Skip("long form: set LOOM_LONG_TESTS=1")
-			}
-			if c.skip != "" {
-				t.Skip(c.skip)
 			}
 			s := load(t, c.scene, c.sets...)
 			sim := build(t, s, 0)
