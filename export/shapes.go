@@ -21,8 +21,9 @@ const (
 // centre + offset + R (local - centre) when Rotated). Spheres and capsules
 // are cut into roundSegments x roundRings quads, a box into its 6 faces (24
 // vertices, so each face keeps its own flat normal), a nail point into a cone
-// of height nailHeight below its tip along -axis, and a plane, which is
-// infinite, into a square of half-size planeHalf about its point.
+// of height nailHeight below its tip along -axis, a triangle mesh into its
+// current triangles, and a plane, which is infinite, into a square of
+// half-size planeHalf about its point.
 func ObstacleMesh(name string, s *geom.Shape, offset dense.Vec3, planeHalf float64) Mesh {
 	m := Mesh{Name: name, Role: RoleObstacle}
 	c := s.RotationCenter()
@@ -74,6 +75,14 @@ func ObstacleMesh(name string, s *geom.Shape, offset dense.Vec3, planeHalf float
 			m.Pos = append(m.Pos, place(s.Center.Add(t1.Scale(uv[0]*planeHalf)).Add(t2.Scale(uv[1]*planeHalf))))
 		}
 		m.Faces = [][3]int32{{0, 1, 2}, {0, 2, 3}}
+	case geom.Mesh:
+		for i := 0; i+2 < len(s.Mesh.Pos); i += 3 {
+			m.Pos = append(m.Pos, place(dense.Vec3(s.Mesh.Pos[i:i+3])))
+		}
+		for i := 0; i+2 < len(s.Mesh.Faces); i += 3 {
+			f := s.Mesh.Faces[i : i+3]
+			m.Faces = append(m.Faces, [3]int32{f[0], f[1], f[2]})
+		}
 	case geom.Point:
 		t1, t2 := tangents(s.Normal)
 		m.Pos = append(m.Pos, place(s.Center))

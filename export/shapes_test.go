@@ -25,6 +25,12 @@ func TestObstacleMeshOnSurface(t *testing.T) {
 		"box":     boxShape(),
 		"turned":  {Kind: geom.Box, Center: dense.Vec3{0, 0, 1}, HalfExtents: dense.Vec3{0.6, 0.75, 0.5}, Rotated: true, R: turn},
 	}
+	// A closed triangle mesh (a tetrahedron, faces wound outward), turned.
+	tet, err := geom.NewMeshSurface(nil, []float64{0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, []int32{0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes["mesh"] = &geom.Shape{Kind: geom.Mesh, Mesh: tet, Rotated: true, R: turn}
 	for name, s := range shapes {
 		m := ObstacleMesh(name, s, offset, 1)
 		if err := m.check(); err != nil || len(m.Faces) == 0 {
