@@ -70,7 +70,7 @@ func ObstacleMesh(name string, s *geom.Shape, offset dense.Vec3, planeHalf float
 			}
 		}
 	case geom.Plane:
-		t1, t2 := tangents(s.Normal)
+		t1, t2 := dense.Tangents(s.Normal)
 		for _, uv := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
 			m.Pos = append(m.Pos, place(s.Center.Add(t1.Scale(uv[0]*planeHalf)).Add(t2.Scale(uv[1]*planeHalf))))
 		}
@@ -84,7 +84,7 @@ func ObstacleMesh(name string, s *geom.Shape, offset dense.Vec3, planeHalf float
 			m.Faces = append(m.Faces, [3]int32{f[0], f[1], f[2]})
 		}
 	case geom.Point:
-		t1, t2 := tangents(s.Normal)
+		t1, t2 := dense.Tangents(s.Normal)
 		m.Pos = append(m.Pos, place(s.Center))
 		base := s.Center.Sub(s.Normal.Scale(nailHeight))
 		for k := range roundSegments {
@@ -103,7 +103,7 @@ func ObstacleMesh(name string, s *geom.Shape, offset dense.Vec3, planeHalf float
 // as rings of roundSegments vertices between two poles, faces
 // counter-clockwise seen from outside.
 func lathe(m *Mesh, centre, axis dense.Vec3, r, halfLength float64, place func(dense.Vec3) [3]float64) {
-	t1, t2 := tangents(axis)
+	t1, t2 := dense.Tangents(axis)
 	m.Pos = append(m.Pos, place(centre.Add(axis.Scale(-halfLength-r))))
 	// Rings from the -axis pole to the +axis pole; a capsule repeats the
 	// equator ring on both ends of its cylinder.
@@ -141,16 +141,4 @@ func lathe(m *Mesh, centre, axis dense.Vec3, r, halfLength float64, place func(d
 		}
 		m.Faces = append(m.Faces, [3]int32{top, ring(n-1, k), ring(n-1, k+1)})
 	}
-}
-
-// tangents returns two unit vectors that make a right-handed frame with the
-// unit vector n (t1 x t2 = n).
-func tangents(n dense.Vec3) (dense.Vec3, dense.Vec3) {
-	a := dense.Vec3{1, 0, 0}
-	if math.Abs(n[0]) > 0.9 {
-		a = dense.Vec3{0, 1, 0}
-	}
-	t1 := a.Sub(n.Scale(a.Dot(n)))
-	t1 = t1.Scale(1 / t1.Norm())
-	return t1, n.Cross(t1)
 }

@@ -27,8 +27,8 @@ import (
 // boxes exactly, spheres and capsules as meshes whose triangles lie inside
 // them by at most kinematicError times the contact thickness
 // (geom.ShapeMesh), triangle-mesh obstacles as they are (a sequence's
-// current frame), moving with the obstacle's velocity field. Planes need
-// no mesh (the vertex contacts hold them) and nails are left to the vertex
+// current frame), planes as a square under the cloth (planeQuad), moving
+// with the obstacle's velocity field. Nails are left to the vertex
 // contacts. The EOL and conformal pipelines keep cloth vertices on the
 // obstacles' features, so there the obstacles are left out.
 type SelfCollision struct {
@@ -124,9 +124,12 @@ func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
 		nk := int32(0)
 		for i := range obs {
 			var m obstacleMesh
-			if o := &obs[i]; o.Kind == components.Mesh {
+			switch o := &obs[i]; o.Kind {
+			case components.Mesh:
 				m.faces = o.Mesh.Faces // its vertices are the surface's current ones
-			} else {
+			case geom.Plane:
+				m.pos, m.faces = make([]dense.Vec3, 4), []int32{0, 1, 2, 0, 2, 3} // placed each step (planeQuad)
+			default:
 				m.pos, m.faces, _, _ = geom.ShapeMesh(&o.Shape, kinematicError*sc.params.KinematicThickness)
 			}
 			sc.meshes = append(sc.meshes, m)
@@ -144,6 +147,9 @@ func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
 	for i := range obs {
 		o := &obs[i]
 		c := o.RotationCenter()
+		if o.Kind == geom.Plane {
+			sc.planeQuad(i)
+		}
 		for k := range sc.meshVerts(i) {
 			var x, v dense.Vec3
 			if o.Kind == components.Mesh {
@@ -158,6 +164,40 @@ func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
 	}
 	return rebuilt
 }
+
+// planeQuad places plane i's stand-in in the fail-safe (in its own frame):
+// a square of two triangles about the point of the plane under the centre
+// of the box around the cloth's start and end positions, of half-size that
+// box's diagonal plus planeMargin, so that every cloth point that can reach
+// the plane in this step lies over it. An infinite plane has no edges or
+// corners for the cloth to cross; the square keeps the fail-safe from
+// pushing cloth through it.
+func (sc *SelfCollision) planeQuad(i int) {
+	s, o := sc.state, &sc.obs[i]
+	box := geom.EmptyAABB()
+	for k := 0; k+2 < len(s.X); k += 3 {
+		p := dense.Vec3(s.X[k : k+3])
+		box = box.Grow(p).Grow(p.Add(dense.Vec3(s.VNew[k : k+3]).Scale(s.H)))
+	}
+	half := box.Hi.Sub(box.Lo).Norm() + planeMargin
+	// The box's centre in the plane's own frame (worldVertex's inverse).
+	ctr := box.Lo.Add(box.Hi).Scale(0.5).Sub(o.Offset)
+	if o.Rotated {
+		c := o.RotationCenter()
+		ctr = c.Add(o.R.T().MulVec(ctr.Sub(c)))
+	}
+	n := o.Normal
+	foot := ctr.Sub(n.Scale(ctr.Sub(o.Center).Dot(n)))
+	t1, t2 := dense.Tangents(n)
+	m := &sc.meshes[i]
+	m.pos = m.pos[:0]
+	for _, uv := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
+		m.pos = append(m.pos, foot.Add(t1.Scale(uv[0]*half)).Add(t2.Scale(uv[1]*half)))
+	}
+}
+
+// planeMargin (m) is added to the half-size of a plane's square (planeQuad).
+const planeMargin = 1
 
 // meshVerts is the number of vertices of obstacle i's kinematic mesh.
 func (sc *SelfCollision) meshVerts(i int) int {

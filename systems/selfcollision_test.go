@@ -126,3 +126,33 @@ func TestSelfCollisionObstacleEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfCollisionPlaneSquare: the fail-safe holds cloth above a plane
+// obstacle (planeQuad's square under the cloth): a 5x5 sheet 3 mm over the
+// ground, 5 m from the plane's point, with solved velocities that would
+// carry it 7 mm through the plane in one step, ends the step on or above
+// it. Without the square it ends 7 mm below (checked).
+func TestSelfCollisionPlaneSquare(t *testing.T) {
+	sim := build(t, load(t, "crumple", [2]string{"bodies.0.pins", "[]"}, [2]string{"bodies.0.resolution", "5"}, [2]string{"bodies.0.position", "[5, 5, 0.003]"}), 1)
+	s := sim.State
+	s.H = 0.005
+	for i := range s.NumVerts() {
+		s.VNew[3*i], s.VNew[3*i+1], s.VNew[3*i+2] = 0.1, 0, -2
+	}
+	lowest := func() float64 {
+		z := math.Inf(1)
+		for i := range s.NumVerts() {
+			z = math.Min(z, s.X[3*i+2]+s.H*s.VNew[3*i+2])
+		}
+		return z
+	}
+	if z := lowest(); z > -0.006 {
+		t.Fatalf("the solved velocities end at z = %g: the test checks nothing", z)
+	}
+	if err := sim.SelfCollision.Step(sim.World); err != nil {
+		t.Fatal(err)
+	}
+	if z := lowest(); z < 0 {
+		t.Fatalf("after the fail-safe the sheet ends %g m below the plane", -z)
+	}
+}

@@ -67,3 +67,15 @@ func SegmentDistance2(p, a, b Vec2) float64 {
 	}
 	return math.Hypot(p[0]-a[0]-s*d[0], p[1]-a[1]-s*d[1])
 }
+
+// Tangents returns two unit vectors that make a right-handed frame with the
+// unit vector n (t1 x t2 = n).
+func Tangents(n Vec3) (Vec3, Vec3) {
+	a := Vec3{1, 0, 0}
+	if math.Abs(n[0]) > 0.9 {
+		a = Vec3{0, 1, 0}
+	}
+	t1 := a.Sub(n.Scale(a.Dot(n)))
+	t1 = t1.Scale(1 / t1.Norm())
+	return t1, n.Cross(t1)
+}
