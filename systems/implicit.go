@@ -51,6 +51,7 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	st := s.state
 	w.Pool.For(st.NumVerts(), s.rhs)
 	copy(st.VNew, st.V)
+	st.StepPCG.Solves, st.StepPCG.Iterations = 0, 0
 	if err := s.solver.solve(w, st); err != nil {
 		return err
 	}
@@ -82,6 +83,8 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 	}
 	res, err := is.pcg.Solve(w.Pool, s.A, s.B, s.VNew, s.PinFilter, s.PinZ, is.set.Tolerance, is.set.MaxIterations)
 	s.LastSolve = res
+	s.StepPCG.Solves++
+	s.StepPCG.Iterations += res.Iterations
 	if err != nil {
 		return fmt.Errorf("PCG: %w", err)
 	}
