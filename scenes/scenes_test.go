@@ -23,7 +23,7 @@ func mustBuiltin(t *testing.T, name string) *Scene {
 
 func TestBuiltinsRoundTrip(t *testing.T) {
 	infos := Builtins()
-	want := []string{"box-edge", "crumple", "drape", "drape-corner", "edge", "edge-turned", "flag", "friction", "jaws", "layers", "lo-res", "nails", "push", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-drop", "strain-limit", "throw", "twist-pins", "wire"}
+	want := []string{"box-edge", "crumple", "drape", "drape-corner", "edge", "edge-turned", "flag", "friction", "jaws", "layers", "lo-res", "nails", "push", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-arcsim", "sphere-drop", "strain-limit", "throw", "twist-pins", "wire"}
 	var got []string
 	for _, in := range infos {
 		got = append(got, in.Name)
