@@ -25,7 +25,7 @@ func mustBuiltin(t *testing.T, name string) *Scene {
 
 func TestBuiltinsRoundTrip(t *testing.T) {
 	infos := Builtins()
-	want := []string{"box-edge", "crumple", "drape", "drape-corner", "dress", "edge", "edge-turned", "flag", "friction", "jaws", "layers", "lo-res", "nails", "paper-drape", "pinned-square", "push", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-drop", "strain-limit", "throw", "twist", "twist-pins", "wire"}
+	want := []string{"box-edge", "crumple", "drape", "drape-corner", "dress", "edge", "edge-turned", "flag", "friction", "jaws", "layers", "lo-res", "nails", "paper-drape", "pinned-square", "push", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-arcsim", "sphere-drop", "strain-limit", "throw", "twist", "twist-pins", "wire"}
 	var got []string
 	for _, in := range infos {
 		got = append(got, in.Name)
@@ -239,8 +239,8 @@ func TestParseValidationErrors(t *testing.T) {
 			[]string{"wind.density", ">= 0, got -1"}},
 		{"panels without tube", func(m map[string]any) { body0(m)["panels"] = 2 },
 			[]string{"bodies[0].panels", "must be 0 or 1, or >= 2 on a tube, got 2"}},
-		{"panels not dividing", func(m map[string]any) { body0(m)["tube"] = true; body0(m)["pins"] = []any{}; body0(m)["panels"] = 6 },
-			[]string{"bodies[0].panels", "49 grid cells around the tube are not a multiple of 6 panels"}},
+		{"panels not dividing", func(m map[string]any) { body0(m)["tube"] = true; body0(m)["pins"] = []any{}; body0(m)["panels"] = 5 },
+			[]string{"bodies[0].panels", "24 grid cells around the tube are not a multiple of 5 panels"}},
 		{"pin release", func(m map[string]any) { body0(m)["pins"] = []any{map[string]any{"at": []any{0, 0}, "release": -1}} },
 			[]string{"bodies[0].pins[0].release", ">= 0, got -1"}},
 		{"resolution", func(m map[string]any) { body0(m)["resolution"] = 1 },
@@ -252,12 +252,12 @@ func TestParseValidationErrors(t *testing.T) {
 		{"name empty", func(m map[string]any) { body0(m)["name"] = "" }, []string{"bodies[0].name", "non-empty"}},
 		{"dup body", func(m map[string]any) { m["bodies"] = append(m["bodies"].([]any), body0(m)) },
 			[]string{"bodies[1].name", "duplicate", "bodies[0]"}},
-		{"pin range", func(m map[string]any) { body0(m)["pins"] = []any{map[string]any{"at": []any{50, 0}}} },
-			[]string{"bodies[0].pins[0].at[0]", "out of range", "-50..49"}},
+		{"pin range", func(m map[string]any) { body0(m)["pins"] = []any{map[string]any{"at": []any{25, 0}}} },
+			[]string{"bodies[0].pins[0].at[0]", "out of range", "-25..24"}},
 		{"pin neg range", func(m map[string]any) { body0(m)["pins"] = []any{map[string]any{"at": []any{0, -51}}} },
 			[]string{"bodies[0].pins[0].at[1]", "out of range"}},
 		{"pin dup", func(m map[string]any) {
-			body0(m)["pins"] = []any{map[string]any{"at": []any{49, 0}}, map[string]any{"at": []any{-1, 0}}}
+			body0(m)["pins"] = []any{map[string]any{"at": []any{24, 0}}, map[string]any{"at": []any{-1, 0}}}
 		}, []string{"bodies[0].pins[1].at", "already pinned", "pins[0]"}},
 		{"tube too narrow", func(m map[string]any) { body0(m)["tube"] = true; body0(m)["resolution"] = 3 },
 			[]string{"bodies[0].tube", "at least 4 grid vertices around", "got 3"}},
@@ -747,7 +747,7 @@ func TestDrapeOrientation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sh.NX != 50 || sh.NY != 50 {
+	if sh.NX != 25 || sh.NY != 25 {
 		t.Fatalf("grid %dx%d", sh.NX, sh.NY)
 	}
 	for _, p := range sh.Pos {
@@ -755,7 +755,7 @@ func TestDrapeOrientation(t *testing.T) {
 			t.Fatalf("drape sheet not horizontal at z=1: %v", p)
 		}
 	}
-	if len(sh.Pinned) != 2 || sh.Pinned[0] != int32(49*50) || sh.Pinned[1] != int32(50*50-1) {
+	if len(sh.Pinned) != 2 || sh.Pinned[0] != int32(24*25) || sh.Pinned[1] != int32(25*25-1) {
 		t.Errorf("pinned = %v", sh.Pinned)
 	}
 	// The pinned corners are the two ends of the far (+y) edge.

@@ -14,10 +14,16 @@ import (
 // ObstacleContact is the cloth-obstacle contact model: each vertex whose gap to
 // an obstacle (signed distance minus the contact thickness) is within half the
 // layer, or would close within the step, becomes a Contact entity and an
-// inequality row n^T v_i >= n^T v_obs - gap/h of the implicit step's QP
-// (Weidner 2018 eq. 12, with the obstacle's own velocity): a vertex ends the
-// step at or outside the contact layer, rests with zero normal velocity, and
-// lifts off freely when the QP multiplier would have to pull. The solve
+// inequality row n^T v_i >= -gap/h of the implicit step's QP (Weidner 2018
+// eq. 12): a vertex ends the step at or outside the contact layer, rests on
+// the obstacle, and lifts off freely when the QP multiplier would have to
+// pull. The gap is measured to the obstacle at its pose at the end of the
+// step (ScriptedMotion puts it there), so its motion over the step is in the
+// gap already: the distance at the end of the step is, to first order,
+// gap + h n^T v_i. (Adding the obstacle's normal velocity to the target
+// as well, as loom did before, counts its motion twice: a vertex could
+// follow an obstacle moving away from it into the obstacle's end pose by h
+// times its normal speed, 3.8 mm in the sphere scene.) The solve
 // (ImplicitSolve, EOLCloth) adds rows for vertices its solved velocity would
 // carry into an obstacle (refine) and solves again; ContactResponse, run
 // after it, records the contacts as entities and applies Coulomb friction
@@ -151,7 +157,7 @@ func (c *ObstacleContact) detectRange(lo, hi int) {
 			o := &c.obstacles[j]
 			d, nrm, u := geom.SignedDistanceVel(&o.Shape, o.Offset, p)
 			g := d - c.thickness
-			if g+h*math.Min(v.Sub(obstacleVelAt(o, p).Add(u)).Dot(nrm), 0) < margin && g < bestGap {
+			if g+h*math.Min(v.Dot(nrm), 0) < margin && g < bestGap {
 				best, bestGap, bestN, bestU = int32(j), g, nrm, u
 			}
 		}
@@ -173,19 +179,19 @@ func obstacleVelAt(o *components.Obstacle, p dense.Vec3) dense.Vec3 {
 
 // contactVel is the velocity of the obstacle surface that vertex i touches:
 // its rigid motion at the vertex plus the surface's own deformation velocity
-// at its nearest point.
+// at its nearest point (for friction: the rows need no obstacle velocity).
 func (c *ObstacleContact) contactVel(o *components.Obstacle, i int) dense.Vec3 {
 	return obstacleVelAt(o, dense.Vec3(c.state.X[3*i:3*i+3])).Add(dense.Vec3(c.surfVel[3*i : 3*i+3]))
 }
 
-// addRow appends vertex i's constraint n^T v_i >= n^T v_obs - gap/h, with
-// v_obs the obstacle's velocity at the vertex (contactVel).
+// addRow appends vertex i's constraint n^T v_i >= -gap/h, the gap measured
+// to the obstacle's end-of-step pose (ScriptedMotion has moved it there, and
+// a sequence to its end-of-step frame), so the obstacle's motion is in the
+// gap already.
 func (c *ObstacleContact) addRow(i int) {
 	s := c.state
-	o := &c.obstacles[c.obstacle[i]]
 	n := dense.Vec3(c.normal[3*i : 3*i+3])
-	vo := c.contactVel(o, i)
-	s.Contacts = append(s.Contacts, ContactRow{Vertex: int32(i), Normal: n, Target: vo.Dot(n) - c.gap[i]/s.H})
+	s.Contacts = append(s.Contacts, ContactRow{Vertex: int32(i), Normal: n, Target: -c.gap[i] / s.H})
 	c.rowObstacle = append(c.rowObstacle, c.obstacle[i])
 }
 
@@ -252,7 +258,7 @@ func (c *ObstacleContact) penetrating(i int) bool {
 		o := &c.obstacles[j]
 		d, nrm, u := geom.SignedDistanceVel(&o.Shape, o.Offset, p)
 		g := d - c.thickness
-		if g+s.H*v.Sub(obstacleVelAt(o, p).Add(u)).Dot(nrm) < -0.1*c.thickness {
+		if g+s.H*v.Dot(nrm) < -0.1*c.thickness {
 			c.obstacle[i], c.gap[i] = int32(j), g
 			copy(c.normal[3*i:3*i+3], nrm[:])
 			copy(c.surfVel[3*i:3*i+3], u[:])

@@ -30,6 +30,8 @@ func (c *contactFilter) solve(w *ecs.World, s *ClothState, pcg *sparse.PCG, set 
 		Tolerance: set.Tolerance, MaxIterations: set.MaxIterations}
 	res, err := c.solver.Solve(w.Pool, pcg, &p, s.VNew, s.Impulse)
 	s.LastSolve = res.Last
+	s.StepPCG.Solves += res.Solves
+	s.StepPCG.Iterations += res.Iterations
 	if err != nil {
 		return err
 	}

@@ -19,9 +19,10 @@ type QPStats struct {
 //
 //	minimize 1/2 v^T A v - b^T v  s.t.  v_p = z_p (pins),  n^T v_i >= target_i (contacts),
 //
-// reusing its buffers from step to step, and warm-starts each solve from the
-// velocities and from the previous step's impulses of vertices still in
-// contact.
+// reusing its buffers (and the QP solver's, qp.Solver.SolveInto) from step
+// to step, so that a step whose contact set is that of the previous one
+// allocates nothing, and warm-starts each solve from the velocities and from
+// the previous step's impulses of vertices still in contact.
 type contactQP struct {
 	solver  *qp.Solver
 	h, eq   qp.CSR
@@ -29,6 +30,8 @@ type contactQP struct {
 	beq     []float64
 	bin     []float64
 	warm    qp.Result
+	res     qp.Result
+	prob    qp.Problem
 	lastImp []float64 // per vertex, the impulse of the previous solve
 }
 
@@ -58,9 +61,9 @@ func (c *contactQP) solve(s *ClothState) error {
 	for _, r := range s.Contacts {
 		c.warm.Yin = append(c.warm.Yin, c.lastImp[r.Vertex])
 	}
-	p := &qp.Problem{H: &c.h, F: s.B, Aeq: &c.eq, Beq: c.beq, Ain: &c.in, Bin: c.bin}
-	res, err := c.solver.Solve(p, &c.warm, qpSettings)
-	if err != nil {
+	c.prob = qp.Problem{H: &c.h, F: s.B, Aeq: &c.eq, Beq: c.beq, Ain: &c.in, Bin: c.bin}
+	res := &c.res
+	if err := c.solver.SolveInto(&c.prob, &c.warm, qpSettings, res); err != nil {
 		return fmt.Errorf("QP: %w", err)
 	}
 	s.LastQP = QPStats{Rows: len(s.Contacts), Iterations: res.Iterations, Factorizations: res.Factorizations, Residual: res.Residuals.Max()}

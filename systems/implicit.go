@@ -55,6 +55,7 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	w.Pool.For(st.NumVerts(), s.rhs)
 	copy(st.VNew, st.V)
 	s.solver.stale = true
+	st.StepPCG.Solves, st.StepPCG.Iterations = 0, 0
 	if err := s.solver.solve(w, st); err != nil {
 		return err
 	}
@@ -92,6 +93,8 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 	}
 	res, err := is.pcg.Solve(w.Pool, s.A, s.B, s.VNew, s.PinFilter, s.PinZ, is.set.Tolerance, is.set.MaxIterations)
 	s.LastSolve = res
+	s.StepPCG.Solves++
+	s.StepPCG.Iterations += res.Iterations
 	if err != nil {
 		return fmt.Errorf("PCG: %w", err)
 	}

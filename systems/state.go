@@ -92,6 +92,10 @@ type ClothStep struct {
 
 	LastSolve sparse.PCGResult // the last unconstrained PCG solve
 	LastQP    QPStats          // the last contact QP
+	// StepPCG counts the PCG solves of the last step's implicit solve and
+	// their iterations: the active-set rounds of the filtered contact solve
+	// and the solves after contact refinements included.
+	StepPCG struct{ Solves, Iterations int }
 }
 
 // pinned reports whether vertex i is pinned.

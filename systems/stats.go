@@ -31,6 +31,8 @@ type Stats struct {
 	MaxVertexPen   float64 `json:"max_vertex_penetration"` // m, deepest cloth vertex inside an obstacle (what the contacts constrain)
 	SelfIntersect  int     `json:"self_intersections"`     // intersecting cloth face pairs that share no vertex
 	PCGIterations  int     `json:"pcg_iterations"`         // of the last unconstrained solve
+	PCGSolves      int     `json:"pcg_solves"`             // PCG solves of the last step's implicit solve (contact rounds and refinements included)
+	PCGStepIter    int     `json:"pcg_step_iterations"`    // their iterations
 	QPIterations   int     `json:"qp_iterations"`          // ADMM iterations of the last step's QP (0 without contacts)
 	QPResidual     float64 `json:"qp_kkt_residual"`        // largest relative KKT residual of that QP
 	Nodes          int     `json:"nodes"`                  // rod nodes
@@ -78,6 +80,7 @@ type Stats struct {
 func (s *Sim) Measure() Stats {
 	st := s.State
 	out := Stats{Step: s.Clock.Step, Time: float64(s.Clock.Step) * s.Clock.Dt, Vertices: st.NumVerts(), Faces: len(st.FaceRest), PCGIterations: st.LastSolve.Iterations,
+		PCGSolves: st.StepPCG.Solves, PCGStepIter: st.StepPCG.Iterations,
 		QPIterations: st.LastQP.Iterations, QPResidual: st.LastQP.Residual}
 	g := s.Model.Gravity // the field simulated, incline included
 	for i, m := range st.Mass {

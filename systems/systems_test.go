@@ -125,7 +125,7 @@ func TestDrapeSettles(t *testing.T) {
 	// By default (and with -short) a 16x16 sheet: its kinetic energy over
 	// the 5 s hardly depends on the resolution (peak 0.269 J, at most
 	// 0.0016 J over the last 0.5 s at 16, 25 and 50). LOOM_LONG_TESTS runs
-	// the scene's 50x50.
+	// the scene's resolution (25x25).
 	if !long() {
 		sc.Set("bodies.0.resolution", "16")
 	}

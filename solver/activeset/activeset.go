@@ -46,6 +46,7 @@ type Problem struct {
 
 // Result reports a solve.
 type Result struct {
+	Solves     int              // PCG solves (rounds)
 	Iterations int              // PCG iterations over all rounds
 	Residual   float64          // the larger of the last PCG residual and the largest row violation
 	Last       sparse.PCGResult // the last PCG solve's
@@ -57,6 +58,9 @@ type Solver struct {
 	z      []float64 // 3n
 	av     []float64 // 3n: A v
 	active []bool    // per contact row
+	// held is, per vertex, whether one of its rows was active when the
+	// last solve ended: the next solve's first guess.
+	held []bool
 }
 
 // Solve solves problem p with pcg (sized for its n vertices), starting from
@@ -72,6 +76,13 @@ type Solver struct {
 // tolerance), the same answer as a QP solver without its factorizations.
 // The rounds stop after MaxRounds; Result.Residual then reports the
 // remaining violation.
+//
+// The first guess of the active set is warm: a row starts active when its
+// vertex had an active row at the end of the previous solve (the previous
+// step's contact set, or this step's before a refinement added rows; while
+// the vertex count is unchanged), or when the starting v already violates
+// it. A vertex resting on an obstacle keeps its row from step to step
+// without a round to find it again.
 func (s *Solver) Solve(r sparse.Runner, pcg *sparse.PCG, p *Problem, v, impulse []float64) (Result, error) {
 	n := len(p.B) / 3
 	s.filter = resize(s.filter, 9*n)
@@ -79,10 +90,14 @@ func (s *Solver) Solve(r sparse.Runner, pcg *sparse.PCG, p *Problem, v, impulse 
 	s.av = resize(s.av, 3*n)
 	rows := p.Rows
 	s.active = resize(s.active, len(rows))
-	for k := range s.active {
-		s.active[k] = true
+	warm := len(s.held) == n
+	for k, r := range rows {
+		i, nr := int(r.Vertex), r.Normal
+		vn := nr[0]*v[3*i] + nr[1]*v[3*i+1] + nr[2]*v[3*i+2]
+		s.active[k] = vn < r.Target || (warm && s.held[i])
 	}
 	var out Result
+	defer s.hold(n, rows)
 	for round := 0; ; round++ {
 		copy(s.filter, p.PinFilter)
 		copy(s.z, p.PinZ)
@@ -101,6 +116,7 @@ func (s *Solver) Solve(r sparse.Runner, pcg *sparse.PCG, p *Problem, v, impulse 
 		}
 		res, err := pcg.Solve(r, p.A, p.B, v, s.filter, s.z, p.Tolerance, p.MaxIterations)
 		out.Last = res
+		out.Solves++
 		out.Iterations += res.Iterations
 		if err != nil {
 			return out, fmt.Errorf("filtered contact solve: PCG: %w", err)
@@ -140,6 +156,17 @@ func (s *Solver) Solve(r sparse.Runner, pcg *sparse.PCG, p *Problem, v, impulse 
 		}
 	}
 	return out, nil
+}
+
+// hold records, per vertex, whether one of its rows is active.
+func (s *Solver) hold(n int, rows []Row) {
+	s.held = resize(s.held, n)
+	clear(s.held)
+	for k, r := range rows {
+		if s.active[k] {
+			s.held[r.Vertex] = true
+		}
+	}
 }
 
 func resize[T any](s []T, n int) []T {

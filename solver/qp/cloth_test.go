@@ -210,11 +210,12 @@ func reportQP(b *testing.B, q *testQP, res *Result) {
 // clothKKT is the ADMM KKT matrix of the benchmark problem.
 func clothKKT(b *testing.B) (*ldlt.Matrix, []int8) {
 	_, p := benchCloth(b)
-	P, err := symmetricH(p.H)
+	var w workspace
+	P, err := symmetricH(p.H, &w)
 	if err != nil {
 		b.Fatal(err)
 	}
-	A := stack(p.Aeq, p.Ain, len(p.F))
+	A := stack(p.Aeq, p.Ain, len(p.F), &w)
 	k := newKKTPattern(P, A)
 	cd := make([]float64, A.Rows)
 	for i := range cd {

@@ -86,28 +86,43 @@ func (m *CSR) validate(name string, rows, cols int) error {
 // canonical returns a copy of m with sorted columns, duplicates summed and
 // unused capacity dropped. Explicit zeros are kept (they may be structural).
 func (m *CSR) canonical() *CSR {
-	out := &CSR{Rows: m.Rows, Cols: m.Cols, RowPtr: make([]int, m.Rows+1)}
-	out.Col = make([]int, 0, m.RowPtr[m.Rows])
-	out.Val = make([]float64, 0, m.RowPtr[m.Rows])
-	type ent struct {
-		j int
-		v float64
+	out := &CSR{}
+	m.canonicalInto(out, nil)
+	return out
+}
+
+// csrEntry is one entry of a row being sorted by canonicalInto.
+type csrEntry struct {
+	j int
+	v float64
+}
+
+// canonicalInto writes canonical m into out, reusing out's storage and buf
+// (a row's sort buffer, may be nil) when they are large enough.
+func (m *CSR) canonicalInto(out *CSR, buf *[]csrEntry) {
+	if buf == nil {
+		buf = new([]csrEntry)
 	}
-	var buf []ent
+	nnz := m.RowPtr[m.Rows]
+	out.Rows, out.Cols = m.Rows, m.Cols
+	out.RowPtr = resize(out.RowPtr, m.Rows+1)
+	out.RowPtr[0] = 0
+	out.Col = slices.Grow(out.Col[:0], nnz)
+	out.Val = slices.Grow(out.Val[:0], nnz)
 	for i := 0; i < m.Rows; i++ {
-		buf = buf[:0]
+		b := (*buf)[:0]
 		sorted := true
 		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
-			if len(buf) > 0 && m.Col[k] <= buf[len(buf)-1].j {
+			if len(b) > 0 && m.Col[k] <= b[len(b)-1].j {
 				sorted = false
 			}
-			buf = append(buf, ent{m.Col[k], m.Val[k]})
+			b = append(b, csrEntry{m.Col[k], m.Val[k]})
 		}
 		if !sorted {
-			slices.SortStableFunc(buf, func(a, b ent) int { return cmp.Compare(a.j, b.j) })
+			slices.SortStableFunc(b, func(a, b csrEntry) int { return cmp.Compare(a.j, b.j) })
 		}
-		for k, e := range buf {
-			if k > 0 && e.j == buf[k-1].j {
+		for k, e := range b {
+			if k > 0 && e.j == b[k-1].j {
 				out.Val[len(out.Val)-1] += e.v
 				continue
 			}
@@ -115,32 +130,44 @@ func (m *CSR) canonical() *CSR {
 			out.Val = append(out.Val, e.v)
 		}
 		out.RowPtr[i+1] = len(out.Col)
+		*buf = b
 	}
-	return out
 }
 
-// transpose returns m^T in canonical CSR form.
-func (m *CSR) transpose() *CSR {
-	t := &CSR{Rows: m.Cols, Cols: m.Rows, RowPtr: make([]int, m.Cols+1)}
+// transposeInto writes m^T, in canonical CSR form, into t, reusing t's
+// storage and next (a column cursor buffer) when they are large enough.
+func (m *CSR) transposeInto(t *CSR, next *[]int) {
 	nnz := m.RowPtr[m.Rows]
-	t.Col = make([]int, nnz)
-	t.Val = make([]float64, nnz)
+	t.Rows, t.Cols = m.Cols, m.Rows
+	t.RowPtr = resize(t.RowPtr, m.Cols+1)
+	clear(t.RowPtr)
+	t.Col = resize(t.Col, nnz)
+	t.Val = resize(t.Val, nnz)
 	for k := 0; k < nnz; k++ {
 		t.RowPtr[m.Col[k]+1]++
 	}
 	for j := 0; j < m.Cols; j++ {
 		t.RowPtr[j+1] += t.RowPtr[j]
 	}
-	next := append([]int(nil), t.RowPtr[:m.Cols]...)
+	*next = append((*next)[:0], t.RowPtr[:m.Cols]...)
+	nx := *next
 	for i := 0; i < m.Rows; i++ {
 		for k := m.RowPtr[i]; k < m.RowPtr[i+1]; k++ {
 			j := m.Col[k]
-			t.Col[next[j]] = i
-			t.Val[next[j]] = m.Val[k]
-			next[j]++
+			t.Col[nx[j]] = i
+			t.Val[nx[j]] = m.Val[k]
+			nx[j]++
 		}
 	}
-	return t
+}
+
+// resize returns s with length n, reusing its storage when it is large
+// enough (the contents are then stale).
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // mulVec sets y = m x. A nil m acts as an empty matrix.
@@ -189,12 +216,15 @@ func (m *CSR) normInf() float64 {
 	return r
 }
 
-// norm1 returns the induced 1-norm (largest absolute column sum) of m.
-func (m *CSR) norm1() float64 {
+// norm1 returns the induced 1-norm (largest absolute column sum) of m; work
+// holds the column sums (resized to m.Cols).
+func (m *CSR) norm1(work *[]float64) float64 {
 	if m == nil {
 		return 0
 	}
-	col := make([]float64, m.Cols)
+	*work = resize(*work, m.Cols)
+	col := *work
+	clear(col)
 	for k := 0; k < m.RowPtr[m.Rows]; k++ {
 		col[m.Col[k]] += math.Abs(m.Val[k])
 	}

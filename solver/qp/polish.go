@@ -28,17 +28,16 @@ func (r *run) polishRounds(act []bool, x0, y0 []float64) (bool, error) {
 		if !ok {
 			return false, nil
 		}
-		if r.consider(xs, ys, true) {
+		met, score := r.consider(xs, ys, true)
+		if met {
 			return true, nil
 		}
 		// stop when the residual no longer improves
-		x, yeq, yin := r.unscaled(xs, ys)
-		score := Residuals(r.prob, x, yeq, yin).Max()
 		if !(score < prev) {
 			return false, nil
 		}
 		prev = score
-		next := r.pdasActive(xs, ys)
+		next := r.pdasActive(xs, ys, act)
 		if sameBools(next, act) {
 			return false, nil
 		}
@@ -62,7 +61,7 @@ func (r *run) polish(act []bool, x0, y0 []float64) (xs, ys []float64, ok bool, e
 	n, m := r.n, r.m
 	k := r.s.kkt
 	delta := r.set.PolishDelta
-	cd := make([]float64, m)
+	cd := r.cd
 	for i := range cd {
 		if act[i] {
 			cd[i] = delta
@@ -146,9 +145,14 @@ func (r *run) polish(act []bool, x0, y0 []float64) (xs, ys []float64, ok bool, e
 			return nil, nil, false, nil
 		}
 	}
-	xs = append([]float64(nil), sol[:n]...)
-	ys = make([]float64, m)
+	// The polished point goes into whichever buffer pair x0 is not.
+	xs, ys = r.xsA, r.ysA
+	if n > 0 && len(x0) > 0 && &x0[0] == &xs[0] {
+		xs, ys = r.xsB, r.ysB
+	}
+	copy(xs, sol[:n])
 	for i := 0; i < m; i++ {
+		ys[i] = 0
 		if act[i] {
 			ys[i] = sol[n+i]
 		}

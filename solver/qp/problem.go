@@ -3,6 +3,7 @@ package qp
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Problem is the convex QP
@@ -66,20 +67,24 @@ func (p *Problem) validate() error {
 	return checkVec("Bin", p.Bin, len(p.Bin))
 }
 
-// symmetricH returns the canonical form of H after checking that it is
-// symmetric to within 1e-10 relative to its largest entry. The returned matrix
-// is exactly symmetric, (H + H^T)/2, with the union pattern.
-func symmetricH(h *CSR) (*CSR, error) {
-	c := h.canonical()
-	t := c.transpose()
+// symmetricH writes the canonical form of H into w.p after checking that it
+// is symmetric to within 1e-10 relative to its largest entry. The result is
+// exactly symmetric, (H + H^T)/2, with the union pattern. It reuses w's
+// buffers.
+func symmetricH(h *CSR, w *workspace) (*CSR, error) {
+	c, t, out := &w.hc, &w.ht, &w.p
+	h.canonicalInto(c, &w.ent)
+	c.transposeInto(t, &w.next)
 	maxAbs := 0.0
 	for _, v := range c.Val {
 		maxAbs = math.Max(maxAbs, math.Abs(v))
 	}
 	tol := 1e-10 * maxAbs
-	out := &CSR{Rows: c.Rows, Cols: c.Cols, RowPtr: make([]int, c.Rows+1)}
-	out.Col = make([]int, 0, len(c.Col))
-	out.Val = make([]float64, 0, len(c.Col))
+	out.Rows, out.Cols = c.Rows, c.Cols
+	out.RowPtr = resize(out.RowPtr, c.Rows+1)
+	out.RowPtr[0] = 0
+	out.Col = slices.Grow(out.Col[:0], len(c.Col))
+	out.Val = slices.Grow(out.Val[:0], len(c.Col))
 	for i := 0; i < c.Rows; i++ {
 		a, ae := c.RowPtr[i], c.RowPtr[i+1]
 		b, be := t.RowPtr[i], t.RowPtr[i+1]
@@ -309,24 +314,39 @@ func safeDiv(a, b float64) float64 {
 // defined in the package documentation. It does not validate p; yeq and yin
 // must have lengths len(Beq) and len(Bin) (nil is read as zero).
 func Residuals(p *Problem, x, yeq, yin []float64) KKTResiduals {
+	return residuals(p, x, yeq, yin, &residualWork{})
+}
+
+// residualWork holds Residuals' scratch vectors between calls.
+type residualWork struct {
+	yeq, yin, hx, geq, gin, ax, col []float64
+}
+
+// residuals is Residuals with its scratch vectors in w.
+func residuals(p *Problem, x, yeq, yin []float64, w *residualWork) KKTResiduals {
 	n := len(p.F)
 	meq, min := len(p.Beq), len(p.Bin)
 	if yeq == nil {
-		yeq = make([]float64, meq)
+		w.yeq = resize(w.yeq, meq)
+		clear(w.yeq)
+		yeq = w.yeq
 	}
 	if yin == nil {
-		yin = make([]float64, min)
+		w.yin = resize(w.yin, min)
+		clear(w.yin)
+		yin = w.yin
 	}
 	xn := vecNormInf(x)
-	eqn1, inn1 := p.Aeq.norm1(), p.Ain.norm1()
+	eqn1, inn1 := p.Aeq.norm1(&w.col), p.Ain.norm1(&w.col)
 	eqnI, innI := p.Aeq.normInf(), p.Ain.normInf()
 
 	// stationarity: H x - F - Aeq^T yeq - Ain^T yin, relative to the largest
 	// of its four terms
-	hx := make([]float64, n)
+	w.hx, w.geq, w.gin = resize(w.hx, n), resize(w.geq, n), resize(w.gin, n)
+	hx, geq, gin := w.hx, w.geq, w.gin
 	p.H.mulVec(x, hx)
-	geq := make([]float64, n)
-	gin := make([]float64, n)
+	clear(geq)
+	clear(gin)
 	p.Aeq.mulTransAdd(yeq, geq)
 	p.Ain.mulTransAdd(yin, gin)
 	st := 0.0
@@ -340,7 +360,8 @@ func Residuals(p *Problem, x, yeq, yin []float64) KKTResiduals {
 	res.Stationarity = safeDiv(st, statScale)
 
 	if meq > 0 {
-		ax := make([]float64, meq)
+		w.ax = resize(w.ax, meq)
+		ax := w.ax
 		p.Aeq.mulVec(x, ax)
 		e := 0.0
 		for i := range ax {
@@ -349,7 +370,8 @@ func Residuals(p *Problem, x, yeq, yin []float64) KKTResiduals {
 		res.PrimalEq = safeDiv(e, math.Max(eqnI*xn, vecNormInf(p.Beq)))
 	}
 	if min > 0 {
-		ax := make([]float64, min)
+		w.ax = resize(w.ax, min)
+		ax := w.ax
 		p.Ain.mulVec(x, ax)
 		pscale := math.Max(innI*xn, vecNormInf(p.Bin))
 		// multiplier scale: the multipliers themselves, or the size of

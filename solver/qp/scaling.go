@@ -19,8 +19,9 @@ func clampScale(v float64) float64 {
 
 // ruiz equilibrates the KKT matrix [[P, A^T], [A, 0]] in place (modified Ruiz
 // scaling as in OSQP): on return P := c D P D, A := E A D, q := c D q, where
-// D (len n) and E (len m) are written to d and e and c is returned.
-func ruiz(p, a *CSR, q, d, e []float64, iters int, work []float64) float64 {
+// D (len n) and E (len m) are written to d and e and c is returned; work
+// (len >= n) and et (len m) are scratch.
+func ruiz(p, a *CSR, q, d, e []float64, iters int, work, et []float64) float64 {
 	n, m := p.Rows, a.Rows
 	for i := range d {
 		d[i] = 1
@@ -33,7 +34,6 @@ func ruiz(p, a *CSR, q, d, e []float64, iters int, work []float64) float64 {
 		return c
 	}
 	dt := work[:n]
-	et := make([]float64, m)
 	for it := 0; it < iters; it++ {
 		for j := range dt {
 			dt[j] = 0

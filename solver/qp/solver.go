@@ -19,19 +19,36 @@ type Solver struct {
 	// Analyses counts symbolic analyses (for tests of pattern reuse).
 	analyses int
 	gw       *gmresWork
+	w        workspace
+}
+
+// workspace holds a Solver's buffers between calls, so that a solve whose
+// patterns are those of the previous one allocates nothing (SolveInto).
+type workspace struct {
+	hc, ht, p CSR // canonical H, its transpose, the symmetric H (scaled in place)
+	ac, a     CSR // one constraint block made canonical, the stacked [Aeq; Ain] (scaled in place)
+	ent       []csrEntry
+	next      []int
+	run       run
+	res       residualWork
 }
 
 // NewSolver returns an empty solver.
 func NewSolver() *Solver { return &Solver{} }
 
-// stack returns the canonical [a; b] of two optional matrices with n columns.
-func stack(a, b *CSR, n int) *CSR {
-	out := &CSR{Cols: n, RowPtr: []int{0}}
+// stack writes the canonical [a; b] of two optional matrices with n columns
+// into w.a and returns it.
+func stack(a, b *CSR, n int, w *workspace) *CSR {
+	out := &w.a
+	out.Rows, out.Cols = 0, n
+	out.RowPtr = append(out.RowPtr[:0], 0)
+	out.Col, out.Val = out.Col[:0], out.Val[:0]
 	for _, mm := range []*CSR{a, b} {
 		if mm == nil {
 			continue
 		}
-		c := mm.canonical()
+		c := &w.ac
+		mm.canonicalInto(c, &w.ent)
 		base := len(out.Col)
 		out.Col = append(out.Col, c.Col...)
 		out.Val = append(out.Val, c.Val...)
@@ -68,8 +85,14 @@ type run struct {
 	factorizations, polishSolves int
 	pNorm, aNorm                 float64 // ||P||_inf, max(||A||_inf, ||A||_1), scaled
 
-	best      *Result
-	bestScore float64
+	best        *Result // nil or &bestR
+	bestR, cand Result  // the best candidate so far; a candidate being scored
+	actA, actB  []bool  // active-set guesses (m)
+	tried       []bool  // the last active set polishing failed from
+	cd          []float64
+	xsA, ysA    []float64 // polished points (n, m), two pairs used in turn
+	xsB, ysB    []float64
+	bestScore   float64
 }
 
 // Solve solves p. warm may be nil; otherwise its X (and Yeq, Yin where their
@@ -78,16 +101,28 @@ type run struct {
 // problem that is infeasible or unbounded returns a Result with the
 // corresponding Status and a nil error.
 func (s *Solver) Solve(p *Problem, warm *Result, set Settings) (*Result, error) {
-	if err := p.validate(); err != nil {
+	out := &Result{}
+	if err := s.SolveInto(p, warm, set, out); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// SolveInto is Solve writing its result into out, whose slices it reuses:
+// with out, warm and the Solver kept from call to call and the patterns of
+// H, Aeq and Ain unchanged, a solve that ends Solved allocates nothing. out
+// must not share storage with warm or p.
+func (s *Solver) SolveInto(p *Problem, warm *Result, set Settings, out *Result) error {
+	if err := p.validate(); err != nil {
+		return err
 	}
 	set = set.withDefaults()
-	P, err := symmetricH(p.H)
+	P, err := symmetricH(p.H, &s.w)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	n := len(p.F)
-	A := stack(p.Aeq, p.Ain, n)
+	A := stack(p.Aeq, p.Ain, n, &s.w)
 	meq, m := len(p.Beq), A.Rows
 
 	if s.kkt == nil || !samePattern(s.pPat, P) || !samePattern(s.aPat, A) {
@@ -95,7 +130,7 @@ func (s *Solver) Solve(p *Problem, warm *Result, set Settings) (*Result, error) 
 		sym, err := ldlt.Analyze(s.kkt.mat, ldlt.AMD)
 		if err != nil {
 			s.kkt = nil
-			return nil, fmt.Errorf("qp: analysing KKT matrix: %w", err)
+			return fmt.Errorf("qp: analysing KKT matrix: %w", err)
 		}
 		s.sym = sym
 		s.pPat, s.aPat = copyPattern(P), copyPattern(A)
@@ -103,19 +138,12 @@ func (s *Solver) Solve(p *Problem, warm *Result, set Settings) (*Result, error) 
 		s.analyses++
 	}
 
-	r := &run{s: s, prob: p, set: set, n: n, meq: meq, m: m, P: P, A: A}
-	r.q = make([]float64, n)
+	r := s.w.run.reset(s, p, set, n, meq, m, P, A)
 	for i, f := range p.F {
 		r.q[i] = -f
 	}
-	r.D = make([]float64, n)
-	r.E = make([]float64, m)
-	r.tn = make([]float64, n)
-	r.tn2 = make([]float64, n)
-	r.tm = make([]float64, m)
-	r.c = ruiz(P, A, r.q, r.D, r.E, set.ScalingIter, r.tn)
-	r.pNorm, r.aNorm = P.normInf(), math.Max(A.normInf(), A.norm1())
-	r.l = make([]float64, m)
+	r.c = ruiz(P, A, r.q, r.D, r.E, set.ScalingIter, r.tn, r.tm)
+	r.pNorm, r.aNorm = P.normInf(), math.Max(A.normInf(), A.norm1(&s.w.res.col))
 	for i := 0; i < m; i++ {
 		if i < meq {
 			r.l[i] = p.Beq[i] * r.E[i]
@@ -123,18 +151,39 @@ func (s *Solver) Solve(p *Problem, warm *Result, set Settings) (*Result, error) 
 			r.l[i] = p.Bin[i-meq] * r.E[i]
 		}
 	}
-	r.x = make([]float64, n)
-	r.xPrev = make([]float64, n)
-	r.z = make([]float64, m)
-	r.y = make([]float64, m)
-	r.yPrev = make([]float64, m)
-	r.rhoInv = make([]float64, m)
-	r.rhs = make([]float64, n+m)
-	r.sol = make([]float64, n+m)
-	r.dsol = make([]float64, n+m)
-	r.res = make([]float64, n+m)
-	r.bestScore = math.Inf(1)
-	return r.solve(warm)
+	res, err := r.solve(warm)
+	if err != nil {
+		return err
+	}
+	copyResult(out, res)
+	return nil
+}
+
+// reset readies r for a solve of the given sizes, keeping its buffers: the
+// iterates start at zero.
+func (r *run) reset(s *Solver, p *Problem, set Settings, n, meq, m int, P, A *CSR) *run {
+	keep := *r
+	*r = run{s: s, prob: p, set: set, n: n, meq: meq, m: m, P: P, A: A, bestScore: math.Inf(1)}
+	r.q, r.D, r.tn, r.tn2 = resize(keep.q, n), resize(keep.D, n), resize(keep.tn, n), resize(keep.tn2, n)
+	r.E, r.tm, r.l = resize(keep.E, m), resize(keep.tm, m), resize(keep.l, m)
+	r.x, r.xPrev = resize(keep.x, n), resize(keep.xPrev, n)
+	r.z, r.y, r.yPrev, r.rhoInv = resize(keep.z, m), resize(keep.y, m), resize(keep.yPrev, m), resize(keep.rhoInv, m)
+	r.rhs, r.sol, r.dsol, r.res = resize(keep.rhs, n+m), resize(keep.sol, n+m), resize(keep.dsol, n+m), resize(keep.res, n+m)
+	for _, v := range [][]float64{r.x, r.z, r.y} {
+		clear(v)
+	}
+	r.bestR, r.cand = keep.bestR, keep.cand
+	r.actA, r.actB, r.tried = resize(keep.actA, m), resize(keep.actB, m), keep.tried[:0]
+	r.cd = resize(keep.cd, m)
+	r.xsA, r.ysA, r.xsB, r.ysB = resize(keep.xsA, n), resize(keep.ysA, m), resize(keep.xsB, n), resize(keep.ysB, m)
+	return r
+}
+
+// copyResult copies src into dst, reusing dst's slices.
+func copyResult(dst, src *Result) {
+	x, yeq, yin := append(dst.X[:0], src.X...), append(dst.Yeq[:0], src.Yeq...), append(dst.Yin[:0], src.Yin...)
+	*dst = *src
+	dst.X, dst.Yeq, dst.Yin = x, yeq, yin
 }
 
 // project clamps v onto [l_i, u_i] (u_i = l_i for equalities, +inf otherwise).
@@ -175,45 +224,59 @@ func (r *run) factorADMM() error {
 	return nil
 }
 
-// unscaled returns the iterate in the caller's units and sign convention.
-func (r *run) unscaled(xs, ys []float64) (x, yeq, yin []float64) {
-	x = make([]float64, r.n)
-	for i := range x {
-		x[i] = r.D[i] * xs[i]
+// unscaledInto writes the iterate in the caller's units and sign
+// convention into out's X, Yeq and Yin, reusing their storage.
+func (r *run) unscaledInto(out *Result, xs, ys []float64) {
+	out.X = resize(out.X, r.n)
+	for i := range out.X {
+		out.X[i] = r.D[i] * xs[i]
 	}
-	yeq = make([]float64, r.meq)
-	yin = make([]float64, r.m-r.meq)
+	out.Yeq = resize(out.Yeq, r.meq)
+	out.Yin = resize(out.Yin, r.m-r.meq)
 	for i := 0; i < r.m; i++ {
 		v := -r.E[i] * ys[i] / r.c
 		if i < r.meq {
-			yeq[i] = v
+			out.Yeq[i] = v
 		} else {
-			yin[i-r.meq] = v
+			out.Yin[i-r.meq] = v
 		}
 	}
-	return
 }
 
-// consider records a candidate answer and reports whether it meets Tol.
-func (r *run) consider(xs, ys []float64, polished bool) bool {
-	x, yeq, yin := r.unscaled(xs, ys)
-	res := Residuals(r.prob, x, yeq, yin)
+// unscaled returns the iterate in the caller's units and sign convention, in
+// new slices.
+func (r *run) unscaled(xs, ys []float64) (x, yeq, yin []float64) {
+	var out Result
+	r.unscaledInto(&out, xs, ys)
+	return out.X, out.Yeq, out.Yin
+}
+
+// consider records a candidate answer and reports whether it meets Tol, and
+// its largest residual.
+func (r *run) consider(xs, ys []float64, polished bool) (bool, float64) {
+	c := &r.cand
+	r.unscaledInto(c, xs, ys)
+	res := residuals(r.prob, c.X, c.Yeq, c.Yin, &r.s.w.res)
 	score := res.Max()
 	if math.IsNaN(score) {
-		return false
+		return false, score
 	}
 	if score < r.bestScore || (polished && score <= r.set.Tol && !r.best.Polished) {
 		r.bestScore = score
-		r.best = &Result{X: x, Yeq: yeq, Yin: yin, Polished: polished, Residuals: res}
+		r.cand, r.bestR = r.bestR, r.cand
+		b := &r.bestR
+		b.Polished, b.Residuals = polished, res
+		r.best = b
 	}
-	return score <= r.set.Tol
+	return score <= r.set.Tol, score
 }
 
 func (r *run) finish(st Status, iter int) *Result {
 	out := r.best
 	if out == nil {
-		x, yeq, yin := r.unscaled(r.x, r.y)
-		out = &Result{X: x, Yeq: yeq, Yin: yin, Residuals: Residuals(r.prob, x, yeq, yin)}
+		out = &r.bestR
+		r.unscaledInto(out, r.x, r.y)
+		out.Polished, out.Residuals = false, residuals(r.prob, out.X, out.Yeq, out.Yin, &r.s.w.res)
 	}
 	out.Status = st
 	out.Iterations = iter
@@ -247,7 +310,7 @@ func (r *run) solve(warm *Result) (*Result, error) {
 			r.z[i] = r.project(i, r.z[i])
 		}
 		if set.Polish {
-			act := r.pdasActive(r.x, r.y)
+			act := r.pdasActive(r.x, r.y, nil)
 			if ok, err := r.polishRounds(act, r.x, r.y); err != nil {
 				return nil, err
 			} else if ok {
@@ -256,7 +319,7 @@ func (r *run) solve(warm *Result) (*Result, error) {
 		}
 	} else if set.Polish && m == r.meq {
 		// Equality constraints only: the active set is known.
-		act := make([]bool, m)
+		act := r.actA
 		for i := range act {
 			act[i] = true
 		}
@@ -272,7 +335,6 @@ func (r *run) solve(warm *Result) (*Result, error) {
 		return nil, err
 	}
 	epsAbs, epsRel := set.EpsAbs, set.EpsRel
-	var lastTried []bool
 	lastRhoUpdate := 0
 	adaptInterval := 25
 	nextPolish := 200
@@ -340,14 +402,14 @@ func (r *run) solve(warm *Result) (*Result, error) {
 			nextPolish *= 2
 		}
 		if converged || stalled {
-			if r.consider(r.x, r.y, false) {
+			if ok, _ := r.consider(r.x, r.y, false); ok {
 				return r.finish(Solved, iter), nil
 			}
 			if set.Polish {
 				act := r.admmActive()
 				// retry a failed set only from a better converged ADMM point
-				if converged || !sameBools(act, lastTried) {
-					lastTried = act
+				if converged || !sameBools(act, r.tried) {
+					r.tried = append(r.tried[:0], act...)
 					ok, err := r.polishRounds(act, r.x, r.y)
 					if err != nil {
 						return nil, err
@@ -394,7 +456,7 @@ func sameBools(a, b []bool) bool {
 
 // admmActive guesses the active set from the ADMM iterate (OSQP's rule).
 func (r *run) admmActive() []bool {
-	act := make([]bool, r.m)
+	act := r.actA
 	for i := range act {
 		act[i] = i < r.meq || r.z[i]-r.l[i] < -r.y[i]
 	}
@@ -402,11 +464,15 @@ func (r *run) admmActive() []bool {
 }
 
 // pdasActive is the primal-dual active-set rule: constraint i is active when
-// its multiplier exceeds its slack (scaled units, OSQP sign of y).
-func (r *run) pdasActive(xs, ys []float64) []bool {
+// its multiplier exceeds its slack (scaled units, OSQP sign of y). It writes
+// into whichever of r.actA and r.actB is not other.
+func (r *run) pdasActive(xs, ys []float64, other []bool) []bool {
 	ax := r.tm
 	r.A.mulVec(xs, ax)
-	act := make([]bool, r.m)
+	act := r.actA
+	if len(other) > 0 && len(act) > 0 && &other[0] == &act[0] {
+		act = r.actB
+	}
 	for i := range act {
 		act[i] = i < r.meq || -ys[i]-(ax[i]-r.l[i]) > 0
 	}
