@@ -205,14 +205,17 @@ func (s *PCG) Solve(r Runner, A *BSR, b, x []float64, filter []float64, z []floa
 		res.Iterations++
 		dnew := sum(s.p1)
 		rnorm2 = sum(s.p2)
+		// Converged first: at a residual near zero r^T P r can round to a
+		// tiny negative number, which is no breakdown.
+		if isFinite(rnorm2) && rel(rnorm2) <= tol {
+			res.Residual = rel(rnorm2)
+			break
+		}
 		if !isFinite(dnew) || !isFinite(rnorm2) || dnew < 0 {
 			s.finish(r)
 			return res, fmt.Errorf("sparse: PCG: breakdown (r^T P r = %g) in iteration %d", dnew, res.Iterations)
 		}
 		res.Residual = rel(rnorm2)
-		if res.Residual <= tol {
-			break
-		}
 		s.beta = dnew / delta
 		delta = dnew
 		// c = s + beta c.
