@@ -19,6 +19,13 @@ import (
 // int32 indices and memory stays reasonable.
 const MaxResolution = 4096
 
+// MaxRemeshFaces bounds the faces a remeshed body's sizes can ask for: the
+// remesher splits every edge longer than size_max, so a body of area A ends
+// with at least A / (sqrt(3)/4 size_max^2) faces (equilateral triangles of
+// side size_max), and a size_max that asks for more is an error before any
+// memory is spent (a size_max of 1e-8 m would otherwise split for ever).
+const MaxRemeshFaces = 1 << 22
+
 // Scene is a complete simulation set-up.
 type Scene struct {
 	Name        string     `json:"name"`
@@ -541,6 +548,8 @@ func validateBody(v *validator, b *Body, p string, names map[string]string) {
 		v.positive(rp+".size_min", r.SizeMin)
 		if !(r.SizeMax >= r.SizeMin) {
 			v.fail(rp+".size_max", "must be >= size_min (%v), got %v", r.SizeMin, r.SizeMax)
+		} else if area := b.Size[0] * b.Size[1]; r.SizeMax > 0 && area/(math.Sqrt(3)/4*r.SizeMax*r.SizeMax) > MaxRemeshFaces {
+			v.fail(rp+".size_max", "%v m asks for at least %.3g faces on the %v m^2 body (edges no longer than size_max); at most %d", r.SizeMax, area/(math.Sqrt(3)/4*r.SizeMax*r.SizeMax), area, MaxRemeshFaces)
 		}
 		if !(r.AspectMin > 0 && r.AspectMin <= 1) {
 			v.fail(rp+".aspect_min", "must be in (0, 1], got %v", r.AspectMin)

@@ -1042,3 +1042,23 @@ func TestPreconditioner(t *testing.T) {
 	}
 	wantErr(t, mustBuiltin(t, "drape").Set("solver.preconditioner", "ilu"), "solver.preconditioner", `"ilu"`)
 }
+
+// TestRemeshSizeBoundsFaces: a size_max that would ask for more than
+// MaxRemeshFaces faces is an error naming the field (it made the remesher
+// split for ever at step 0); the built-in sizes pass.
+func TestRemeshSizeBoundsFaces(t *testing.T) {
+	sc := mustBuiltin(t, "sphere")
+	if _, err := sc.Model(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("bodies.0.remesh.size_min", "1e-9"); err != nil {
+		t.Fatal(err)
+	}
+	err := sc.Set("bodies.0.remesh.size_max", "1e-8")
+	if err == nil {
+		_, err = sc.Model()
+	}
+	if err == nil || !strings.Contains(err.Error(), "bodies[0].remesh.size_max") || !strings.Contains(err.Error(), "faces") {
+		t.Fatalf("size_max 1e-8 m on a 1 m^2 sheet: error %v, want one naming bodies[0].remesh.size_max and the face count", err)
+	}
+}
