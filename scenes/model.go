@@ -102,6 +102,9 @@ func (s *Scene) Model() (*model.Model, error) {
 	if w := s.Wind; w != nil {
 		m.Wind = &model.Wind{Velocity: w.Velocity, Density: w.Density, Drag: w.Drag}
 	}
+	if err := s.checkPhysical(m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
