@@ -296,6 +296,7 @@ func TestAddRemoveObstacle(t *testing.T) {
 func TestPinUnpin(t *testing.T) {
 	sc := CapeScene(6)
 	sc.Bodies[0].Orientation = [3]float64{}
+	sc.Bodies[0].Position[1] = -0.6 // clear of the character
 	s, err := LoadScene(sc, Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)

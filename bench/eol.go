@@ -51,8 +51,8 @@ type EOLResult struct {
 	Collision, Remesh, Fill, QP, MsStep float64
 }
 
-// MeasureEOL runs c from the start for c.Steps steps.
-func MeasureEOL(c EOLCase, workers int) (EOLResult, error) {
+// MeasureEOL runs c from the start for c.Steps steps, reporting each to p.
+func MeasureEOL(c EOLCase, workers int, p Progress) (EOLResult, error) {
 	sim, err := c.Load(workers)
 	if err != nil {
 		return EOLResult{}, err
@@ -72,6 +72,7 @@ func MeasureEOL(c EOLCase, workers int) (EOLResult, error) {
 			r.MaxEOLPct = max(r.MaxEOLPct, 100*float64(q.Count())/float64(sim.State.NumVerts()))
 			q.Close()
 		}
+		p.report(c.Name, s+1, c.Steps)
 	}
 	wall := time.Since(t0)
 	r.MsStep = float64(wall.Milliseconds()) / float64(c.Steps)
@@ -103,7 +104,7 @@ func MeasureEOL(c EOLCase, workers int) (EOLResult, error) {
 // (the lower median for an even repeat), with the fastest and slowest runs'
 // ms/step when repeat > 1: a virtual machine's speed drifts by tens of
 // percent between runs, so one run's figure says little.
-func RunEOL(w io.Writer, cases []EOLCase, workers, repeat int) error {
+func RunEOL(w io.Writer, cases []EOLCase, workers, repeat int, p Progress) error {
 	if repeat < 1 {
 		return fmt.Errorf("bench: repeat = %d, want at least 1", repeat)
 	}
@@ -116,7 +117,7 @@ func RunEOL(w io.Writer, cases []EOLCase, workers, repeat int) error {
 		runs := make([]EOLResult, repeat)
 		for k := range runs {
 			var err error
-			if runs[k], err = MeasureEOL(c, workers); err != nil {
+			if runs[k], err = MeasureEOL(c, workers, p); err != nil {
 				return err
 			}
 		}

@@ -41,8 +41,9 @@ type FrameResult struct {
 	Order     []string
 }
 
-// MeasureFrames runs c from the start for c.Frames frames.
-func MeasureFrames(c FrameCase, workers int) (FrameResult, error) {
+// MeasureFrames runs c from the start for c.Frames frames, reporting each
+// step to p.
+func MeasureFrames(c FrameCase, workers int, p Progress) (FrameResult, error) {
 	sim, err := c.Load(workers)
 	if err != nil {
 		return FrameResult{}, err
@@ -61,6 +62,7 @@ func MeasureFrames(c FrameCase, workers int) (FrameResult, error) {
 		sum += float64(f)
 		n++
 		r.MinFaces, r.MaxFaces = min(r.MinFaces, f), max(r.MaxFaces, f)
+		p.report(c.Name, s+1, c.Frames*spf)
 	}
 	r.SecPerFr = time.Since(t0).Seconds() / float64(c.Frames)
 	r.MeanFaces = sum / float64(n)
@@ -69,10 +71,10 @@ func MeasureFrames(c FrameCase, workers int) (FrameResult, error) {
 }
 
 // RunFrames measures every frame case and prints the table.
-func RunFrames(w io.Writer, cases []FrameCase, workers int) error {
+func RunFrames(w io.Writer, cases []FrameCase, workers int, p Progress) error {
 	fmt.Fprintf(w, "\n%-14s %7s %10s %14s %10s  %s\n", "adaptive", "frames", "mean faces", "faces min-max", "s/frame", "share per system")
 	for _, c := range cases {
-		r, err := MeasureFrames(c, workers)
+		r, err := MeasureFrames(c, workers, p)
 		if err != nil {
 			return err
 		}

@@ -24,8 +24,8 @@ type GameResult struct {
 // MeasureGame loads loom.CapeScene(resolution), attaches the cape's top row
 // to the character and runs warmup untimed and frames timed frames of a
 // game loop: set the character's pose (walking and turning), step, read
-// positions and normals.
-func MeasureGame(resolution, workers, warmup, frames int) (GameResult, error) {
+// positions and normals; each frame is reported to p.
+func MeasureGame(resolution, workers, warmup, frames int, p Progress) (GameResult, error) {
 	sim, err := loom.LoadScene(loom.CapeScene(resolution), loom.Options{Workers: workers})
 	if err != nil {
 		return GameResult{}, err
@@ -83,6 +83,7 @@ func MeasureGame(resolution, workers, warmup, frames int) (GameResult, error) {
 			read[i] = float64(time.Since(t1).Nanoseconds()) / 1e6
 			iters[i] = float64(sim.Stats().PCGIterations)
 		}
+		p.report(fmt.Sprintf("cape-%d, %d worker(s)", resolution, workers), f, warmup+frames)
 	}
 	runtime.ReadMemStats(&m1)
 	return GameResult{Resolution: resolution, Vertices: n, Faces: nt, Workers: workers, StepMS: median(step), ReadMS: median(read),
@@ -91,11 +92,11 @@ func MeasureGame(resolution, workers, warmup, frames int) (GameResult, error) {
 
 // RunGame prints the game-loop table: the 32x32 cape on 1 worker and on
 // the given workers.
-func RunGame(w io.Writer, workers, frames int) error {
+func RunGame(w io.Writer, workers, frames int, p Progress) error {
 	fmt.Fprintf(w, "\ngame loop (package loom): a cape on a walking character, its pose set every frame; %d frames after 120 warm-up\n", frames)
 	fmt.Fprintf(w, "%-10s %8s %8s %8s %7s %10s %13s %13s %9s\n", "scene", "vertices", "faces", "contacts", "workers", "ms/step", "read ms/frame", "allocs/frame", "pcg iters")
 	for _, k := range []int{1, workers} {
-		r, err := MeasureGame(32, k, 120, frames)
+		r, err := MeasureGame(32, k, 120, frames, p)
 		if err != nil {
 			return err
 		}

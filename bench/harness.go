@@ -105,8 +105,19 @@ type Result struct {
 	Contacts    int // contact rows at the end
 }
 
-// Measure runs warmup steps, then steps timed steps of the case.
-func Measure(c Case, workers, warmup, steps int) (Result, error) {
+// Progress receives how far a row is: done of its total steps (or
+// frames), after each one. A nil Progress reports nothing.
+type Progress func(row string, done, total int)
+
+func (p Progress) report(row string, done, total int) {
+	if p != nil {
+		p(row, done, total)
+	}
+}
+
+// Measure runs warmup steps, then steps timed steps of the case, reporting
+// each to p.
+func Measure(c Case, workers, warmup, steps int, p Progress) (Result, error) {
 	sim, err := c.Load(workers)
 	if err != nil {
 		return Result{}, err
@@ -117,6 +128,7 @@ func Measure(c Case, workers, warmup, steps int) (Result, error) {
 		if err := sim.Step(); err != nil {
 			return Result{}, fmt.Errorf("%s warm-up: %w", c.Name, err)
 		}
+		p.report(c.Name, i+1, warmup+steps)
 	}
 	sim.Scheduler.ResetTimings()
 	times := make([]float64, steps)
@@ -131,6 +143,7 @@ func Measure(c Case, workers, warmup, steps int) (Result, error) {
 		}
 		times[i] = float64(time.Since(t0).Nanoseconds()) / 1e6
 		iters[i] = float64(sim.State.LastSolve.Iterations)
+		p.report(c.Name, warmup+i+1, warmup+steps)
 	}
 	cpu := cpuTime() - cpu0
 	runtime.ReadMemStats(&m1)
@@ -171,12 +184,12 @@ func median(x []float64) float64 {
 // round (so that a busy spell of a shared machine hits them alike), and
 // prints the table: per case the median over the rounds of each run's
 // median ms/step and of its CPU ms/step.
-func Run(w io.Writer, cases []Case, workers, warmup, steps, rounds int) error {
+func Run(w io.Writer, cases []Case, workers, warmup, steps, rounds int, p Progress) error {
 	fmt.Fprintf(w, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\nsteps: %d timed after %d warm-up, %d interleaved round(s)\n\n", ecs.CPU(), workers, runtime.GOMAXPROCS(0), steps, warmup, rounds)
 	runs := make([][]Result, len(cases))
 	for range rounds {
 		for i, c := range cases {
-			r, err := Measure(c, workers, warmup, steps)
+			r, err := Measure(c, workers, warmup, steps, p)
 			if err != nil {
 				return err
 			}

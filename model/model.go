@@ -216,6 +216,10 @@ type Remesh struct {
 	RefineAngle       float64
 	RefineCompression float64
 	RefineVelocity    float64 // m/s
+	// MaxFaces bounds the body's faces: a remeshing pass whose sizing field
+	// asks for more stops there, and the step fails with an error naming
+	// the settings, rather than splitting until memory runs out.
+	MaxFaces int
 }
 
 // StrainMethod is a strain-limiting method.

@@ -155,9 +155,9 @@ func (s *Scene) bodyModel(bi int, remeshAll bool) (model.Body, error) {
 	switch r := b.Remesh; {
 	case r != nil && s.Solver.Mode != ModeRegular && s.Solver.Mode != ModeIrregular:
 		mb.Remesh = &model.Remesh{Every: r.Every, SizeMin: r.SizeMin, SizeMax: r.SizeMax, AspectMin: r.AspectMin,
-			RefineAngle: r.RefineAngle, RefineCompression: r.RefineCompression, RefineVelocity: r.RefineVelocity}
+			RefineAngle: r.RefineAngle, RefineCompression: r.RefineCompression, RefineVelocity: r.RefineVelocity, MaxFaces: MaxRemeshFaces}
 	case remeshAll:
-		mb.Remesh = &model.Remesh{}
+		mb.Remesh = &model.Remesh{MaxFaces: MaxRemeshFaces}
 	}
 	mb.Model, mb.Developable = developableModel(b)
 	if l := b.StrainLimits; l != nil {

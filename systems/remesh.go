@@ -380,6 +380,7 @@ func (r *BodyRemesher) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh,
 	rp := remesh.DefaultParams()
 	rp.AspectMin = set.AspectMin
 	rp.NoSizes = !sizes
+	rp.MaxFaces = set.MaxFaces
 	remeshFn := b.remesher.Remesh
 	if valid {
 		remeshFn = b.remesher.RemeshValid
@@ -388,8 +389,21 @@ func (r *BodyRemesher) remeshMesh(w *ecs.World, b *remeshBody, old *remesh.Mesh,
 	if err != nil {
 		return nil, remesh.Result{}, err
 	}
+	if out.Truncated {
+		return nil, remesh.Result{}, truncatedError(nm, rp, set)
+	}
 	r.repairPenetrations(nm, old, out)
 	return nm, out, nil
+}
+
+// truncatedError says which bound a remeshing pass hit with edges still
+// longer than the sizing field asks (remesh.Result.Truncated): the face
+// limit or the split passes.
+func truncatedError(nm *remesh.Mesh, rp remesh.Params, set model.Remesh) error {
+	if rp.MaxFaces > 0 && len(nm.F) >= rp.MaxFaces {
+		return fmt.Errorf("remeshing stopped at %d faces, the limit for one body, with edges still longer than the sizing field asks (size_min %v m, refine_angle %v, refine_compression %v, refine_velocity %v m/s): raise remesh.size_min or the refine settings", len(nm.F), set.SizeMin, set.RefineAngle, set.RefineCompression, set.RefineVelocity)
+	}
+	return fmt.Errorf("remeshing stopped after %d split passes with edges still longer than the sizing field asks (size_min %v m, size_max %v m): raise remesh.size_min", rp.MaxPasses, set.SizeMin, set.SizeMax)
 }
 
 // repairPenetrations moves each vertex created by a split that lies inside

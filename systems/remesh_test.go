@@ -2,6 +2,7 @@ package systems
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mlange-42/arche/generic"
@@ -249,4 +250,25 @@ func TestRemeshEntities(t *testing.T) {
 			t.Errorf("%s: the first hinge entity was removed", scene)
 		}
 	}
+}
+
+// TestRemeshFaceLimit: a sizing field that asks for more faces than a
+// body's limit (model.Remesh.MaxFaces) ends the step with an error naming
+// the limit and the settings, instead of splitting on (issue 22's hang).
+func TestRemeshFaceLimit(t *testing.T) {
+	m, err := load(t, "sphere", [2]string{"bodies.0.remesh.size_max", "0.05"}).Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Bodies[0].Remesh.MaxFaces = 200 // size_max 0.05 m asks for at least 924 on the 1 m^2 sheet
+	sim, err := Build(m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	err = sim.Step()
+	if err == nil || !strings.Contains(err.Error(), "remeshing stopped at 2") || !strings.Contains(err.Error(), "faces, the limit for one body") {
+		t.Fatalf("got %v, want the face limit's error", err)
+	}
+	t.Log(err)
 }

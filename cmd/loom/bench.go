@@ -37,6 +37,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	*workers = nw
+	rows := &rowProgress{w: stderr}
+	defer rows.stop()
 	var names []string
 	if *eolCases != "" {
 		names = strings.Split(*eolCases, ",")
@@ -53,17 +55,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return bench.Run(stdout, sel, *workers, *warmup, *steps, *rounds)
+		return bench.Run(stdout, sel, *workers, *warmup, *steps, *rounds, rows.report)
 	}
 	if names == nil {
-		if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps, *rounds); err != nil {
+		if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps, *rounds, rows.report); err != nil {
 			return err
 		}
-		if err := bench.RunGame(stdout, *workers, max(*steps, 200)); err != nil {
+		if err := bench.RunGame(stdout, *workers, max(*steps, 200), rows.report); err != nil {
 			return err
 		}
 		if *adaptive {
-			if err := bench.RunFrames(stdout, bench.FrameCases, *workers); err != nil {
+			if err := bench.RunFrames(stdout, bench.FrameCases, *workers, rows.report); err != nil {
 				return err
 			}
 		}
@@ -73,5 +75,34 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\n", ecs.CPU(), *workers, runtime.GOMAXPROCS(0))
 	}
-	return bench.RunEOL(stdout, cases, *workers, *repeat)
+	return bench.RunEOL(stdout, cases, *workers, *repeat, rows.report)
+}
+
+// rowProgress draws a progress bar on its writer for each bench row that
+// takes more than a second (progress), cleared when the row is done.
+type rowProgress struct {
+	w   io.Writer
+	row string
+	bar *progress
+}
+
+// report implements bench.Progress.
+func (r *rowProgress) report(row string, done, total int) {
+	if r.bar == nil || row != r.row {
+		r.stop()
+		r.row, r.bar = row, newProgress(total, row, "steps", r.w)
+	}
+	r.bar.set(done)
+	if done >= total {
+		r.bar.finish()
+		r.bar = nil
+	}
+}
+
+// stop ends a bar left drawn by a row that failed.
+func (r *rowProgress) stop() {
+	if r.bar != nil {
+		r.bar.abort()
+		r.bar = nil
+	}
 }
