@@ -16,6 +16,9 @@ func (s *Scene) Model() (*model.Model, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if err := s.checkMemory(); err != nil {
+		return nil, err
+	}
 	m := &model.Model{Name: s.Name, Dt: s.TimeStep, Steps: s.NumSteps(), StepsPerFrame: s.StepsPerFrame(), Gravity: dense.Vec3(s.GravityVector())}
 	m.Solver = model.Solver{Tolerance: s.Solver.Tolerance, MaxIterations: s.Solver.MaxIterations,
 		Thickness: s.Solver.Thickness, Friction: s.Solver.Friction}

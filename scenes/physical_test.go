@@ -48,3 +48,33 @@ func TestPhysicalRejections(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryEstimate: the documented maxima that do not fit get an error
+// with the estimate, naming the field, before any mesh is built.
+func TestMemoryEstimate(t *testing.T) {
+	for _, c := range []struct {
+		scene, path, value, field string
+	}{
+		{"drape", "bodies.0.resolution", "4096", "bodies[0].resolution"},
+		{"rod-hang", "rods.strands.0.nodes", "1048576", "rods.strands[0].nodes"},
+	} {
+		s, err := Builtin(c.scene)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Set(c.path, c.value); err != nil {
+			t.Fatal(err)
+		}
+		need, field := s.MemoryEstimate()
+		if field != c.field {
+			t.Errorf("%s=%s: largest part %q, want %q", c.path, c.value, field, c.field)
+		}
+		_, err = s.Model()
+		if need > memoryAvailable() {
+			if err == nil || !strings.Contains(err.Error(), c.field+": the scene needs about") {
+				t.Errorf("%s=%s: %.1f GB estimated, got %v", c.path, c.value, need/1e9, err)
+			}
+		}
+		t.Logf("%s=%s: %.1f GB estimated, %.1f GB available: %v", c.path, c.value, need/1e9, memoryAvailable()/1e9, err)
+	}
+}
