@@ -37,9 +37,10 @@ func (p *Preconditioner) Apply(r sparse.Runner, in, out []float64) {
 func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 	l := p.levels[k]
 	n := l.a.rows
-	if p.opt.Smoother == GaussSeidel {
-		clear(l.x)
-		for s := 0; s < p.opt.Sweeps; s++ {
+	gs := p.opt.Smoother == GaussSeidel
+	if gs {
+		l.sweepFrom(r, l.kGS0) // x = 0: L alone
+		for s := 1; s < p.opt.Sweeps; s++ {
 			l.sweep(r, true)
 		}
 	} else {
@@ -49,7 +50,11 @@ func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 			l.x, l.t = l.t, l.x
 		}
 	}
-	r.For(n, l.kRes)
+	if gs && p.opt.Sweeps == 1 {
+		r.For(n, l.kResU)
+	} else {
+		r.For(n, l.kRes)
+	}
 	if k+1 < len(p.levels) {
 		next := p.levels[k+1]
 		l.bc = next.b
@@ -73,6 +78,14 @@ func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 	}
 }
 
+// sweepFrom is a forward multicolour sweep with the kernel kern.
+func (l *level) sweepFrom(r sparse.Runner, kern func(lo, hi int)) {
+	for c := 0; c < len(l.colorPtr)-1; c++ {
+		l.cur = int(l.colorPtr[c])
+		r.For(int(l.colorPtr[c+1]-l.colorPtr[c]), kern)
+	}
+}
+
 // sweep is one multicolour Gauss-Seidel sweep over the colours, forward or
 // backward.
 func (l *level) sweep(r sparse.Runner, forward bool) {
@@ -87,16 +100,41 @@ func (l *level) sweep(r sparse.Runner, forward bool) {
 	}
 }
 
-// gaussSeidelKernel: x_i += D_i^-1 (b_i - (A x)_i) for the current colour's
-// rows [lo, hi), in place (no two of them share a block).
+// gaussSeidelKernel: x_i = D_i^-1 (b_i - (L x)_i - (U x)_i), that is x_i +=
+// D_i^-1 (b_i - (A x)_i), for the current colour's rows [lo, hi), in place
+// (no two of them share a block).
 func (l *level) gaussSeidelKernel(lo, hi int) {
 	for k := l.cur + lo; k < l.cur+hi; k++ {
 		i := int(l.rows[k])
-		y0, y1, y2 := l.gs.mulRow(k, l.x)
+		y0, y1, y2 := l.gsL.mulRow(k, l.x)
+		u0, u1, u2 := l.gsU.mulRow(k, l.x)
+		y0, y1, y2 = apply3(l.dinv[9*i:], l.b[3*i]-y0-u0, l.b[3*i+1]-y1-u1, l.b[3*i+2]-y2-u2)
+		l.x[3*i], l.x[3*i+1], l.x[3*i+2] = y0, y1, y2
+	}
+}
+
+// forwardZeroKernel is gaussSeidelKernel in the forward sweep from x = 0:
+// the later colours are still zero, so x_i = D_i^-1 (b_i - (L x)_i) (half
+// the matrix read). It writes every row, so x needs no clearing.
+func (l *level) forwardZeroKernel(lo, hi int) {
+	for k := l.cur + lo; k < l.cur+hi; k++ {
+		i := int(l.rows[k])
+		y0, y1, y2 := l.gsL.mulRow(k, l.x)
 		y0, y1, y2 = apply3(l.dinv[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
-		l.x[3*i] += y0
-		l.x[3*i+1] += y1
-		l.x[3*i+2] += y2
+		l.x[3*i], l.x[3*i+1], l.x[3*i+2] = y0, y1, y2
+	}
+}
+
+// upperResidualKernel: t = b - A x right after the forward sweep from zero,
+// over rows [lo, hi) of the colour order. Each row was solved with the
+// earlier colours' final values, D_i x_i = b_i - (L x)_i, so what is left is
+// t_i = -(U x)_i (the other half of the matrix; Eisenstat 1981's saving for
+// symmetric Gauss-Seidel).
+func (l *level) upperResidualKernel(lo, hi int) {
+	for k := lo; k < hi; k++ {
+		i := int(l.rows[k])
+		y0, y1, y2 := l.gsU.mulRow(k, l.x)
+		l.t[3*i], l.t[3*i+1], l.t[3*i+2] = -y0, -y1, -y2
 	}
 }
 
