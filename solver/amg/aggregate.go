@@ -108,4 +108,3 @@ func aggregate(ptr, adj []int32, wgt []float64) (agg []int32, nagg int) {
 	}
 	return agg, nagg
 }
-

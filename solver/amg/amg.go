@@ -79,8 +79,8 @@ type Preconditioner struct {
 	col    []int32
 	levels []*level
 	coarse coarseSolve
-	fresh  bool // the prolongators are to be computed in the next numeric setup
-	nsym   int  // symbolic setups so far
+	fresh  bool      // the prolongators are to be computed in the next numeric setup
+	nsym   int       // symbolic setups so far
 	x      []float64 // the fine nodes' positions (3n) for the rigid modes, or nil
 	b0     []float64 // the fine level's near-null space
 }
@@ -233,9 +233,9 @@ type level struct {
 	tent     []float64 // the tentative prolongator's blocks
 	qOff     []int     // aggregate g's Q_g is qloc[qOff[g]:qOff[g+1]], column-major
 	qloc     []float64
-	r    *transpose
-	ap   *product
-	rap  *product // its C is the next level's operator
+	r        *transpose
+	ap       *product
+	rap      *product // its C is the next level's operator
 
 	// V-cycle vectors: right-hand side, iterate, scratch
 	b, x, t []float64
