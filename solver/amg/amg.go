@@ -251,10 +251,12 @@ type level struct {
 	colorPtr []int32 // Gauss-Seidel: colour c's rows are rows[colorPtr[c]:colorPtr[c+1]]
 	rows     []int32 // the rows in colour order
 	// A's off-diagonal blocks in colour order (row k is A's row rows[k]),
-	// split into L (columns of earlier colours) and U (later colours),
-	// streamed by the sweeps; gsSrc[k] is the block of A that L's (for k <
-	// len(gsL.col)) or U's block k-len(gsL.col) copies.
-	gsL, gsU blockMat
+	// split into L (columns of earlier colours) and U (later colours), in
+	// single precision, streamed by the sweeps. gsSrc[k] is the block of A
+	// that L's block k (for k < len(gsL.col)) copies, or whose transpose U's
+	// block k-len(gsL.col) copies: U's block (i, j) is A's block (j, i)
+	// transposed, so that L + D + U is exactly symmetric.
+	gsL, gsU blockMat32
 	gsSrc    []int32
 	cur      int // the first position in rows of the colour being swept
 
@@ -364,8 +366,8 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int) (*level, error)
 			colourOf[i] = int32(c)
 		}
 	}
-	l.gsL = blockMat{rows: n, cols: n, rowPtr: make([]int32, n+1)}
-	l.gsU = blockMat{rows: n, cols: n, rowPtr: make([]int32, n+1)}
+	l.gsL = blockMat32{rowPtr: make([]int32, n+1)}
+	l.gsU = blockMat32{rowPtr: make([]int32, n+1)}
 	var usrc []int32
 	for k, i := range l.rows {
 		for q := a.rowPtr[i]; q < a.rowPtr[i+1]; q++ {
@@ -374,16 +376,20 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int) (*level, error)
 				l.gsL.col = append(l.gsL.col, j)
 				l.gsSrc = append(l.gsSrc, q)
 			case colourOf[j] > colourOf[i]:
+				c, ok := slices.BinarySearch(a.col[a.rowPtr[j]:a.rowPtr[j+1]], int32(i))
+				if !ok {
+					return nil, fmt.Errorf("amg: block (%d, %d) has no mirror (%d, %d): pattern not symmetric", i, j, j, i)
+				}
 				l.gsU.col = append(l.gsU.col, j)
-				usrc = append(usrc, q)
+				usrc = append(usrc, a.rowPtr[j]+int32(c))
 			}
 		}
 		l.gsL.rowPtr[k+1] = int32(len(l.gsL.col))
 		l.gsU.rowPtr[k+1] = int32(len(l.gsU.col))
 	}
 	l.gsSrc = append(l.gsSrc, usrc...)
-	l.gsL.val = make([]float64, 9*len(l.gsL.col))
-	l.gsU.val = make([]float64, 9*len(l.gsU.col))
+	l.gsL.val = make([]float32, 9*len(l.gsL.col))
+	l.gsU.val = make([]float32, 9*len(l.gsU.col))
 	l.kPerm, l.kTent = l.permuteKernel, l.tentativeKernel
 	return l, nil
 }
@@ -423,16 +429,24 @@ func (l *level) dinvKernel(lo, hi int) {
 	}
 }
 
-// permuteKernel copies A's off-diagonal blocks into gsL and gsU, in colour
-// order, for the rows [lo, hi) of that order.
+// permuteKernel rounds A's off-diagonal blocks into gsL and gsU, in colour
+// order, for the rows [lo, hi) of that order; U's from the transposed
+// mirror blocks.
 func (l *level) permuteKernel(lo, hi int) {
 	a, nl := &l.a, l.gsL.rowPtr[l.a.rows]
 	for k := lo; k < hi; k++ {
 		for q := l.gsL.rowPtr[k]; q < l.gsL.rowPtr[k+1]; q++ {
-			copy(l.gsL.val[9*q:9*q+9], a.val[9*l.gsSrc[q]:9*l.gsSrc[q]+9])
+			d, s := l.gsL.val[9*q:9*q+9:9*q+9], a.val[9*l.gsSrc[q]:9*l.gsSrc[q]+9:9*l.gsSrc[q]+9]
+			for e, v := range s {
+				d[e] = float32(v)
+			}
 		}
 		for q := l.gsU.rowPtr[k]; q < l.gsU.rowPtr[k+1]; q++ {
-			copy(l.gsU.val[9*q:9*q+9], a.val[9*l.gsSrc[nl+q]:9*l.gsSrc[nl+q]+9])
+			src := l.gsSrc[nl+q]
+			d, s := l.gsU.val[9*q:9*q+9:9*q+9], a.val[9*src:9*src+9:9*src+9]
+			d[0], d[1], d[2] = float32(s[0]), float32(s[3]), float32(s[6])
+			d[3], d[4], d[5] = float32(s[1]), float32(s[4]), float32(s[7])
+			d[6], d[7], d[8] = float32(s[2]), float32(s[5]), float32(s[8])
 		}
 	}
 }
