@@ -65,6 +65,10 @@ const (
 // rho(D^-1 A) from a fixed start vector.
 const powerIterations = 10
 
+// warmIterations is the number of power-method steps from the last numeric
+// setup's vector.
+const warmIterations = 3
+
 // maxLevels bounds the hierarchy's depth.
 const maxLevels = 12
 
@@ -245,6 +249,7 @@ type level struct {
 
 	partial []float64
 	v, w    []float64 // power-method vectors
+	warm    bool      // v holds the last estimate's vector
 
 	bad []bool // per row: its diagonal block is not positive definite
 
@@ -261,7 +266,7 @@ type level struct {
 	cur      int // the first position in rows of the colour being swept
 
 	kDinv, kP, kPow, kJac0, kJac, kRes, kRestrict, kProlong, kGS, kPerm, kTent func(lo, hi int)
-	kGS0, kResU                                                                func(lo, hi int)
+	kGS0, kResU, kResGS                                                        func(lo, hi int)
 }
 
 // newLevel aggregates a and builds the patterns of the prolongator, its
@@ -358,7 +363,7 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int) (*level, error)
 	l.kDinv, l.kP, l.kPow = l.dinvKernel, l.prolongatorKernel, l.powerKernel
 	l.kJac0, l.kJac, l.kRes = l.jacobi0Kernel, l.jacobiKernel, l.residualKernel
 	l.kRestrict, l.kProlong, l.kGS = l.restrictKernel, l.prolongKernel, l.gaussSeidelKernel
-	l.kGS0, l.kResU = l.forwardZeroKernel, l.upperResidualKernel
+	l.kGS0, l.kResU, l.kResGS = l.forwardZeroKernel, l.upperResidualKernel, l.gaussSeidelResidualKernel
 	l.colorPtr, l.rows = colour(&l.a)
 	colourOf := make([]int32, n)
 	for c := range len(l.colorPtr) - 1 {
@@ -451,9 +456,15 @@ func (l *level) permuteKernel(lo, hi int) {
 	}
 }
 
-// spectralRadius estimates rho(D^-1 A) by the power method from a fixed
-// start vector (deterministic), with the last step's norm ratio.
+// spectralRadius estimates rho(D^-1 A) by the power method, with the last
+// step's norm ratio: powerIterations steps from a fixed start vector after
+// a symbolic setup, then warmIterations from the last setup's vector (the
+// matrix of the next time step is close to the last one's). Deterministic.
 func (l *level) spectralRadius(r sparse.Runner) float64 {
+	if l.warm {
+		return l.power(r, warmIterations)
+	}
+	l.warm = true
 	for i := range l.v {
 		// A fixed, non-smooth start vector (splitmix64 of the index).
 		z := uint64(i) + 0x9e3779b97f4a7c15
@@ -462,8 +473,13 @@ func (l *level) spectralRadius(r sparse.Runner) float64 {
 		z ^= z >> 31
 		l.v[i] = float64(z>>11)/(1<<53) - 0.5
 	}
+	return l.power(r, powerIterations)
+}
+
+// power runs k power-method steps from l.v and returns the last norm ratio.
+func (l *level) power(r sparse.Runner, k int) float64 {
 	rho := 0.0
-	for it := 0; it < powerIterations; it++ {
+	for it := 0; it < k; it++ {
 		vv := sparse.Dot(r, l.v, l.v, l.partial)
 		r.For(l.a.rows, l.kPow) // w = D^-1 A v
 		ww := sparse.Dot(r, l.w, l.w, l.partial)

@@ -50,9 +50,12 @@ func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 			l.x, l.t = l.t, l.x
 		}
 	}
-	if gs && p.opt.Sweeps == 1 {
+	switch {
+	case gs && p.opt.Sweeps == 1:
 		r.For(n, l.kResU)
-	} else {
+	case gs:
+		r.For(n, l.kResGS)
+	default:
 		r.For(n, l.kRes)
 	}
 	if k+1 < len(p.levels) {
@@ -154,6 +157,19 @@ func (l *level) jacobiKernel(lo, hi int) {
 		y0, y1, y2 := l.a.mulRow(i, l.x)
 		y0, y1, y2 = apply3(l.dinv[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
 		l.t[3*i], l.t[3*i+1], l.t[3*i+2] = l.x[3*i]+w*y0, l.x[3*i+1]+w*y1, l.x[3*i+2]+w*y2
+	}
+}
+
+// gaussSeidelResidualKernel: t = b - (L + D + U) x, the residual of the
+// operator the sweeps smooth (in single precision off the diagonal), over
+// rows [lo, hi) of the colour order.
+func (l *level) gaussSeidelResidualKernel(lo, hi int) {
+	for k := lo; k < hi; k++ {
+		i := int(l.rows[k])
+		y0, y1, y2 := l.gsL.mulRow(k, l.x)
+		u0, u1, u2 := l.gsU.mulRow(k, l.x)
+		d0, d1, d2 := apply3(l.a.val[9*l.diag[i]:], l.x[3*i], l.x[3*i+1], l.x[3*i+2])
+		l.t[3*i], l.t[3*i+1], l.t[3*i+2] = l.b[3*i]-y0-u0-d0, l.b[3*i+1]-y1-u1-d1, l.b[3*i+2]-y2-u2-d2
 	}
 }
 
