@@ -58,18 +58,14 @@ func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 	default:
 		r.For(n, l.kRes)
 	}
+	l.bc = p.next(k).b
+	r.For(l.p.cols, l.kRestrict)
 	if k+1 < len(p.levels) {
-		next := p.levels[k+1]
-		l.bc = next.b
-		r.For(l.p.cols, l.kRestrict)
 		p.cycle(r, k+1)
-		l.xc = next.x
 	} else {
-		l.bc = p.coarse.b
-		r.For(l.p.cols, l.kRestrict)
 		p.coarse.fac.Solve(p.coarse.b, p.coarse.x)
-		l.xc = p.coarse.x
 	}
+	l.xc = p.next(k).x // after the cycle: the Jacobi sweeps swap x and t
 	r.For(n, l.kProlong)
 	for s := 0; s < p.opt.Sweeps; s++ {
 		if p.opt.Smoother == GaussSeidel {
@@ -197,4 +193,53 @@ func (l *level) prolongKernel(lo, hi int) {
 		l.x[3*i+1] += y1
 		l.x[3*i+2] += y2
 	}
+}
+
+// Kernel is one of the finest level's V-cycle kernels, exposed for
+// bandwidth benchmarks: Run runs it once on the level's current vectors
+// (after a Setup and an Apply), and Bytes is the least memory traffic it
+// needs, matrix values and indices and each vector read or written once.
+type Kernel struct {
+	Name  string
+	Bytes int64
+	Run   func(r sparse.Runner)
+}
+
+// Kernels returns the finest level's smoother sweeps (forward from zero,
+// the residual after it, the full backward sweep), restriction and
+// prolongation, or nil when the hierarchy has a single level.
+func (p *Preconditioner) Kernels() []Kernel {
+	if len(p.levels) == 0 {
+		return nil
+	}
+	l := p.levels[0]
+	n, nc := int64(l.a.rows), int64(l.p.cols)
+	nL, nU, nP := int64(len(l.gsL.col)), int64(len(l.gsU.col)), int64(len(l.p.col))
+	const vec = 24 // bytes of one block row of a vector
+	row := 4 * n   // a row-pointer array
+	return []Kernel{
+		{"smoother forward (L, from 0)", 40*nL + row + 4*n + 72*n + 2*vec*n, func(r sparse.Runner) { l.sweepFrom(r, l.kGS0) }},
+		{"residual after it (-U x)", 40*nU + row + 4*n + 2*vec*n, func(r sparse.Runner) { r.For(int(n), l.kResU) }},
+		{"smoother backward (L + U)", 40*(nL+nU) + 2*row + 4*n + 72*n + 3*vec*n, func(r sparse.Runner) { l.sweep(r, false) }},
+		{"restriction (R = P^T)", 76*nP + 4*nc + vec*n + vec*nc, func(r sparse.Runner) {
+			l.bc = p.next(0).b
+			r.For(int(nc), l.kRestrict)
+		}},
+		{"prolongation (P)", 76*nP + row + vec*nc + 2*vec*n, func(r sparse.Runner) {
+			l.xc = p.next(0).x
+			r.For(int(n), l.kProlong)
+		}},
+	}
+}
+
+// vectors are a level's right-hand side and iterate.
+type vectors struct{ b, x []float64 }
+
+// next returns the vectors of level k's next level (the coarse solve's for
+// the last level).
+func (p *Preconditioner) next(k int) vectors {
+	if k+1 < len(p.levels) {
+		return vectors{p.levels[k+1].b, p.levels[k+1].x}
+	}
+	return vectors{p.coarse.b, p.coarse.x}
 }
