@@ -119,7 +119,7 @@ func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
 		is.amg = p
 		is.pcg.SetPreconditioner(p)
 	}
-	if err := is.amg.Setup(w.Pool, s.A); err != nil {
+	if err := is.amg.Setup(w.Pool, s.A, s.X); err != nil {
 		return fmt.Errorf("AMG setup: %w", err)
 	}
 	is.stale = false

@@ -22,7 +22,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	eolCases := fs.String("eol-cases", "", "comma-separated EOL cases to run (such as edge-eol), and only their table; default: every case, after the other tables")
 	repeat := fs.Int("repeat", 1, "runs of each EOL case: its row is the run of median ms/step, with the range of all runs")
 	stepCases := fs.String("cases", "", "comma-separated step cases to run (such as sheet-100-amg,sheet-100-bj), and only their table; default: every case")
-	rounds := fs.Int("rounds", 1, "interleaved runs of the step cases: each row gives the median over the rounds")
+	rounds := fs.Int("rounds", 1, "interleaved runs of the step cases (and of the kernels): each row gives the median over the rounds")
+	kernels := fs.Bool("kernels", false, "print only the kernel table: GB/s of the SpMV and the AMG V-cycle's kernels (smoother, residual, restriction, prolongation) on the sheet-100 and sheet-200 step matrices, against a STREAM triad in the same run")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,6 +51,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *repeat < 1 || *rounds < 1 {
 		return fmt.Errorf("bench: --repeat and --rounds must be >= 1")
 	}
+	kcases, err := bench.Select(bench.Cases, bench.KernelCases)
+	if err != nil {
+		return err
+	}
+	if *kernels {
+		return bench.RunKernels(stdout, kcases, *workers, *rounds)
+	}
 	if *stepCases != "" {
 		sel, err := bench.Select(bench.Cases, strings.Split(*stepCases, ","))
 		if err != nil {
@@ -59,6 +67,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if names == nil {
 		if err := bench.Run(stdout, bench.Cases, *workers, *warmup, *steps, *rounds, rows.report); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		if err := bench.RunKernels(stdout, kcases, *workers, *rounds); err != nil {
 			return err
 		}
 		if err := bench.RunGame(stdout, *workers, max(*steps, 200), rows.report); err != nil {

@@ -164,3 +164,27 @@ func (tr *transpose) rowsKernel(lo, hi int) {
 func (m *blockMat) mulRow(i int, v []float64) (y0, y1, y2 float64) {
 	return sparse.RowMul(m.rowPtr, m.col, m.val, i, v)
 }
+
+// blockMat32 is a square block-sparse matrix like blockMat with its values
+// rounded to single precision: half the bytes for the smoother to stream.
+type blockMat32 struct {
+	rowPtr []int32
+	col    []int32
+	val    []float32
+}
+
+// mulRow returns block row i of m times v, in double precision.
+func (m *blockMat32) mulRow(i int, v []float64) (y0, y1, y2 float64) {
+	j0, j1 := int(m.rowPtr[i]), int(m.rowPtr[i+1])
+	cols := m.col[j0:j1]
+	vals := m.val[9*j0 : 9*j1]
+	for k, c := range cols {
+		xs := v[3*int(c) : 3*int(c)+3 : 3*int(c)+3]
+		b := vals[9*k : 9*k+9 : 9*k+9]
+		x0, x1, x2 := xs[0], xs[1], xs[2]
+		y0 += float64(b[0])*x0 + float64(b[1])*x1 + float64(b[2])*x2
+		y1 += float64(b[3])*x0 + float64(b[4])*x1 + float64(b[5])*x2
+		y2 += float64(b[6])*x0 + float64(b[7])*x1 + float64(b[8])*x2
+	}
+	return
+}
