@@ -30,6 +30,10 @@ type DevelopableCloth struct {
 	topology uint64
 	model    *model.Model
 	meshes   []BodyMesh
+	// self is the ghost meshes' self- and cloth-cloth collision
+	// (solver/selfcontact through SelfCollision), nil without
+	// solver.self_contact.
+	self *SelfCollision
 
 	// Of the last step, over all bodies.
 	Iterations   int     // projection steps
@@ -52,8 +56,8 @@ type devBody struct {
 // NewDevelopableCloth returns the developable cloth of the model's bodies
 // (all developable) over their spawned ghost vertices; the solver state is
 // built at the first step (build), which reports any error.
-func NewDevelopableCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, m *model.Model, meshes []BodyMesh) *DevelopableCloth {
-	return &DevelopableCloth{state: state, contact: contact, model: m, meshes: meshes, pos: generic.NewMap1[components.Position](w.ECS),
+func NewDevelopableCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, self *SelfCollision, m *model.Model, meshes []BodyMesh) *DevelopableCloth {
+	return &DevelopableCloth{state: state, contact: contact, self: self, model: m, meshes: meshes, pos: generic.NewMap1[components.Position](w.ECS),
 		vel: generic.NewMap1[components.Velocity](w.ECS), topology: math.MaxUint64}
 }
 
@@ -93,7 +97,8 @@ func (d *DevelopableCloth) Predict() ecs.System { return DevelopablePredict{d} }
 // Project is the system projecting the predictions onto the constraints.
 func (d *DevelopableCloth) Project() ecs.System { return DevelopableProject{d} }
 
-// Collision is the system resolving obstacle contacts on the ghost meshes.
+// Collision is the system resolving obstacle contacts and self-contact on
+// the ghost meshes.
 func (d *DevelopableCloth) Collision() ecs.System { return GhostCollision{d} }
 
 // Correction is the system pushing the ghost meshes' changes back and
@@ -182,7 +187,11 @@ func (p DevelopableProject) Step(*ecs.World) error {
 // obstacle's normal, which in the step's velocity v = (x_c - x^n)/h is a
 // normal impulse; Coulomb friction with that impulse then acts on the
 // tangential velocity relative to the obstacle (ObstacleContact's friction
-// and contact entities). Pinned vertices keep their script.
+// and contact entities). Pinned vertices keep their script. With
+// solver.self_contact, the ghost meshes' velocities then go through
+// SelfCollision (Bridson et al. 2002 via solver/selfcontact, the obstacles
+// as kinematic geometry), so that x_c' = x_c^n + h v_c is reached from the
+// start-of-step ghost mesh without crossings.
 type GhostCollision struct{ d *DevelopableCloth }
 
 // Name implements ecs.System.
@@ -190,14 +199,13 @@ func (GhostCollision) Name() string { return "ghost-collision" }
 
 // Step implements ecs.System.
 func (g GhostCollision) Step(w *ecs.World) error {
-	g.d.collide(w)
-	return nil
+	return g.d.collide(w)
 }
 
 // collide maps each body to its ghost mesh (xc) and moves the ghost
-// vertices out of the obstacles (GhostCollision), recording which bodies
-// moved.
-func (d *DevelopableCloth) collide(w *ecs.World) {
+// vertices out of the obstacles and apart (GhostCollision), recording which
+// bodies moved.
+func (d *DevelopableCloth) collide(w *ecs.World) error {
 	s, c := d.state, d.contact
 	c.gatherObstacles(w)
 	s.Contacts, s.Impulse, c.rowObstacle = s.Contacts[:0], s.Impulse[:0], c.rowObstacle[:0]
@@ -241,6 +249,16 @@ func (d *DevelopableCloth) collide(w *ecs.World) {
 	}
 	c.applyFriction()
 	c.syncEntities(w)
+	if d.self != nil {
+		if err := d.self.Step(w); err != nil {
+			return err
+		}
+		if st := d.self.Last; st.Proximities+st.Impacts+st.ZoneVerts > 0 {
+			for bi := range d.bodies {
+				d.bodies[bi].moved = true
+			}
+		}
+	}
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
 		if !b.moved {
@@ -252,6 +270,7 @@ func (d *DevelopableCloth) collide(w *ecs.World) {
 			}
 		}
 	}
+	return nil
 }
 
 // correctionRounds bounds the rounds of GhostCorrection.
@@ -297,7 +316,9 @@ func (g GhostCorrection) Step(w *ecs.World) error {
 		if !again {
 			break
 		}
-		d.collide(w)
+		if err := d.collide(w); err != nil {
+			return err
+		}
 	}
 	d.InPlaneError = 0
 	for bi := range d.bodies {
