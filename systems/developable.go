@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -36,8 +37,10 @@ type DevelopableCloth struct {
 	self *SelfCollision
 
 	// Of the last step, over all bodies.
-	Iterations   int     // projection steps
-	InPlaneError float64 // largest relative midpoint-distance error after the step
+	Iterations   int           // projection steps
+	Factors      int           // numeric factorizations of J M^-1 J^T among them
+	LDLT         time.Duration // spent factoring and solving J M^-1 J^T
+	InPlaneError float64       // largest relative midpoint-distance error after the step
 }
 
 // devBody is one developable body: its solver state and its ghost
@@ -105,6 +108,13 @@ func (d *DevelopableCloth) Collision() ecs.System { return GhostCollision{d} }
 // scattering the ghost meshes to the vertex entities.
 func (d *DevelopableCloth) Correction() ecs.System { return GhostCorrection{d} }
 
+// count adds a projection's work to the step's.
+func (d *DevelopableCloth) count(st developable.ProjectStats) {
+	d.Iterations += st.Iterations
+	d.Factors += st.Factors
+	d.LDLT += st.LDLT
+}
+
 // DevelopablePredict sets each body's pins to their scripted positions at
 // the end of the step (from ScriptedMotion's prescribed velocities) and
 // computes the unconstrained prediction (developable.Body.Predict).
@@ -169,11 +179,11 @@ func (DevelopableProject) Name() string { return "developable-project" }
 // Step implements ecs.System.
 func (p DevelopableProject) Step(*ecs.World) error {
 	d := p.d
-	d.Iterations = 0
+	d.Iterations, d.Factors, d.LDLT = 0, 0, 0
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
 		err := b.solver.Project()
-		d.Iterations += b.solver.LastIt.Iterations
+		d.count(b.solver.LastIt)
 		if err != nil {
 			return fmt.Errorf("body %q: %w", b.name, err)
 		}
@@ -307,7 +317,7 @@ func (g GhostCorrection) Step(w *ecs.World) error {
 				continue
 			}
 			err := b.solver.Project()
-			d.Iterations += b.solver.LastIt.Iterations
+			d.count(b.solver.LastIt)
 			if err != nil {
 				return fmt.Errorf("body %q, correction round %d: %w", b.name, round, err)
 			}

@@ -33,11 +33,15 @@ func topEdgeSag(sim *Sim) float64 {
 // the top edge must sag far less than the Lagrangian body's at the scene's
 // stiffness (under a tenth of it), which sags visibly (> 1% of its length).
 //
-// The issue's "< 0.1% of its length" is not met at the default tolerance:
-// a chain of segments each stretched by e bows by up to L sqrt(3e/8), and
-// the projection stops where gravity leaves the top edge, at the tolerance
-// (measured: 0.35% at resolution 11, 0.27% at 21; at tolerance 1e-5 about
-// 0.1%). The test logs the numbers.
+// The issue's "< 0.1% of its length" is not met at the default tolerance
+// 1e-4, and the long form (the scene as shipped, resolution 21, 3 s)
+// asserts it and fails: a chain of segments each stretched by e bows by
+// up to L sqrt(3e/8), and the projection stops where gravity leaves the
+// top edge, at the tolerance (measured: 0.35% at resolution 11, 0.273% at
+// 21; at tolerance 1e-5, 0.1004%; at 2e-6 and 1e-6 the projection stalls
+// at |C| 3e-6 to 1e-5 within 100 steps, the dependent rows of the straight
+// edge making J M^-1 J^T singular up to its 1e-8 shift). The test logs the
+// numbers.
 func TestPinnedSquare(t *testing.T) {
 	res, n := "11", 200
 	if long() {
@@ -63,6 +67,9 @@ func TestPinnedSquare(t *testing.T) {
 	}
 	if worstSag >= lagSag/10 {
 		t.Errorf("developable top edge sags by %.3g of its length, the Lagrangian %.3g: want under a tenth", worstSag, lagSag)
+	}
+	if long() && worstSag >= 1e-3 {
+		t.Errorf("developable top edge sags by %.3g%% of its length: the issue asks for under 0.1%%", 100*worstSag)
 	}
 	t.Logf("resolution %s, %d steps: in-plane error <= %.3g, top edge sag <= %.3g (developable) vs %.3g (Lagrangian); %.2f projection steps per step",
 		res, n, worstErr, worstSag, lagSag, float64(iters)/float64(n))
