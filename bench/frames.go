@@ -66,7 +66,7 @@ func MeasureFrames(c FrameCase, workers int, p Progress) (FrameResult, error) {
 	}
 	r.SecPerFr = time.Since(t0).Seconds() / float64(c.Frames)
 	r.MeanFaces = sum / float64(n)
-	r.Order, r.Share = systemShares(sim.Scheduler)
+	r.Order, r.Share, _ = systemShares(sim.Scheduler)
 	return r, nil
 }
 

@@ -98,7 +98,9 @@ type Result struct {
 	Workers     int
 	MedianMS    float64
 	CPUMS       float64 // process CPU time (user + system) per step, mean over the timed steps
-	Iterations  float64 // median PCG iterations per step (the last unconstrained solve)
+	Iterations  float64 // median PCG iterations per step (the last unconstrained solve); developable cloth: projection steps
+	Factors     float64 // developable cloth: mean factorizations of J M^-1 J^T per step
+	LDLTShare   float64 // developable cloth: fraction of the step time spent factoring and solving J M^-1 J^T
 	AllocsPerSt float64
 	Share       map[string]float64 // system -> fraction of step time
 	Order       []string
@@ -133,6 +135,8 @@ func Measure(c Case, workers, warmup, steps int, p Progress) (Result, error) {
 	sim.Scheduler.ResetTimings()
 	times := make([]float64, steps)
 	iters := make([]float64, steps)
+	var ldlt time.Duration
+	factors := 0
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := cpuTime()
@@ -143,6 +147,11 @@ func Measure(c Case, workers, warmup, steps int, p Progress) (Result, error) {
 		}
 		times[i] = float64(time.Since(t0).Nanoseconds()) / 1e6
 		iters[i] = float64(sim.State.LastSolve.Iterations)
+		if d := sim.Developable; d != nil {
+			iters[i] = float64(d.Iterations)
+			factors += d.Factors
+			ldlt += d.LDLT
+		}
 		p.report(c.Name, warmup+i+1, warmup+steps)
 	}
 	cpu := cpuTime() - cpu0
@@ -151,13 +160,19 @@ func Measure(c Case, workers, warmup, steps int, p Progress) (Result, error) {
 		MedianMS: median(times), CPUMS: cpu / float64(steps), Iterations: median(iters),
 		AllocsPerSt: float64(m1.Mallocs-m0.Mallocs) / float64(steps),
 		Contacts:    len(sim.State.Contacts)}
-	r.Order, r.Share = systemShares(sim.Scheduler)
+	var total time.Duration
+	r.Order, r.Share, total = systemShares(sim.Scheduler)
+	if sim.Developable != nil {
+		r.Factors = float64(factors) / float64(steps)
+		r.LDLTShare = float64(ldlt) / float64(total)
+	}
 	return r, nil
 }
 
-// systemShares returns the systems in pipeline order and each one's fraction
-// of the time the scheduler has recorded since its last reset.
-func systemShares(s *ecs.Scheduler) ([]string, map[string]float64) {
+// systemShares returns the systems in pipeline order, each one's fraction
+// of the time the scheduler has recorded since its last reset, and that
+// time.
+func systemShares(s *ecs.Scheduler) ([]string, map[string]float64, time.Duration) {
 	var total time.Duration
 	ts := s.Timings()
 	for _, t := range ts {
@@ -168,7 +183,7 @@ func systemShares(s *ecs.Scheduler) ([]string, map[string]float64) {
 		order = append(order, t.System)
 		share[t.System] = float64(t.Elapsed) / float64(total)
 	}
-	return order, share
+	return order, share, total
 }
 
 func median(x []float64) float64 {
@@ -196,14 +211,18 @@ func Run(w io.Writer, cases []Case, workers, warmup, steps, rounds int, p Progre
 			runs[i] = append(runs[i], r)
 		}
 	}
-	fmt.Fprintf(w, "%-14s %8s %8s %8s %7s %10s %10s %7s %11s  %s\n", "scene", "vertices", "faces", "contacts", "workers", "ms/step", "cpu ms", "pcg it", "allocs/step", "share per system")
+	fmt.Fprintf(w, "%-14s %8s %8s %8s %7s %10s %10s %7s %11s  %s\n", "scene", "vertices", "faces", "contacts", "workers", "ms/step", "cpu ms", "iters", "allocs/step", "share per system")
 	for _, rs := range runs {
 		ms, cpu := make([]float64, len(rs)), make([]float64, len(rs))
 		for k, r := range rs {
 			ms[k], cpu[k] = r.MedianMS, r.CPUMS
 		}
 		r := rs[0]
-		fmt.Fprintf(w, "%-14s %8d %8d %8d %7d %10.2f %10.2f %7.0f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Contacts, r.Workers, median(ms), median(cpu), r.Iterations, r.AllocsPerSt, shares(r.Order, r.Share))
+		sh := shares(r.Order, r.Share)
+		if r.Factors > 0 || r.LDLTShare > 0 {
+			sh += fmt.Sprintf("; projection: %.1f factorizations/step, LDL^T %.0f%% of the step", r.Factors, 100*r.LDLTShare)
+		}
+		fmt.Fprintf(w, "%-14s %8d %8d %8d %7d %10.2f %10.2f %7.0f %11.1f  %s\n", r.Case, r.Vertices, r.Faces, r.Contacts, r.Workers, median(ms), median(cpu), r.Iterations, r.AllocsPerSt, sh)
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ func developableModel(b *Body) (model.BodyModel, *model.DevelopableSettings) {
 
 // validateDevelopable checks the bodies' models and rejects what the
 // developable pipeline has no stage for: bodies of both models in one
-// scene, a solver.mode other than "", self-contact, wind, remeshing,
+// scene, a solver.mode other than "", wind, remeshing,
 // strain limits, tubes and initial stretch (a developable body starts
 // isometric to its rest shape).
 func validateDevelopable(v *validator, s *Scene) {
@@ -114,9 +114,6 @@ func validateDevelopable(v *validator, s *Scene) {
 	}
 	if s.Solver.Mode != ModeLagrangian {
 		v.fail("solver.mode", "must be \"\" with developable bodies, got %q", s.Solver.Mode)
-	}
-	if s.Solver.SelfContact != nil {
-		v.fail("solver.self_contact", "not supported with developable bodies yet")
 	}
 	if s.Wind != nil {
 		v.fail("wind", "not supported with developable bodies")

@@ -40,7 +40,6 @@ func TestDevelopableModel(t *testing.T) {
 		{[][2]string{{"bodies.0.developable.tolerance", "-1"}}, "bodies[0].developable.tolerance"},
 		{[][2]string{{"bodies.0.strain_limits", `{"min": -0.1, "max": 0.1, "method": "jacobi"}`}}, "bodies[0].strain_limits: not supported with model"},
 		{[][2]string{{"solver.mode", "lag-regular"}}, "solver.mode: must be"},
-		{[][2]string{{"solver.self_contact", `{"thickness": 0.004, "friction": 0.3}`}}, "solver.self_contact"},
 	} {
 		s, _ := Builtin("pinned-square")
 		var err error

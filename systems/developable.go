@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -30,10 +31,16 @@ type DevelopableCloth struct {
 	topology uint64
 	model    *model.Model
 	meshes   []BodyMesh
+	// self is the ghost meshes' self- and cloth-cloth collision
+	// (solver/selfcontact through SelfCollision), nil without
+	// solver.self_contact.
+	self *SelfCollision
 
 	// Of the last step, over all bodies.
-	Iterations   int     // projection steps
-	InPlaneError float64 // largest relative midpoint-distance error after the step
+	Iterations   int           // projection steps
+	Factors      int           // numeric factorizations of J M^-1 J^T among them
+	LDLT         time.Duration // spent factoring and solving J M^-1 J^T
+	InPlaneError float64       // largest relative midpoint-distance error after the step
 }
 
 // devBody is one developable body: its solver state and its ghost
@@ -52,8 +59,8 @@ type devBody struct {
 // NewDevelopableCloth returns the developable cloth of the model's bodies
 // (all developable) over their spawned ghost vertices; the solver state is
 // built at the first step (build), which reports any error.
-func NewDevelopableCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, m *model.Model, meshes []BodyMesh) *DevelopableCloth {
-	return &DevelopableCloth{state: state, contact: contact, model: m, meshes: meshes, pos: generic.NewMap1[components.Position](w.ECS),
+func NewDevelopableCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, self *SelfCollision, m *model.Model, meshes []BodyMesh) *DevelopableCloth {
+	return &DevelopableCloth{state: state, contact: contact, self: self, model: m, meshes: meshes, pos: generic.NewMap1[components.Position](w.ECS),
 		vel: generic.NewMap1[components.Velocity](w.ECS), topology: math.MaxUint64}
 }
 
@@ -93,12 +100,20 @@ func (d *DevelopableCloth) Predict() ecs.System { return DevelopablePredict{d} }
 // Project is the system projecting the predictions onto the constraints.
 func (d *DevelopableCloth) Project() ecs.System { return DevelopableProject{d} }
 
-// Collision is the system resolving obstacle contacts on the ghost meshes.
+// Collision is the system resolving obstacle contacts and self-contact on
+// the ghost meshes.
 func (d *DevelopableCloth) Collision() ecs.System { return GhostCollision{d} }
 
 // Correction is the system pushing the ghost meshes' changes back and
 // scattering the ghost meshes to the vertex entities.
 func (d *DevelopableCloth) Correction() ecs.System { return GhostCorrection{d} }
+
+// count adds a projection's work to the step's.
+func (d *DevelopableCloth) count(st developable.ProjectStats) {
+	d.Iterations += st.Iterations
+	d.Factors += st.Factors
+	d.LDLT += st.LDLT
+}
 
 // DevelopablePredict sets each body's pins to their scripted positions at
 // the end of the step (from ScriptedMotion's prescribed velocities) and
@@ -164,11 +179,11 @@ func (DevelopableProject) Name() string { return "developable-project" }
 // Step implements ecs.System.
 func (p DevelopableProject) Step(*ecs.World) error {
 	d := p.d
-	d.Iterations = 0
+	d.Iterations, d.Factors, d.LDLT = 0, 0, 0
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
 		err := b.solver.Project()
-		d.Iterations += b.solver.LastIt.Iterations
+		d.count(b.solver.LastIt)
 		if err != nil {
 			return fmt.Errorf("body %q: %w", b.name, err)
 		}
@@ -182,7 +197,11 @@ func (p DevelopableProject) Step(*ecs.World) error {
 // obstacle's normal, which in the step's velocity v = (x_c - x^n)/h is a
 // normal impulse; Coulomb friction with that impulse then acts on the
 // tangential velocity relative to the obstacle (ObstacleContact's friction
-// and contact entities). Pinned vertices keep their script.
+// and contact entities). Pinned vertices keep their script. With
+// solver.self_contact, the ghost meshes' velocities then go through
+// SelfCollision (Bridson et al. 2002 via solver/selfcontact, the obstacles
+// as kinematic geometry), so that x_c' = x_c^n + h v_c is reached from the
+// start-of-step ghost mesh without crossings.
 type GhostCollision struct{ d *DevelopableCloth }
 
 // Name implements ecs.System.
@@ -190,14 +209,13 @@ func (GhostCollision) Name() string { return "ghost-collision" }
 
 // Step implements ecs.System.
 func (g GhostCollision) Step(w *ecs.World) error {
-	g.d.collide(w)
-	return nil
+	return g.d.collide(w)
 }
 
 // collide maps each body to its ghost mesh (xc) and moves the ghost
-// vertices out of the obstacles (GhostCollision), recording which bodies
-// moved.
-func (d *DevelopableCloth) collide(w *ecs.World) {
+// vertices out of the obstacles and apart (GhostCollision), recording which
+// bodies moved.
+func (d *DevelopableCloth) collide(w *ecs.World) error {
 	s, c := d.state, d.contact
 	c.gatherObstacles(w)
 	s.Contacts, s.Impulse, c.rowObstacle = s.Contacts[:0], s.Impulse[:0], c.rowObstacle[:0]
@@ -241,6 +259,16 @@ func (d *DevelopableCloth) collide(w *ecs.World) {
 	}
 	c.applyFriction()
 	c.syncEntities(w)
+	if d.self != nil {
+		if err := d.self.Step(w); err != nil {
+			return err
+		}
+		if st := d.self.Last; st.Proximities+st.Impacts+st.ZoneVerts > 0 {
+			for bi := range d.bodies {
+				d.bodies[bi].moved = true
+			}
+		}
+	}
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
 		if !b.moved {
@@ -252,6 +280,7 @@ func (d *DevelopableCloth) collide(w *ecs.World) {
 			}
 		}
 	}
+	return nil
 }
 
 // correctionRounds bounds the rounds of GhostCorrection.
@@ -288,7 +317,7 @@ func (g GhostCorrection) Step(w *ecs.World) error {
 				continue
 			}
 			err := b.solver.Project()
-			d.Iterations += b.solver.LastIt.Iterations
+			d.count(b.solver.LastIt)
 			if err != nil {
 				return fmt.Errorf("body %q, correction round %d: %w", b.name, round, err)
 			}
@@ -297,7 +326,9 @@ func (g GhostCorrection) Step(w *ecs.World) error {
 		if !again {
 			break
 		}
-		d.collide(w)
+		if err := d.collide(w); err != nil {
+			return err
+		}
 	}
 	d.InPlaneError = 0
 	for bi := range d.bodies {

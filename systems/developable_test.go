@@ -33,11 +33,15 @@ func topEdgeSag(sim *Sim) float64 {
 // the top edge must sag far less than the Lagrangian body's at the scene's
 // stiffness (under a tenth of it), which sags visibly (> 1% of its length).
 //
-// The issue's "< 0.1% of its length" is not met at the default tolerance:
-// a chain of segments each stretched by e bows by up to L sqrt(3e/8), and
-// the projection stops where gravity leaves the top edge, at the tolerance
-// (measured: 0.35% at resolution 11, 0.27% at 21; at tolerance 1e-5 about
-// 0.1%). The test logs the numbers.
+// The issue's "< 0.1% of its length" is not met at the default tolerance
+// 1e-4, and the long form (the scene as shipped, resolution 21, 3 s)
+// asserts it and fails: a chain of segments each stretched by e bows by
+// up to L sqrt(3e/8), and the projection stops where gravity leaves the
+// top edge, at the tolerance (measured: 0.35% at resolution 11, 0.273% at
+// 21; at tolerance 1e-5, 0.1004%; at 2e-6 and 1e-6 the projection stalls
+// at |C| 3e-6 to 1e-5 within 100 steps, the dependent rows of the straight
+// edge making J M^-1 J^T singular up to its 1e-8 shift). The test logs the
+// numbers.
 func TestPinnedSquare(t *testing.T) {
 	res, n := "11", 200
 	if long() {
@@ -63,6 +67,9 @@ func TestPinnedSquare(t *testing.T) {
 	}
 	if worstSag >= lagSag/10 {
 		t.Errorf("developable top edge sags by %.3g of its length, the Lagrangian %.3g: want under a tenth", worstSag, lagSag)
+	}
+	if long() && worstSag >= 1e-3 {
+		t.Errorf("developable top edge sags by %.3g%% of its length: the issue asks for under 0.1%%", 100*worstSag)
 	}
 	t.Logf("resolution %s, %d steps: in-plane error <= %.3g, top edge sag <= %.3g (developable) vs %.3g (Lagrangian); %.2f projection steps per step",
 		res, n, worstErr, worstSag, lagSag, float64(iters)/float64(n))
@@ -134,4 +141,53 @@ func TestPaperDrape(t *testing.T) {
 		t.Errorf("ghost mesh penetrates obstacles by %.3g m, want <= 1e-4", worstPen)
 	}
 	t.Logf("%d steps: max penetration %.3g m, up to %d contacts, in-plane error after correction <= %.3g", n, worstPen, contacts, worstErr)
+}
+
+// TestPaperFold pushes the sheet of paper-fold into the slot with the bar
+// until one half folds over the other: in every step the ghost mesh must
+// be free of crossings (counted by bruteCrossings, which shares no code
+// with solver/selfcontact) and no deeper than 0.1 mm in any obstacle, the
+// self-contact stage must have acted, and the sheet must have folded (its
+// extent along x under three quarters of its 0.4 m).
+func TestPaperFold(t *testing.T) {
+	res, n, every := "11", 450, 1
+	if long() {
+		res, n, every = "21", 600, 5
+	}
+	sim := build(t, load(t, "paper-fold", [2]string{"bodies.0.resolution", res}), 2)
+	var faces []int32
+	for _, f := range sim.Model.Bodies[0].Faces {
+		faces = append(faces, f[:]...)
+	}
+	worstPen, acted := 0.0, 0
+	var x []float64
+	steps(t, sim, n, func(i int) {
+		acted += sim.SelfCollision.Last.Proximities + sim.SelfCollision.Last.Impacts
+		vertex, surface := sim.maxPenetration()
+		worstPen = math.Max(worstPen, math.Max(vertex, surface))
+		if i%every != 0 && i != n-1 {
+			return
+		}
+		x = x[:0]
+		for _, p := range sim.Positions(0) {
+			x = append(x, p[:]...)
+		}
+		if c := bruteCrossings(x, faces); c > 0 {
+			t.Fatalf("step %d: %d crossing face pairs in the ghost mesh", i, c)
+		}
+	})
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < len(x); i += 3 {
+		lo, hi = math.Min(lo, x[i]), math.Max(hi, x[i])
+	}
+	if acted == 0 {
+		t.Errorf("self-contact never acted in %d steps", n)
+	}
+	if worstPen > 1e-4 {
+		t.Errorf("ghost mesh penetrates obstacles by %.3g m, want <= 1e-4", worstPen)
+	}
+	if hi-lo > 0.3 {
+		t.Errorf("sheet spans %.3g m along x after %d steps: it did not fold", hi-lo, n)
+	}
+	t.Logf("resolution %s, %d steps: no crossings, max penetration %.3g m, %d self-contact proximities and impacts, x extent %.3g m", res, n, worstPen, acted, hi-lo)
 }

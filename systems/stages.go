@@ -78,11 +78,6 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 				s.remesh = sim.Remesh
 			}
 		}
-		if m.Solver.Pipeline == model.Developable {
-			sim.Developable = NewDevelopableCloth(w, st, contact, m, sp.meshes)
-			d := sim.Developable
-			s.developablePredict, s.developableProject, s.ghostCollision, s.ghostCorrection = d.Predict(), d.Project(), d.Collision(), d.Correction()
-		}
 		if m.Solver.Pipeline != model.EOL {
 			s.implicitSolve = NewImplicitSolve(st, contact, m.Gravity, m.Solver)
 			s.integrate = NewIntegrate(w, st)
@@ -92,9 +87,16 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			// in the conformal one all vertices are Lagrangian.
 			// Obstacles join as kinematic geometry where no cloth vertex
 			// sits on their features (not EOL, not conformal).
-			lagrangian := m.Solver.Pipeline == model.Lagrangian || m.Solver.Pipeline == model.LagrangianFixed
+			lagrangian := m.Solver.Pipeline == model.Lagrangian || m.Solver.Pipeline == model.LagrangianFixed || m.Solver.Pipeline == model.Developable
 			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, lagrangian, m.Solver.Thickness)
 			s.selfCollision = sim.SelfCollision
+		}
+		if m.Solver.Pipeline == model.Developable {
+			// The ghost meshes' self-contact runs inside ghost-collision,
+			// in each of its rounds (DevelopableCloth.collide).
+			sim.Developable = NewDevelopableCloth(w, st, contact, sim.SelfCollision, m, sp.meshes)
+			d := sim.Developable
+			s.developablePredict, s.developableProject, s.ghostCollision, s.ghostCorrection = d.Predict(), d.Project(), d.Collision(), d.Correction()
 		}
 		var limited []ecs.Entity
 		var limits []model.StrainLimits

@@ -80,6 +80,10 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		// Developable cloth: projection, ghost-mesh contacts with friction
 		// (the paper reaches the sphere at about step 40).
 		{"paper-drape", [][2]string{{"bodies.0.resolution", "11"}}, 100},
+		// Developable cloth with self-contact on the ghost mesh: the bar
+		// and the boxes as kinematic geometry from the start, the sheet's
+		// halves meeting in the slot later.
+		{"paper-fold", [][2]string{{"bodies.0.resolution", "11"}}, 200},
 		// Self-contact with an obstacle as kinematic geometry: the box of
 		// edge (Lagrangian) under a coarse sheet, met from step 24.
 		{"edge", [][2]string{{"bodies.0.resolution", "12"}, {"solver.mode", "lag-regular"}, {"solver.self_contact", `{"thickness": 0.004, "friction": 0.3}`}}, 40},

@@ -3,6 +3,7 @@ package developable
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/loomsim/loom/solver/ldlt"
 	"github.com/loomsim/loom/solver/mesh"
@@ -62,8 +63,11 @@ type Constraints struct {
 	// pair (a, b) of a shared edge adds jv[a] . jv[b] / m_e to S.Val[tgt].
 	s       *ldlt.Matrix
 	contrib [][3]int32 // a, b, tgt
-	factor  *ldlt.Factor
+	sym     *ldlt.Symbolic
+	num     *ldlt.Factor // the numeric factorization's storage
+	factor  *ldlt.Factor // num while it holds a factorization valid for the chord steps, else nil
 	diagPos []int
+	xPrev   []float64
 
 	c  []float64 // rows
 	dl []float64 // rows
@@ -224,7 +228,7 @@ func (k *Constraints) buildPattern() error {
 	for j := range n {
 		k.diagPos = append(k.diagPos, s.ColPtr[j])
 	}
-	k.s, k.factor = s, nil
+	k.s, k.sym, k.num, k.factor = s, nil, nil, nil
 	k.c = make([]float64, n)
 	k.dl = make([]float64, n)
 	return nil
@@ -347,13 +351,31 @@ const regularization = 1e-8
 // ProjectStats reports one projection.
 type ProjectStats struct {
 	Iterations int     // Newton steps taken
+	Factors    int     // numeric factorizations of J M^-1 J^T among them
 	Residual   float64 // the largest scaled |C| at the end
+	// LDLT is the wall time spent factoring and solving J M^-1 J^T
+	// (for the benchmark's share; it does not affect the result).
+	LDLT time.Duration
 }
+
+// chordRate is the reduction of the largest |C| a step with a kept
+// factorization must achieve; a slower step refactors at its end point.
+const chordRate = 0.5
 
 // Project moves x onto C(x) = 0 by fast projection (Goldenthal et al.
 // 2007): while the largest scaled |C| exceeds tol it solves
-// (J M^-1 J^T) dl = C(x_j) and sets x_{j+1} = x_j - M^-1 J^T dl. It fails
-// when maxIter steps do not reach tol or the matrix loses definiteness.
+// (J M^-1 J^T) dl = C(x_j) and sets x_{j+1} = x_j - M^-1 J(x_j)^T dl.
+//
+// The factorization of J M^-1 J^T is kept across steps and time steps (a
+// chord, or simplified Newton, iteration, which moves along the same
+// directions M^-1 J^T to the same C = 0): it is refactored at x_j only when
+// a step with the kept factor fails to reduce the largest |C| by
+// chordRate. A kept-factor step that raised |C| is taken back, and the
+// rest of that projection refactors at every step (Newton), as near
+// dependent rows (a pinned edge pulled straight) where an old factor is
+// useless. The symbolic analysis is done once per constraint pattern. It
+// fails when maxIter steps do not reach tol or the matrix loses
+// definiteness.
 func (k *Constraints) Project(x []float64, tol float64, maxIter int) (ProjectStats, error) {
 	if k.s == nil {
 		if err := k.SetPins(nil); err != nil {
@@ -361,22 +383,44 @@ func (k *Constraints) Project(x []float64, tol float64, maxIter int) (ProjectSta
 		}
 	}
 	st := ProjectStats{}
+	k.xPrev = resizeF(k.xPrev, len(x))
+	fresh := false  // the last step's factor was J M^-1 J^T at its x_j
+	newton := false // refactor at every step
+	prev := math.Inf(1)
 	for {
 		st.Residual = k.Eval(x, k.c)
-		if st.Residual <= tol {
-			return st, nil
-		}
 		if math.IsNaN(st.Residual) {
 			return st, fmt.Errorf("developable: constraint values are not finite after %d projection steps", st.Iterations)
+		}
+		if !fresh && st.Iterations > 0 && st.Residual > chordRate*prev {
+			if st.Residual > prev {
+				copy(x, k.xPrev)
+				st.Residual = k.Eval(x, k.c)
+				newton = true
+			}
+			k.factor = nil
+		}
+		if st.Residual <= tol {
+			return st, nil
 		}
 		if st.Iterations == maxIter {
 			return st, fmt.Errorf("developable: projection did not reach tolerance %g in %d steps (largest |C| %g)", tol, maxIter, st.Residual)
 		}
 		k.jacobian(x)
-		if err := k.fillS(); err != nil {
-			return st, err
+		if newton {
+			k.factor = nil
+		}
+		fresh = k.factor == nil
+		t0 := time.Now()
+		if fresh {
+			if err := k.factorS(); err != nil {
+				return st, err
+			}
+			st.Factors++
 		}
 		k.factor.Solve(k.c, k.dl)
+		st.LDLT += time.Since(t0)
+		copy(k.xPrev, x)
 		for r := range len(k.c) {
 			dl := k.dl[r]
 			for a := k.rowStart[r]; a < k.rowStart[r+1]; a++ {
@@ -387,13 +431,22 @@ func (k *Constraints) Project(x []float64, tol float64, maxIter int) (ProjectSta
 				}
 			}
 		}
+		prev = st.Residual
 		st.Iterations++
 	}
 }
 
-// fillS assembles J M^-1 J^T at the current J and factors it, analysing
-// the pattern the first time.
-func (k *Constraints) fillS() error {
+func resizeF(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// factorS assembles J M^-1 J^T at the current J and factors it,
+// analysing the pattern the first time.
+func (k *Constraints) factorS() error {
+	k.factor = nil
 	clear(k.s.Val)
 	for _, p := range k.contrib {
 		a, b := 3*int(p[0]), 3*int(p[1])
@@ -408,19 +461,25 @@ func (k *Constraints) fillS() error {
 	for _, p := range k.diagPos {
 		k.s.Val[p] += shift
 	}
-	if k.factor == nil {
+	if k.sym == nil {
 		sym, err := ldlt.Analyze(k.s, ldlt.AMD)
 		if err != nil {
 			return fmt.Errorf("developable: J M^-1 J^T: %w", err)
 		}
-		if k.factor, err = sym.Factor(k.s, nil); err != nil {
+		k.sym = sym
+	}
+	if k.num == nil {
+		f, err := k.sym.Factor(k.s, nil)
+		if err != nil {
 			return fmt.Errorf("developable: J M^-1 J^T: %w", err)
 		}
+		k.num, k.factor = f, f
 		return nil
 	}
-	if err := k.factor.Refactor(k.s, nil); err != nil {
+	if err := k.num.Refactor(k.s, nil); err != nil {
 		return fmt.Errorf("developable: J M^-1 J^T: %w", err)
 	}
+	k.factor = k.num
 	return nil
 }
 

@@ -58,7 +58,7 @@ func TestJacobianFD(t *testing.T) {
 	if worst > 1e-6 {
 		t.Fatalf("J differs from central differences of C by %g", worst)
 	}
-	if err := k.fillS(); err != nil {
+	if err := k.factorS(); err != nil {
 		t.Fatal(err)
 	}
 	// The diagonal carries the regularization shift: regularization times
