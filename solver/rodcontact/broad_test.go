@@ -37,7 +37,7 @@ func TestBroadPairs(t *testing.T) {
 		for c := range p {
 			p[c] = rng.Float64()
 		}
-		boxes[i] = geom.EmptyAABB().Grow(p).Pad(0.02 * rng.Float64())
+		boxes[i] = geom.EmptyAABB().Grow(p).Pad(0.05 * rng.Float64())
 	}
 	var want []Pair
 	for i := range boxes {
