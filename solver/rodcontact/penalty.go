@@ -9,21 +9,24 @@ import (
 // x[2]-x[3] of yarns whose radii sum to r (SB2020 sec. 5, non-persistent
 // contacts):
 //
-//	E = 1/2 k (r - d)^2 for d < r, else 0,
+//	E = phi(d) = k (r - d)^3 / (3 r) for d < r, else 0,
 //
 // d the distance between the segments' closest points p(s) = x0 + s (x1 -
-// x0) and q(t) = x2 + t (x3 - x2), (s, t) in [0, 1]^2. Its gradient g over
-// (x0, x1, x2, x3) is -k (r - d) A^T n, n = (p - q)/d, A = dp-q/dx at fixed
-// (s, t) (the closest-point conditions make the terms in ds/dx, dt/dx
-// vanish). With exact, H is the full Hessian
+// x0) and q(t) = x2 + t (x3 - x2), (s, t) in [0, 1]^2. The cubic is twice
+// continuously differentiable where contact begins (a quadratic penalty's
+// Hessian jumps there, and Newton cycled across the jump on rod-incline);
+// its stiffness phi” = 2 k (r - d)/r reaches k at half the radii. Its
+// gradient g over (x0, x1, x2, x3) is phi'(d) A^T n, n = (p - q)/d, A =
+// d(p - q)/dx at fixed (s, t) (the closest-point conditions make the terms in
+// ds/dx, dt/dx vanish). With exact, H is the full Hessian
 //
-//	k A^T n n^T A - k (r - d) Hess d,
+//	phi''(d) A^T n n^T A + phi'(d) Hess d,
 //
 // Hess d = A^T (I - n n^T)/d (A + e1 ds/dx^T - e2 dt/dx^T) + dA^T n/d(s, t)
 // (ds/dx, dt/dx), with ds/dx, dt/dx by implicit differentiation of the
 // closest-point conditions (p - q).e1 = 0, (p - q).e2 = 0 of the free
 // parameters (a clamped parameter has none); otherwise the Gauss-Newton part
-// k A^T n n^T A alone, positive semidefinite, for the Newton matrix. g and H
+// phi” A^T n n^T A alone, positive semidefinite, for the Newton matrix. g and H
 // are written only when E > 0 (H row-major 12 x 12).
 func SegmentPenalty(k, r float64, x *[4]dense.Vec3, exact bool, g *[12]float64, H *[144]float64) float64 {
 	s, t, d := geom.SegmentClosest(x[0], x[1], x[2], x[3])
@@ -34,7 +37,9 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, exact bool, g *[12]float64, 
 	p := x[0].Add(e1.Scale(s)).Sub(x[2].Add(e2.Scale(t)))
 	n := p.Scale(1 / d)
 	w := [4]float64{1 - s, s, -(1 - t), -t} // A = [w_i I]
-	f := -k * (r - d)
+	f := -k * (r - d) * (r - d) / r         // phi'
+	c2 := 2 * k * (r - d) / r               // phi''
+	e := k * (r - d) * (r - d) * (r - d) / (3 * r)
 	for i := 0; i < 4; i++ {
 		for c := 0; c < 3; c++ {
 			g[3*i+c] = f * w[i] * n[c]
@@ -42,11 +47,11 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, exact bool, g *[12]float64, 
 	}
 	for i := 0; i < 12; i++ {
 		for j := 0; j < 12; j++ {
-			H[12*i+j] = k * w[i/3] * n[i%3] * w[j/3] * n[j%3]
+			H[12*i+j] = c2 * w[i/3] * n[i%3] * w[j/3] * n[j%3]
 		}
 	}
 	if !exact {
-		return 0.5 * k * (r - d) * (r - d)
+		return e
 	}
 	// ds/dx and dt/dx (12-vectors) of the free parameters.
 	var ds, dt [12]float64
@@ -100,8 +105,8 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, exact bool, g *[12]float64, 
 	for i := 0; i < 12; i++ {
 		for j := 0; j < 12; j++ {
 			hd := w[i/3]*Dn[i%3][j] + n[i%3]*(dws[i/3]*ds[j]+dwt[i/3]*dt[j])
-			H[12*i+j] -= k * (r - d) * hd
+			H[12*i+j] += f * hd
 		}
 	}
-	return 0.5 * k * (r - d) * (r - d)
+	return e
 }

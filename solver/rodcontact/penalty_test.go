@@ -67,13 +67,13 @@ func TestSegmentPenaltyDerivatives(t *testing.T) {
 
 // TestSegmentPenaltyGaussNewton checks that the Newton-matrix form is the
 // exact Hessian without its curvature part: positive semidefinite, equal to
-// k grad d grad d^T, and that the energy vanishes beyond r.
+// phi” grad d grad d^T, and that the energy vanishes beyond r.
 func TestSegmentPenaltyGaussNewton(t *testing.T) {
 	x := [4]dense.Vec3{{0, 0, 0}, {1, 0, 0}, {0.5, -1, 0.004}, {0.5, 1, 0.004}}
 	var g [12]float64
 	var H [144]float64
 	e := SegmentPenalty(100, 0.01, &x, false, &g, &H)
-	if want := 0.5 * 100 * 0.006 * 0.006; math.Abs(e-want) > 1e-15 {
+	if want := 100 * 0.006 * 0.006 * 0.006 / (3 * 0.01); math.Abs(e-want) > 1e-15 {
 		t.Errorf("energy %g, want %g", e, want)
 	}
 	// The force -g pushes the first segment down, away from the second.
@@ -82,7 +82,8 @@ func TestSegmentPenaltyGaussNewton(t *testing.T) {
 	}
 	for i := 0; i < 12; i++ {
 		for j := 0; j < 12; j++ {
-			if want := g[i] * g[j] / (100 * 0.006 * 0.006); math.Abs(H[12*i+j]-want) > 1e-9 {
+			// g = phi' grad d, phi''/phi'^2 = 2 r/(k (r - d)^3).
+			if want := g[i] * g[j] * 2 * 0.01 / (100 * 0.006 * 0.006 * 0.006); math.Abs(H[12*i+j]-want) > 1e-9 {
 				t.Fatalf("H[%d][%d] %g, want %g", i, j, H[12*i+j], want)
 			}
 		}
