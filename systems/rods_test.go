@@ -75,12 +75,13 @@ func crossing(t *testing.T, eil bool) (sim *Sim, maxE float64, halvings int, err
 	return sim, maxE, halvings, nil
 }
 
-// TestRodCrossing drags two rods across a third until their contacts cross
-// (SB2020 Fig. 2-c/d): with EIL nodes the run goes through and past the
-// crossing with bounded energy and few halvings, and EIL nodes do appear;
-// pure EoL locks where a contact meets a Lagrangian node (infinitely stiff
-// degenerate segment) and the pins then stretch the rods: its energy ends far
-// above.
+// TestRodCrossing drags two rods across a third until their contacts meet
+// (SB2020 Fig. 2-c/d): the two yarns collide there and stop each other, their
+// contact nodes on the base the sum of the radii apart, closer than the EIL
+// distance; with EIL nodes the run goes through with bounded energy and few
+// halvings, and EIL nodes do appear; pure EoL locks where a contact meets a
+// Lagrangian node (infinitely stiff degenerate segment) and the pins then
+// stretch the rods: its energy ends far above.
 func TestRodCrossing(t *testing.T) {
 	sim, maxE, halvings, err := crossing(t, true)
 	if err != nil {
@@ -90,14 +91,18 @@ func TestRodCrossing(t *testing.T) {
 	if len(st.Contacts) != 2 {
 		t.Fatalf("%d contacts at the end, want 2", len(st.Contacts))
 	}
-	// The two contacts on the base have swapped order along it.
+	// The two contacts on the base kept their order, about the sum of the
+	// radii (2 mm) apart: the yarns did not pass through each other.
 	uLeft, uRight := st.U[st.Contacts[0].P], st.U[st.Contacts[1].P]
 	t.Logf("EIL: max energy %.3g J, %d halvings, base u of the contacts: left %.4f, right %.4f", maxE, halvings, uLeft, uRight)
-	if !(uLeft > uRight) {
-		t.Errorf("contacts did not cross: left at u=%.4f, right at u=%.4f", uLeft, uRight)
+	if r := 2 * sim.Rods.Step.Rods[0].Radius; !(uRight-uLeft > 0.9*r) || !(uRight-uLeft < 0.1*sim.Rods.Step.Rods[0].RestSeg) {
+		t.Errorf("contacts at u=%.4f (left) and %.4f (right): want them %.3g m apart (the radii), under the EIL distance %.3g m", uLeft, uRight, r, 0.1*sim.Rods.Step.Rods[0].RestSeg)
 	}
 	if halvings > 5 || maxE > 0.01 {
 		t.Errorf("EIL run: %d halvings, max energy %.3g J", halvings, maxE)
+	}
+	if n := sim.Measure().EILNodes; n == 0 {
+		t.Error("no EIL node where the two contacts meet on the base")
 	}
 	_, maxEoL, halvingsEoL, errEoL := crossing(t, false)
 	t.Logf("pure EoL: max energy %.3g J, %d halvings, error %v", maxEoL, halvingsEoL, errEoL)

@@ -1,6 +1,8 @@
 package rodcontact
 
 import (
+	"math"
+
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/geom"
 )
@@ -15,20 +17,26 @@ import (
 // x0) and q(t) = x2 + t (x3 - x2), (s, t) in [0, 1]^2. The cubic is twice
 // continuously differentiable where contact begins (a quadratic penalty's
 // Hessian jumps there, and Newton cycled across the jump on rod-incline);
-// its stiffness phi” = 2 k (r - d)/r reaches k at half the radii. Its
-// gradient g over (x0, x1, x2, x3) is phi'(d) A^T n, n = (p - q)/d, A =
-// d(p - q)/dx at fixed (s, t) (the closest-point conditions make the terms in
-// ds/dx, dt/dx vanish). With exact, H is the full Hessian
+// its stiffness phi_dd = 2 k (r - d)/r reaches k at half the radii. Its
+// gradient g over (x0, x1, x2, x3) is phi_d A^T n, phi_d = -k (r - d)^2/r,
+// n = (p - q)/d, A = d(p - q)/dx at fixed (s, t) (the closest-point
+// conditions make the terms in ds/dx, dt/dx vanish). Its Hessian is
 //
-//	phi''(d) A^T n n^T A + phi'(d) Hess d,
+//	phi_dd A^T n n^T A + phi_d Hess d,
+//	Hess d = A^T (I - n n^T)/d (A + e1 ds/dx^T - e2 dt/dx^T) + d(A^T n)/d(s, t) (ds/dx, dt/dx),
 //
-// Hess d = A^T (I - n n^T)/d (A + e1 ds/dx^T - e2 dt/dx^T) + dA^T n/d(s, t)
-// (ds/dx, dt/dx), with ds/dx, dt/dx by implicit differentiation of the
-// closest-point conditions (p - q).e1 = 0, (p - q).e2 = 0 of the free
-// parameters (a clamped parameter has none); otherwise the Gauss-Newton part
-// phi” A^T n n^T A alone, positive semidefinite, for the Newton matrix. g and H
-// are written only when E > 0 (H row-major 12 x 12).
-func SegmentPenalty(k, r float64, x *[4]dense.Vec3, exact bool, g *[12]float64, H *[144]float64) float64 {
+// with ds/dx, dt/dx by implicit differentiation of the closest-point
+// conditions (p - q).e1 = 0, (p - q).e2 = 0 of the free parameters (a
+// clamped parameter has none), nearly parallel segments taken as parallel
+// (one parameter clamped, as geom.SegmentClosest does at exact
+// parallelism). The Newton matrix takes this Hessian as it is (indefinite
+// where the curvature of d outweighs phi_dd; the Newton solve regularizes
+// then): the Gauss-Newton part alone made Newton converge only linearly on
+// rod-crossing, where two parallel yarns press on each other (21 step
+// halvings instead of none), and its projection onto the positive
+// semidefinite matrices (dense.ProjectPSD) still cost 7 halvings there and
+// on rod-incline. g and H (row-major 12 x 12) are written only when E > 0.
+func SegmentPenalty(k, r float64, x *[4]dense.Vec3, g *[12]float64, H *[144]float64) float64 {
 	s, t, d := geom.SegmentClosest(x[0], x[1], x[2], x[3])
 	if !(d < r) || d == 0 {
 		return 0
@@ -50,9 +58,6 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, exact bool, g *[12]float64, 
 			H[12*i+j] = c2 * w[i/3] * n[i%3] * w[j/3] * n[j%3]
 		}
 	}
-	if !exact {
-		return e
-	}
 	// ds/dx and dt/dx (12-vectors) of the free parameters.
 	var ds, dt [12]float64
 	freeS, freeT := s > 0 && s < 1, t > 0 && t < 1
@@ -66,7 +71,10 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, exact bool, g *[12]float64, 
 	switch {
 	case freeS && freeT:
 		det := a11*a22 - a12*a21
-		if det == 0 {
+		if !(math.Abs(det) > parallel*a11*math.Abs(a22)) {
+			for m := 0; m < 12; m++ {
+				dt[m] = -dG[m] / a22
+			}
 			break
 		}
 		for m := 0; m < 12; m++ {
@@ -110,3 +118,8 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, exact bool, g *[12]float64, 
 	}
 	return e
 }
+
+// parallel is the squared sine of the angle below which two segments count
+// as parallel for the closest-point derivatives (whose interior solution has
+// ds/dx ~ 1/sin^2 there).
+const parallel = 1e-6

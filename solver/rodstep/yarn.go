@@ -78,19 +78,22 @@ type rodSide struct {
 }
 
 type yarnWork struct {
-	segs     []yarnSegment
-	boxes    []geom.AABB
-	broad    rodcontact.Broad
-	pairs    []rodcontact.Pair // penalty pairs of this solve, sorted
-	check    []rodcontact.Pair
-	nearPtr  []int32
-	near     []contactNear
-	layered  []uint64 // rod pairs (min << 32 | max) layered by persistent contacts, sorted
-	sides    []rodSide
-	keepFn   func(a, b int32) bool
-	obsMuN   []float64    // per node: mu N of its obstacle contact at the step's start
-	obsNrm   []dense.Vec3 // per node: that contact's normal
-	crossTol float64
+	segs    []yarnSegment
+	boxes   []geom.AABB
+	broad   rodcontact.Broad
+	pairs   []rodcontact.Pair // penalty pairs of this solve, sorted
+	check   []rodcontact.Pair
+	nearPtr []int32
+	near    []contactNear
+	layered []uint64 // rod pairs (min << 32 | max) layered by persistent contacts, sorted
+	sides   []rodSide
+	keepFn  func(a, b int32) bool
+	obsMuN  []float64    // per node: mu N of its obstacle contact at the step's start
+	obsNrm  []dense.Vec3 // per node: that contact's normal
+	// rest is each pair's rest distance (keyed by its four nodes), reff
+	// the rest distance of each pair of this solve.
+	rest, restNext map[[4]int32]float64
+	reff           []float64
 }
 
 // YarnContacts returns the number of penalty pairs of the last (sub)step and
@@ -128,6 +131,43 @@ func (s *State) detect(h float64) {
 		y.keepFn = s.keepPair
 	}
 	y.pairs = y.broad.Pairs(s.Runner, y.boxes, y.keepFn, y.pairs)
+	s.restDistances()
+}
+
+// rampSteps is the number of (sub)steps over which a pair found overlapping
+// recovers its full rest distance.
+const rampSteps = 50
+
+// restDistances sets each pair's rest distance: the sum of the radii, but a
+// pair found closer than that (two yarns whose persistent contact was just
+// removed, their centrelines meeting at its point; or a contact the
+// detection caught late) starts at the distance it has and grows back to the
+// radii over rampSteps (sub)steps, so that the penalty separates them
+// gradually instead of with a kick of k r^2/r.
+func (s *State) restDistances() {
+	y := &s.ws.yarn
+	if y.rest == nil {
+		y.rest, y.restNext = map[[4]int32]float64{}, map[[4]int32]float64{}
+	}
+	clear(y.restNext)
+	y.reff = y.reff[:0]
+	for _, p := range y.pairs {
+		a, b := y.segs[p.A], y.segs[p.B]
+		key := [4]int32{a.a, a.b, b.a, b.b}
+		r := s.radii(p)
+		re, ok := y.rest[key]
+		if ok {
+			re = min(r, re+r/rampSteps)
+		} else {
+			_, _, d := geom.SegmentClosest(s.X[a.a], s.X[a.b], s.X[b.a], s.X[b.b])
+			re = min(r, d)
+		}
+		y.reff = append(y.reff, re)
+		if re < r {
+			y.restNext[key] = re
+		}
+	}
+	y.rest, y.restNext = y.restNext, y.rest
 }
 
 // listSegments lists the segments between consecutive non-EIL nodes of the
@@ -265,7 +305,8 @@ func (s *State) segmentPoints(q []float64, p rodcontact.Pair) [4]dense.Vec3 {
 	return [4]dense.Vec3{s.x(q, a.a), s.x(q, a.b), s.x(q, b.a), s.x(q, b.b)}
 }
 
-// radii returns the sum of the radii of a pair's two rods.
+// radii returns the sum of the radii of a pair's two rods (their contact
+// distance; the penalty's rest distance is reff).
 func (s *State) radii(p rodcontact.Pair) float64 {
 	y := &s.ws.yarn
 	return s.Rods[y.segs[p.A].rod].Radius + s.Rods[y.segs[p.B].rod].Radius
