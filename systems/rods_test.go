@@ -64,9 +64,13 @@ func crossing(t *testing.T, eil bool) (sim *Sim, maxE float64, halvings int, err
 	sc := load(t, "rod-crossing")
 	sc.Rods.EIL = eil
 	sim = build(t, sc, 1)
+	check := newPassChecker(sim)
 	for i := 0; i < sc.NumSteps(); i++ {
 		if err = sim.Step(); err != nil {
 			return sim, maxE, halvings, err
+		}
+		if msg := check.check(sim); msg != "" && eil {
+			t.Errorf("step %d: %s", i, msg)
 		}
 		st := sim.Measure()
 		maxE = math.Max(maxE, st.KineticEnergy+st.Potential)
@@ -76,7 +80,8 @@ func crossing(t *testing.T, eil bool) (sim *Sim, maxE float64, halvings int, err
 }
 
 // TestRodCrossing drags two rods across a third until their contacts meet
-// (SB2020 Fig. 2-c/d): the two yarns collide there and stop each other, their
+// (SB2020 Fig. 2-c/d): the two yarns collide there and stop each other (the
+// pass-through checker watches every step of the EIL run), their
 // contact nodes on the base the sum of the radii apart, closer than the EIL
 // distance; with EIL nodes the run goes through with bounded energy and few
 // halvings, and EIL nodes do appear; pure EoL locks where a contact meets a
