@@ -137,11 +137,12 @@ func TestRodTable(t *testing.T) {
 
 // TestRodWorkersDeterministic runs rod-crossing (EIL soft contacts, anchors,
 // pins), rod-table (an edge node) and rod-incline at 60 deg (fixed rods,
-// sliding anchors, contacts removed) with 1, 2 and 8 workers: the parallel
-// two-pass fill must give bitwise the same positions and Eulerian
-// coordinates.
+// sliding anchors, contacts removed), rod-box-edge (an edge node placed by
+// rod-edges, obstacle friction) and rod-drop (non-persistent yarn contacts)
+// with 1, 2 and 8 workers: the parallel two-pass fill and the parallel broad
+// phase must give bitwise the same positions and Eulerian coordinates.
 func TestRodWorkersDeterministic(t *testing.T) {
-	for _, name := range []string{"rod-crossing", "rod-table", "rod-incline"} {
+	for _, name := range []string{"rod-crossing", "rod-table", "rod-incline", "rod-box-edge", "rod-drop"} {
 		var ref *Sim
 		for _, workers := range []int{1, 2, 8} {
 			sc := load(t, name)
@@ -155,6 +156,9 @@ func TestRodWorkersDeterministic(t *testing.T) {
 				continue
 			}
 			a, b := &ref.Rods.Step, &sim.Rods.Step
+			if len(a.X) != len(b.X) {
+				t.Fatalf("%s, %d workers: %d nodes, with 1 worker %d", name, workers, len(b.X), len(a.X))
+			}
 			for i := range a.X {
 				if a.X[i] != b.X[i] || a.U[i] != b.U[i] || a.Anchor[i] != b.Anchor[i] {
 					t.Fatalf("%s, %d workers: node %d at x=%v u=%v anchor %+v, with 1 worker x=%v u=%v anchor %+v", name, workers, i, b.X[i], b.U[i], b.Anchor[i], a.X[i], a.U[i], a.Anchor[i])
