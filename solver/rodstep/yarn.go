@@ -96,20 +96,6 @@ type yarnWork struct {
 	reff           []float64
 }
 
-// YarnContacts returns the number of penalty pairs of the last (sub)step and
-// how many of them are in contact (distance below the radii) now.
-func (s *State) YarnContacts() (pairs, touching int) {
-	y := &s.ws.yarn
-	for _, p := range y.pairs {
-		sa, sb := y.segs[p.A], y.segs[p.B]
-		_, _, d := geom.SegmentClosest(s.X[sa.a], s.X[sa.b], s.X[sb.a], s.X[sb.b])
-		if d < s.Rods[sa.rod].Radius+s.Rods[sb.rod].Radius {
-			touching++
-		}
-	}
-	return len(y.pairs), touching
-}
-
 // detect lists the segments and the penalty pairs of this (sub)step of
 // length h (after Assign).
 func (s *State) detect(h float64) {
