@@ -177,4 +177,10 @@ type RodEdge struct {
 	Node   ecs.Entity
 	A, Dir dense.Vec3
 	K      float64
+	// Auto marks an edge node placed by the rod-edges stage where a yarn
+	// wraps a box edge; Out is then the edge's outward bisector and Lifting
+	// the steps in a row the spring has held the yarn down.
+	Auto    bool
+	Out     dense.Vec3
+	Lifting int
 }

@@ -96,13 +96,15 @@ func scriptsOnly(s *stages) []ecs.System {
 	)
 }
 
-// rods is the EoL rod step (Sanchez-Banderas 2020 sec. 4): gather, node
-// assignment and Newton with step halving, contact removal.
+// rods is the EoL rod step (Sanchez-Banderas 2020 sec. 4-5): gather, node
+// assignment and Newton with step halving (non-persistent yarn contacts are
+// detected in it, every substep), contact removal, edge nodes on box edges.
 func rods(s *stages) []ecs.System {
 	return present(
 		s.rodGather,
 		s.rodNewton,
 		s.rodContactRemoval,
+		s.rodEdges,
 	)
 }
 

@@ -31,7 +31,7 @@ func TestPipelines(t *testing.T) {
 		{"edge", [][2]string{{"solver.mode", "lag-conformal"}, {"solver.self_contact", `{"thickness": 0.004, "friction": 0.3}`}}, []string{"pin-release", "conformal-remesh", "derived-data", "scripted-motion", "collision", "force-fill", "implicit-solve", "contact-response", "self-collision", "integrate", "advance-clock"}},
 		{"pinned-square", nil, []string{"pin-release", "derived-data", "scripted-motion", "developable-predict", "developable-project", "ghost-collision", "ghost-correction", "advance-clock"}},
 		{"pinned-square", [][2]string{{"bodies.0.model", "lagrangian"}}, []string{"pin-release", "derived-data", "scripted-motion", "collision", "force-fill", "implicit-solve", "contact-response", "integrate", "advance-clock"}},
-		{"rod-hang", nil, []string{"scripted-motion", "rod-gather", "rod-newton", "rod-contact-removal", "advance-clock"}},
+		{"rod-hang", nil, []string{"scripted-motion", "rod-gather", "rod-newton", "rod-contact-removal", "rod-edges", "advance-clock"}},
 	}
 	for _, c := range cases {
 		sim := build(t, load(t, c.scene, c.sets...), 1)

@@ -41,7 +41,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		nodes  []ecs.Entity // Lagrangian nodes, in order
 	}
 	geo := make([]strandGeom, len(rs.Strands))
-	st.Step = rodstep.State{Gravity: m.Gravity, EIL: rs.EIL, Mu: rs.Friction, Thickness: m.Solver.Thickness}
+	st.Step = rodstep.State{Gravity: m.Gravity, EIL: rs.EIL, Mu: rs.Friction, ObstacleMu: m.Solver.Friction}
 	newNode := func(se ecs.Entity, x dense.Vec3, u float64, fixedU bool) ecs.Entity {
 		p, v := components.Position(x), components.Velocity{}
 		kind := uint8(rod.EoL)
@@ -58,7 +58,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		du := s.Length / float64(len(pos)-1)
 		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: mat.StretchStiffness}
 		st.Step.Rods = append(st.Step.Rods, rodstep.Rod{Ks: mat.StretchStiffness, Kb: mat.BendingStiffness, Rho: mat.LinearDensity,
-			Alpha: mat.Damping, RestSeg: du, Length: s.Length, Fixed: s.Fixed})
+			Alpha: mat.Damping, RestSeg: du, Length: s.Length, Fixed: s.Fixed, Radius: yarnRadius(rs)})
 		st.Step.ObstacleK = math.Max(st.Step.ObstacleK, rod.ContactStiffness(mat.StretchStiffness, du))
 		pinned := map[int]int32{}
 		pivots := map[int]dense.Vec3{}
@@ -199,3 +199,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 	}
 	return nil
 }
+
+// yarnRadius is the strands' radius: half the contact distance, the
+// distance between the centrelines of two touching yarns.
+func yarnRadius(rs *model.Rods) float64 { return rs.ContactDistance / 2 }

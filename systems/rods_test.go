@@ -64,9 +64,13 @@ func crossing(t *testing.T, eil bool) (sim *Sim, maxE float64, halvings int, err
 	sc := load(t, "rod-crossing")
 	sc.Rods.EIL = eil
 	sim = build(t, sc, 1)
+	check := newPassChecker(sim)
 	for i := 0; i < sc.NumSteps(); i++ {
 		if err = sim.Step(); err != nil {
 			return sim, maxE, halvings, err
+		}
+		if msg := check.check(sim); msg != "" && eil {
+			t.Errorf("step %d: %s", i, msg)
 		}
 		st := sim.Measure()
 		maxE = math.Max(maxE, st.KineticEnergy+st.Potential)
@@ -75,12 +79,14 @@ func crossing(t *testing.T, eil bool) (sim *Sim, maxE float64, halvings int, err
 	return sim, maxE, halvings, nil
 }
 
-// TestRodCrossing drags two rods across a third until their contacts cross
-// (SB2020 Fig. 2-c/d): with EIL nodes the run goes through and past the
-// crossing with bounded energy and few halvings, and EIL nodes do appear;
-// pure EoL locks where a contact meets a Lagrangian node (infinitely stiff
-// degenerate segment) and the pins then stretch the rods: its energy ends far
-// above.
+// TestRodCrossing drags two rods across a third until their contacts meet
+// (SB2020 Fig. 2-c/d): the two yarns collide there and stop each other (the
+// pass-through checker watches every step of the EIL run), their
+// contact nodes on the base the sum of the radii apart, closer than the EIL
+// distance; with EIL nodes the run goes through with bounded energy and few
+// halvings, and EIL nodes do appear; pure EoL locks where a contact meets a
+// Lagrangian node (infinitely stiff degenerate segment) and the pins then
+// stretch the rods: its energy ends far above.
 func TestRodCrossing(t *testing.T) {
 	sim, maxE, halvings, err := crossing(t, true)
 	if err != nil {
@@ -90,14 +96,18 @@ func TestRodCrossing(t *testing.T) {
 	if len(st.Contacts) != 2 {
 		t.Fatalf("%d contacts at the end, want 2", len(st.Contacts))
 	}
-	// The two contacts on the base have swapped order along it.
+	// The two contacts on the base kept their order, about the sum of the
+	// radii (2 mm) apart: the yarns did not pass through each other.
 	uLeft, uRight := st.U[st.Contacts[0].P], st.U[st.Contacts[1].P]
 	t.Logf("EIL: max energy %.3g J, %d halvings, base u of the contacts: left %.4f, right %.4f", maxE, halvings, uLeft, uRight)
-	if !(uLeft > uRight) {
-		t.Errorf("contacts did not cross: left at u=%.4f, right at u=%.4f", uLeft, uRight)
+	if r := 2 * sim.Rods.Step.Rods[0].Radius; !(uRight-uLeft > 0.9*r) || !(uRight-uLeft < 0.1*sim.Rods.Step.Rods[0].RestSeg) {
+		t.Errorf("contacts at u=%.4f (left) and %.4f (right): want them %.3g m apart (the radii), under the EIL distance %.3g m", uLeft, uRight, r, 0.1*sim.Rods.Step.Rods[0].RestSeg)
 	}
 	if halvings > 5 || maxE > 0.01 {
 		t.Errorf("EIL run: %d halvings, max energy %.3g J", halvings, maxE)
+	}
+	if n := sim.Measure().EILNodes; n == 0 {
+		t.Error("no EIL node where the two contacts meet on the base")
 	}
 	_, maxEoL, halvingsEoL, errEoL := crossing(t, false)
 	t.Logf("pure EoL: max energy %.3g J, %d halvings, error %v", maxEoL, halvingsEoL, errEoL)
@@ -127,11 +137,12 @@ func TestRodTable(t *testing.T) {
 
 // TestRodWorkersDeterministic runs rod-crossing (EIL soft contacts, anchors,
 // pins), rod-table (an edge node) and rod-incline at 60 deg (fixed rods,
-// sliding anchors, contacts removed) with 1, 2 and 8 workers: the parallel
-// two-pass fill must give bitwise the same positions and Eulerian
-// coordinates.
+// sliding anchors, contacts removed), rod-box-edge (an edge node placed by
+// rod-edges, obstacle friction) and rod-drop (non-persistent yarn contacts)
+// with 1, 2 and 8 workers: the parallel two-pass fill and the parallel broad
+// phase must give bitwise the same positions and Eulerian coordinates.
 func TestRodWorkersDeterministic(t *testing.T) {
-	for _, name := range []string{"rod-crossing", "rod-table", "rod-incline"} {
+	for _, name := range []string{"rod-crossing", "rod-table", "rod-incline", "rod-box-edge", "rod-drop"} {
 		var ref *Sim
 		for _, workers := range []int{1, 2, 8} {
 			sc := load(t, name)
@@ -145,6 +156,9 @@ func TestRodWorkersDeterministic(t *testing.T) {
 				continue
 			}
 			a, b := &ref.Rods.Step, &sim.Rods.Step
+			if len(a.X) != len(b.X) {
+				t.Fatalf("%s, %d workers: %d nodes, with 1 worker %d", name, workers, len(b.X), len(a.X))
+			}
 			for i := range a.X {
 				if a.X[i] != b.X[i] || a.U[i] != b.U[i] || a.Anchor[i] != b.Anchor[i] {
 					t.Fatalf("%s, %d workers: node %d at x=%v u=%v anchor %+v, with 1 worker x=%v u=%v anchor %+v", name, workers, i, b.X[i], b.U[i], b.Anchor[i], a.X[i], a.U[i], a.Anchor[i])

@@ -28,6 +28,7 @@ type stages struct {
 	rodAssign         ecs.System
 	rodNewton         ecs.System
 	rodContactRemoval ecs.System
+	rodEdges          ecs.System
 	advanceClock      ecs.System
 
 	developablePredict, developableProject, ghostCollision, ghostCorrection ecs.System
@@ -119,6 +120,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		newton.settings.ProjectBend = m.Rods.ProjectBend
 		s.rodNewton = newton
 		s.rodContactRemoval = NewRodContactRemoval(w, sp.rods)
+		s.rodEdges = NewRodEdges(w, sp.rods)
 	}
 	return s
 }

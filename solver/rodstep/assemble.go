@@ -12,7 +12,7 @@ import (
 // two-pass scheme of package sparse):
 //
 //  1. every term (segment, bend triple, soft contact, anchor, edge, obstacle
-//     node) evaluates its energy, local gradient and the lower triangle of its
+//     node, yarn contact pair) evaluates its energy, local gradient and the lower triangle of its
 //     local Hessian into its own slots of flat arrays, in parallel over terms;
 //  2. every global entry (gradient entry, per-node x gradient, matrix entry)
 //     sums its contributions from those slots in a fixed order (term order),
@@ -34,6 +34,7 @@ const (
 	termAnchor
 	termEdge
 	termObstacle
+	termYarn
 )
 
 // term is one energy term of the incremental potential.
@@ -41,7 +42,7 @@ type term struct {
 	kind    termKind
 	n       int32 // local coordinates
 	rod     int32
-	id      int32 // segment: its mass index; contact, edge: index; anchor, obstacle: node
+	id      int32 // segment: its mass index; contact, edge, yarn pair: index; anchor, obstacle: node
 	a, b, c int32 // nodes of a segment or bend triple
 	loc     int   // offset of its local coordinates in locIdx/locNode and its gradient in tgrad
 	hess    int   // offset of its packed lower Hessian (n(n+1)/2 entries) in thess
@@ -173,6 +174,14 @@ func (s *State) buildTerms() error {
 			l.addX(s, int32(i))
 			as.addTerm(term{kind: termObstacle, id: int32(i)}, &l)
 		}
+	}
+	for k, p := range w.yarn.pairs {
+		a, b := w.yarn.segs[p.A], w.yarn.segs[p.B]
+		var l local
+		for _, i := range [4]int32{a.a, a.b, b.a, b.b} {
+			l.addX(s, i)
+		}
+		as.addTerm(term{kind: termYarn, id: int32(k)}, &l)
 	}
 	as.tphi = resize(as.tphi, len(as.terms))
 	as.tgrad = resize(as.tgrad, as.nloc)

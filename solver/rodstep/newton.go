@@ -33,6 +33,7 @@ type workspace struct {
 	un           []float64
 	mass         [][64]float64 // lagged segment masses, in segment order
 	saved        []*snapshot   // per halving depth
+	yarn         yarnWork
 }
 
 func (w *workspace) size(n int) {
@@ -91,7 +92,11 @@ func (s *State) Step(h float64, set Settings, targetAt func(i int, dt float64) d
 func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, float64) dense.Vec3, depth int) (Result, error) {
 	s.Assign()
 	saved := s.snapshot(depth)
+	s.detect(h)
 	it, err := s.solve(h, set, func(i int) dense.Vec3 { return targetAt(i, t0+h) })
+	if err == nil {
+		err = s.verify()
+	}
 	if err == nil {
 		return Result{Iterations: it}, nil
 	}
@@ -233,6 +238,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
 	}
 	s.number(target)
+	s.lagObstacles()
 	copy(w.q0, w.q)
 	if err := s.buildTerms(); err != nil {
 		return 0, err

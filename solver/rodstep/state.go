@@ -32,6 +32,7 @@ type Rod struct {
 	RestSeg  float64 // rest length of its Lagrangian segments (m)
 	Length   float64 // rest length (m)
 	Fixed    bool    // held in place: contributes no energy, its nodes are pinned
+	Radius   float64 // m, the yarn's radius: its obstacle thickness and half its yarn contact distance (0: no contacts but the persistent ones)
 	Nodes    []int32 // its nodes; after Assign, sorted by u
 	nonEIL   []int32 // the non-EIL nodes in order, after Assign
 	sortBuf  []int
@@ -62,7 +63,9 @@ type Edge struct {
 }
 
 // Obstacle is a shape rod nodes are kept out of by the penalty
-// 1/2 K max(0, Thickness - d)^2, d the signed distance.
+// 1/2 K max(0, r - d)^2, d the signed distance, r the node's rod's radius,
+// with lagged Coulomb friction (rodcontact.Friction, coefficient
+// State.ObstacleMu).
 type Obstacle struct {
 	Distance func(p dense.Vec3) (float64, dense.Vec3)
 }
@@ -85,8 +88,9 @@ type State struct {
 	Contacts  []Contact
 	Edges     []Edge
 	Obstacles []Obstacle
-	Thickness float64 // m, obstacle contact distance
-	ObstacleK float64 // N/m, obstacle penalty stiffness
+	// ObstacleK is the obstacles' penalty stiffness (N/m), ObstacleMu their
+	// Coulomb coefficient.
+	ObstacleK, ObstacleMu float64
 
 	Gravity dense.Vec3
 	EIL     bool    // allow EIL nodes (false: pure EoL)

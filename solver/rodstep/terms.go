@@ -5,6 +5,7 @@ import (
 
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/rod"
+	"github.com/loomsim/loom/solver/rodcontact"
 )
 
 // lagMasses evaluates every segment's generalized mass at the start of the
@@ -218,9 +219,10 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 		clear(H[:9])
 		x := s.x(q, t.id)
 		phi := 0.0
+		th := s.Rods[s.Rod[t.id]].Radius
 		for _, o := range s.Obstacles {
 			d, nrm := o.Distance(x)
-			pen := s.Thickness - d
+			pen := th - d
 			if pen <= 0 {
 				continue
 			}
@@ -232,7 +234,24 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 				}
 			}
 		}
+		if muN := w.yarn.obsMuN[t.id]; muN > 0 {
+			var gf [3]float64
+			var Hf [9]float64
+			phi += rodcontact.Friction(muN, frictionVel*h, w.yarn.obsNrm[t.id], x.Sub(w.xn[t.id]), &gf, &Hf)
+			for a := 0; a < 3; a++ {
+				g[a] += gf[a]
+			}
+			for a := range Hf {
+				H[a] += Hf[a]
+			}
+		}
 		return phi
+	case termYarn:
+		p := w.yarn.pairs[t.id]
+		xs := s.segmentPoints(q, p)
+		clear(g[:12])
+		clear(H[:144])
+		return rodcontact.SegmentPenalty(s.yarnK(p), w.yarn.reff[t.id], &xs, (*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
 	}
 	panic("rodstep: unknown term kind")
 }

@@ -1,0 +1,365 @@
+package rodstep
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
+	"github.com/loomsim/loom/solver/rodcontact"
+)
+
+// Non-persistent yarn contacts (SB2020 sec. 5: "for non-persistent
+// contacts, we use stiff penalty potentials"). Every (sub)step, after node
+// assignment, the segments between consecutive non-EIL nodes of rods with a
+// radius are put in a broad phase with boxes swept over the predicted motion
+// (x + h v) and grown by their radius; each pair found that is not exempt
+// gets the penalty 1/2 K (r_a + r_b - d)^2 (rodcontact.SegmentPenalty, K
+// from yarnK) in the incremental potential. Exempt are: segments of one rod that share a
+// node or are closer along the rod than pi r (a hairpin of a yarn of radius
+// r touching itself needs that much arc), pairs of fixed rods, segments
+// within 2 (r_a + r_b) along both rods of a persistent (sliding) contact
+// between them, where the two centrelines meet by construction, and rods
+// layered by persistent contacts: two rods in persistent contact with a
+// common third rod on opposite sides of it (the contacts' normals, from the
+// third rod to each, point apart), which the third rod keeps apart. (A
+// persistent contact joins the two centrelines at one point, so such
+// layers lie in one surface in the model: the patch of rod-incline, its
+// upper yarns tied to the lower ones and those to the grid, would otherwise
+// have its upper yarns collide with the parallel grid yarns as it slides.)
+//
+// After Newton converges the step is checked: a pair of non-exempt segments
+// that passed through each other within the step (rodcontact.Crossed, the
+// signed-volume test), or that ended closer than half their radii without a
+// penalty term, fails the step, which is then halved (CCD as a safeguard: a
+// step that outruns the predicted motion is retried smaller).
+
+// yarnStiffness sets the penalty of a non-persistent contact: K =
+// yarnStiffness max(ks/du_rest) of its two rods. A hundredth of the soft EIL
+// constraint's 1000 ks/du (rod.ContactStiffness): a yarn's weight over a
+// segment presses it in by far less than a micrometre, and the Newton matrix
+// stays far better conditioned than with the EIL stiffness, with which
+// Newton stalled on rod-incline (regularization up to 1e12).
+const yarnStiffness = 10
+
+// yarnK returns the penalty stiffness of pair p.
+func (s *State) yarnK(p rodcontact.Pair) float64 {
+	y := &s.ws.yarn
+	Ra, Rb := &s.Rods[y.segs[p.A].rod], &s.Rods[y.segs[p.B].rod]
+	return yarnStiffness * max(Ra.Ks/Ra.RestSeg, Rb.Ks/Rb.RestSeg)
+}
+
+// detectSlack widens the detection boxes beyond the radius (a fraction of
+// it), so that pairs that come into contact within the step are caught.
+const detectSlack = 0.5
+
+// frictionVel is the slip velocity (m/s) below which obstacle friction is a
+// spring rather than the full Coulomb force (IPC's eps_v).
+const frictionVel = 1e-4
+
+type yarnSegment struct {
+	a, b, rod int32
+	u0, u1    float64
+}
+
+// contactNear is a persistent contact seen from a segment of one of its
+// rods: the other rod, the contact's u on it and the exemption reach.
+type contactNear struct {
+	rod int32
+	u   float64
+	rho float64
+}
+
+// rodSide is a rod in persistent contact with rod of, on side n of it.
+type rodSide struct {
+	of, rod int32
+	n       dense.Vec3
+}
+
+type yarnWork struct {
+	segs    []yarnSegment
+	boxes   []geom.AABB
+	broad   rodcontact.Broad
+	pairs   []rodcontact.Pair // penalty pairs of this solve, sorted
+	check   []rodcontact.Pair
+	nearPtr []int32
+	near    []contactNear
+	layered []uint64 // rod pairs (min << 32 | max) layered by persistent contacts, sorted
+	sides   []rodSide
+	keepFn  func(a, b int32) bool
+	obsMuN  []float64    // per node: mu N of its obstacle contact at the step's start
+	obsNrm  []dense.Vec3 // per node: that contact's normal
+	// rest is each pair's rest distance (keyed by its four nodes), reff
+	// the rest distance of each pair of this solve.
+	rest, restNext map[[4]int32]float64
+	reff           []float64
+}
+
+// detect lists the segments and the penalty pairs of this (sub)step of
+// length h (after Assign).
+func (s *State) detect(h float64) {
+	y := &s.ws.yarn
+	y.segs, y.boxes, y.pairs = y.segs[:0], y.boxes[:0], y.pairs[:0]
+	s.listSegments()
+	if len(y.segs) == 0 {
+		return
+	}
+	for _, sg := range y.segs {
+		r := s.Rods[sg.rod].Radius
+		xa, xb := s.X[sg.a], s.X[sg.b]
+		bx := geom.EmptyAABB().Grow(xa).Grow(xb).Grow(xa.Add(s.V[sg.a].Scale(h))).Grow(xb.Add(s.V[sg.b].Scale(h)))
+		y.boxes = append(y.boxes, bx.Pad(r*(1+detectSlack)))
+	}
+	s.exemptions()
+	s.layers()
+	if y.keepFn == nil {
+		y.keepFn = s.keepPair
+	}
+	y.pairs = y.broad.Pairs(s.Runner, y.boxes, y.keepFn, y.pairs)
+	s.restDistances()
+}
+
+// rampSteps is the number of (sub)steps over which a pair found overlapping
+// recovers its full rest distance.
+const rampSteps = 50
+
+// restDistances sets each pair's rest distance: the sum of the radii, but a
+// pair found closer than that (two yarns whose persistent contact was just
+// removed, their centrelines meeting at its point; or a contact the
+// detection caught late) starts at the distance it has and grows back to the
+// radii over rampSteps (sub)steps, so that the penalty separates them
+// gradually instead of with a kick of k r^2/r.
+func (s *State) restDistances() {
+	y := &s.ws.yarn
+	if y.rest == nil {
+		y.rest, y.restNext = map[[4]int32]float64{}, map[[4]int32]float64{}
+	}
+	clear(y.restNext)
+	y.reff = y.reff[:0]
+	for _, p := range y.pairs {
+		a, b := y.segs[p.A], y.segs[p.B]
+		key := [4]int32{a.a, a.b, b.a, b.b}
+		r := s.radii(p)
+		re, ok := y.rest[key]
+		if ok {
+			re = min(r, re+r/rampSteps)
+		} else {
+			_, _, d := geom.SegmentClosest(s.X[a.a], s.X[a.b], s.X[b.a], s.X[b.b])
+			re = min(r, d)
+		}
+		y.reff = append(y.reff, re)
+		if re < r {
+			y.restNext[key] = re
+		}
+	}
+	y.rest, y.restNext = y.restNext, y.rest
+}
+
+// listSegments lists the segments between consecutive non-EIL nodes of the
+// rods with a radius, in rod order.
+func (s *State) listSegments() {
+	y := &s.ws.yarn
+	for r := range s.Rods {
+		R := &s.Rods[r]
+		if !(R.Radius > 0) {
+			continue
+		}
+		for k := 0; k+1 < len(R.nonEIL); k++ {
+			a, b := R.nonEIL[k], R.nonEIL[k+1]
+			y.segs = append(y.segs, yarnSegment{a: a, b: b, rod: int32(r), u0: s.U[a], u1: s.U[b]})
+		}
+	}
+}
+
+// exemptions lists, per segment, the persistent contacts within reach of
+// it (CSR in nearPtr / near, in contact order).
+func (s *State) exemptions() {
+	y := &s.ws.yarn
+	y.nearPtr = append(y.nearPtr[:0], make([]int32, len(y.segs)+1)...)
+	y.near = y.near[:0]
+	// Segments of each rod are contiguous and sorted by u.
+	first := make(map[int32][2]int, len(s.Rods))
+	for i, sg := range y.segs {
+		f, ok := first[sg.rod]
+		if !ok {
+			f[0] = i
+		}
+		f[1] = i + 1
+		first[sg.rod] = f
+	}
+	type ent struct {
+		seg int32
+		n   contactNear
+	}
+	var ents []ent
+	add := func(node, other int32, rho float64) {
+		rng, ok := first[s.Rod[node]]
+		if !ok {
+			return
+		}
+		u := s.U[node]
+		segs := y.segs[rng[0]:rng[1]]
+		lo, _ := slices.BinarySearchFunc(segs, u-rho, func(sg yarnSegment, v float64) int {
+			if sg.u1 < v {
+				return -1
+			}
+			return 1
+		})
+		for k := lo; k < len(segs) && segs[k].u0 <= u+rho; k++ {
+			ents = append(ents, ent{int32(rng[0] + k), contactNear{rod: s.Rod[other], u: s.U[other], rho: rho}})
+		}
+	}
+	for _, c := range s.Contacts {
+		rho := 2 * (s.Rods[s.Rod[c.P]].Radius + s.Rods[s.Rod[c.Q]].Radius)
+		add(c.P, c.Q, rho)
+		add(c.Q, c.P, rho)
+	}
+	slices.SortStableFunc(ents, func(a, b ent) int { return int(a.seg - b.seg) })
+	for _, e := range ents {
+		y.nearPtr[e.seg+1]++
+		y.near = append(y.near, e.n)
+	}
+	for i := range y.segs {
+		y.nearPtr[i+1] += y.nearPtr[i]
+	}
+}
+
+// layers lists the rod pairs layered by persistent contacts.
+func (s *State) layers() {
+	y := &s.ws.yarn
+	y.sides, y.layered = y.sides[:0], y.layered[:0]
+	for _, c := range s.Contacts {
+		rp, rq := s.Rod[c.P], s.Rod[c.Q]
+		// Normal points from Q's rod towards P's rod.
+		y.sides = append(y.sides, rodSide{of: rq, rod: rp, n: c.Normal}, rodSide{of: rp, rod: rq, n: c.Normal.Scale(-1)})
+	}
+	slices.SortStableFunc(y.sides, func(a, b rodSide) int { return int(a.of - b.of) })
+	for lo := 0; lo < len(y.sides); {
+		hi := lo
+		for hi < len(y.sides) && y.sides[hi].of == y.sides[lo].of {
+			hi++
+		}
+		for i := lo; i < hi; i++ {
+			for j := i + 1; j < hi; j++ {
+				a, b := y.sides[i], y.sides[j]
+				if a.rod != b.rod && a.n.Dot(b.n) < 0 {
+					y.layered = append(y.layered, uint64(min(a.rod, b.rod))<<32|uint64(max(a.rod, b.rod)))
+				}
+			}
+		}
+		lo = hi
+	}
+	slices.Sort(y.layered)
+	y.layered = slices.Compact(y.layered)
+}
+
+// keepPair says whether segments i < j get a penalty term (see the exempt
+// pairs above). It only reads.
+func (s *State) keepPair(i, j int32) bool {
+	y := &s.ws.yarn
+	a, b := y.segs[i], y.segs[j]
+	Ra, Rb := &s.Rods[a.rod], &s.Rods[b.rod]
+	if Ra.Fixed && Rb.Fixed {
+		return false
+	}
+	if s.Pinned[a.a] && s.Pinned[a.b] && s.Pinned[b.a] && s.Pinned[b.b] {
+		return false
+	}
+	if a.rod == b.rod {
+		if a.a == b.a || a.a == b.b || a.b == b.a || a.b == b.b {
+			return false
+		}
+		gap := max(b.u0-a.u1, a.u0-b.u1)
+		return gap >= math.Pi*Ra.Radius
+	}
+	if _, ok := slices.BinarySearch(y.layered, uint64(min(a.rod, b.rod))<<32|uint64(max(a.rod, b.rod))); ok {
+		return false
+	}
+	for _, n := range y.near[y.nearPtr[i]:y.nearPtr[i+1]] {
+		if n.rod == b.rod && n.u >= b.u0-n.rho && n.u <= b.u1+n.rho {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentPoints returns the end points of the two segments of a pair at q.
+func (s *State) segmentPoints(q []float64, p rodcontact.Pair) [4]dense.Vec3 {
+	y := &s.ws.yarn
+	a, b := y.segs[p.A], y.segs[p.B]
+	return [4]dense.Vec3{s.x(q, a.a), s.x(q, a.b), s.x(q, b.a), s.x(q, b.b)}
+}
+
+// radii returns the sum of the radii of a pair's two rods (their contact
+// distance; the penalty's rest distance is reff).
+func (s *State) radii(p rodcontact.Pair) float64 {
+	y := &s.ws.yarn
+	return s.Rods[y.segs[p.A].rod].Radius + s.Rods[y.segs[p.B].rod].Radius
+}
+
+// verify checks the finished step (positions from ws.xn to X) for crossing
+// segments and for close pairs that had no penalty term.
+func (s *State) verify() error {
+	y := &s.ws.yarn
+	if len(y.segs) == 0 {
+		return nil
+	}
+	xn := s.ws.xn
+	for k, sg := range y.segs {
+		r := s.Rods[sg.rod].Radius
+		y.boxes[k] = geom.EmptyAABB().Grow(xn[sg.a]).Grow(xn[sg.b]).Grow(s.X[sg.a]).Grow(s.X[sg.b]).Pad(r / 4)
+	}
+	y.check = y.broad.Pairs(s.Runner, y.boxes, y.keepFn, y.check)
+	for _, p := range y.check {
+		a, b := y.segs[p.A], y.segs[p.B]
+		x0 := [4]dense.Vec3{xn[a.a], xn[a.b], xn[b.a], xn[b.b]}
+		x1 := [4]dense.Vec3{s.X[a.a], s.X[a.b], s.X[b.a], s.X[b.b]}
+		r := s.radii(p)
+		if rodcontact.Crossed(&x0, &x1, 1e-3*r) {
+			return fmt.Errorf("yarn segments %d-%d (rod %d) and %d-%d (rod %d) crossed within the step", a.a, a.b, a.rod, b.a, b.b, b.rod)
+		}
+		if _, ok := slices.BinarySearchFunc(y.pairs, p, comparePairs); ok {
+			continue
+		}
+		if _, _, d := geom.SegmentClosest(x1[0], x1[1], x1[2], x1[3]); d < r/2 {
+			return fmt.Errorf("yarn segments %d-%d (rod %d) and %d-%d (rod %d) came %.3g m apart (radii %.3g) without a penalty term", a.a, a.b, a.rod, b.a, b.b, b.rod, d, r)
+		}
+	}
+	return nil
+}
+
+func comparePairs(p, q rodcontact.Pair) int {
+	if p.A != q.A {
+		return int(p.A - q.A)
+	}
+	return int(p.B - q.B)
+}
+
+// lagObstacles records each node's obstacle normal force and normal at the
+// step's start (the friction of the step lags them, as the anchors lag the
+// contacts' normal forces).
+func (s *State) lagObstacles() {
+	y := &s.ws.yarn
+	n := len(s.X)
+	if len(y.obsMuN) != n {
+		y.obsMuN, y.obsNrm = make([]float64, n), make([]dense.Vec3, n)
+	}
+	for i := range y.obsMuN {
+		y.obsMuN[i] = 0
+		if len(s.Obstacles) == 0 || s.ObstacleMu == 0 {
+			continue
+		}
+		var f dense.Vec3
+		th := s.Rods[s.Rod[i]].Radius
+		for _, o := range s.Obstacles {
+			d, nrm := o.Distance(s.ws.xn[i])
+			if pen := th - d; pen > 0 {
+				f = f.Add(nrm.Scale(s.ObstacleK * pen))
+			}
+		}
+		if N := f.Norm(); N > 0 {
+			y.obsMuN[i], y.obsNrm[i] = s.ObstacleMu*N, f.Scale(1/N)
+		}
+	}
+}
