@@ -36,7 +36,7 @@ const (
 	knitBulge = 0.2
 	knitDepth = 3.0 // legs' offset, yarn radii
 	knitWrap  = 3.5 // head's and sinker's offset, yarn radii: on the far side of the loop wrapped around them
-	knitSamp  = 24 // dense samples per stitch
+	knitSamp  = 24  // dense samples per stitch
 )
 
 // ParsePattern checks a pattern grid and returns it as rows of stitches.
