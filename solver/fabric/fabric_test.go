@@ -205,12 +205,13 @@ func TestResample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ArcLength(pts) / 10
+	d0 := r[1].Sub(r[0]).Norm()
 	for i := range 10 {
-		// Arc-length spacing along the original polyline: compare with the
-		// chord where both points are on one original segment.
-		if d := r[i+1].Sub(r[i]).Norm(); d > want*(1+1e-12) {
-			t.Fatalf("resampled step %d: %v, want at most %v", i, d, want)
+		if d := r[i+1].Sub(r[i]).Norm(); math.Abs(d-d0) > 1e-9*d0 {
+			t.Fatalf("resampled chord %d: %v, chord 0 is %v", i, d, d0)
+		}
+		if dist := distToPolyline(pts, r[i]); dist > 1e-12 {
+			t.Fatalf("resampled point %d is %v off the polyline", i, dist)
 		}
 	}
 	if r[0] != pts[0] || r[10] != pts[3] {
@@ -227,5 +228,50 @@ func TestResample(t *testing.T) {
 	}
 	if _, err := Resample([]dense.Vec3{{1, 1, 1}, {1, 1, 1}}, 3); err == nil {
 		t.Fatal("a zero-length polyline was accepted")
+	}
+}
+
+// distToPolyline is the distance from x to the polyline pts.
+func distToPolyline(pts []dense.Vec3, x dense.Vec3) float64 {
+	best := math.Inf(1)
+	for i := 0; i+1 < len(pts); i++ {
+		e := pts[i+1].Sub(pts[i])
+		t := math.Max(0, math.Min(1, x.Sub(pts[i]).Dot(e)/e.Dot(e)))
+		best = math.Min(best, pts[i].Add(e.Scale(t)).Sub(x).Norm())
+	}
+	return best
+}
+
+// TestMeet checks that with Meet the two yarns of every crossing pass through
+// one point there (SB2020 eq. 1's shared contact point), to within the
+// resampled chords' sag (none for the twill, whose crossings are on nodes; 2% of
+// a stitch for the knit), for a crimped twill and a stockinette.
+func TestMeet(t *testing.T) {
+	tw, _ := ParseWeave("twill 2/1")
+	w, err := Woven(WovenParams{Weave: tw, Warps: 5, Wefts: 4, Spacing: 1, Radius: 0.1, Crimp: 1, NodeSpacing: 0.25, Meet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := KnitFabric(KnitParams{Pattern: []string{"k"}, Columns: 4, Rows: 3, Width: 1, Height: 0.8, Radius: 0.08, NodeSpacing: 0.1, Meet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		f    *Fabric
+		tol  float64
+	}{{"twill", w, 1e-6}, {"stockinette", k, 0.02}} {
+		if len(c.f.Crossings) == 0 {
+			t.Fatalf("%s: no crossings", c.name)
+		}
+		worst := 0.0
+		for _, x := range c.f.Crossings {
+			d := pointAt(c.f.Yarns[x.A], x.UA).Sub(pointAt(c.f.Yarns[x.B], x.UB)).Norm()
+			worst = math.Max(worst, d)
+		}
+		if worst > c.tol {
+			t.Errorf("%s: crossing points up to %v apart, want under %v", c.name, worst, c.tol)
+		}
+		t.Logf("%s: crossing points at most %.3g apart", c.name, worst)
 	}
 }

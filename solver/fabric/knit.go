@@ -25,6 +25,7 @@ type KnitParams struct {
 	Width, Height float64 // stitch spacing along a course (x) and between rows (y), m
 	Radius        float64 // yarn radius (m)
 	NodeSpacing   float64 // m between rod nodes along a yarn
+	Meet          bool    // bend crossing yarns to meet at their crossings (see finish)
 }
 
 // Loop shape: a loop's legs close in to a narrow neck low down and open
@@ -36,7 +37,7 @@ const (
 	knitBulge = 0.2
 	knitDepth = 3.0 // legs' offset, yarn radii
 	knitWrap  = 3.5 // head's and sinker's offset, yarn radii: on the far side of the loop wrapped around them
-	knitSamp  = 24  // dense samples per stitch
+	knitSamp  = 96  // dense samples per stitch
 )
 
 // ParsePattern checks a pattern grid and returns it as rows of stitches.
@@ -160,12 +161,6 @@ func KnitFabric(p KnitParams) (*Fabric, error) {
 		curves = append(curves, pts)
 		names = append(names, fmt.Sprintf("course%d", j))
 	}
-	yarns, cum, err := resampled(curves, names, p.NodeSpacing)
-	if err != nil {
-		return nil, err
-	}
-	f := &Fabric{Yarns: yarns, Names: names, Radius: p.Radius}
-	reach := 1 + maxRaise
-	f.Crossings = planeCrossings(curves, cum, w/2, func(a, b int) bool { return b-a <= reach })
-	return f, nil
+	xs := planeCrossings(curves, w/2, func(a, b int) bool { return b-a <= 1+maxRaise })
+	return finish(curves, names, xs, p.NodeSpacing, p.Radius, p.Meet)
 }

@@ -16,8 +16,11 @@ func ArcLength(pts []dense.Vec3) float64 {
 	return l
 }
 
-// Resample returns n >= 2 points evenly spaced in arc length along the
-// polyline pts (the first and last points kept exactly).
+// Resample returns n >= 2 points along the polyline pts, from its first
+// point to its last, with equal chords between consecutive points (so a rod
+// with these nodes and uniform rest spacing is unstretched): each point is
+// where a sphere of radius d about the previous one first leaves the
+// polyline, d found by bisection so that the last lands on pts' end.
 func Resample(pts []dense.Vec3, n int) ([]dense.Vec3, error) {
 	if len(pts) < 2 {
 		return nil, fmt.Errorf("a polyline needs at least 2 points, got %d", len(pts))
@@ -25,28 +28,61 @@ func Resample(pts []dense.Vec3, n int) ([]dense.Vec3, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("resampling needs at least 2 nodes, got %d", n)
 	}
-	cum := make([]float64, len(pts))
-	for i := 1; i < len(pts); i++ {
-		cum[i] = cum[i-1] + pts[i].Sub(pts[i-1]).Norm()
-	}
-	total := cum[len(pts)-1]
+	total := ArcLength(pts)
 	if !(total > 0) || math.IsInf(total, 0) {
 		return nil, fmt.Errorf("the polyline has length %v", total)
 	}
 	out := make([]dense.Vec3, n)
-	out[0], out[n-1] = pts[0], pts[len(pts)-1]
-	seg := 0
-	for k := 1; k < n-1; k++ {
-		s := total * float64(k) / float64(n-1)
-		for seg+2 < len(pts) && cum[seg+1] < s {
-			seg++
+	// walk places n-1 chords of length d and returns how far along the
+	// polyline (in arc length) the last point is, or +Inf when the walk runs
+	// off the end early.
+	walk := func(d float64) float64 {
+		out[0] = pts[0]
+		seg, s := 0, 0.0 // current point lies on segment seg at fraction s
+		for k := 1; k < n; k++ {
+			c := out[k-1]
+			found := false
+			for ; seg+1 < len(pts); seg, s = seg+1, 0 {
+				a, b := pts[seg], pts[seg+1]
+				e := b.Sub(a)
+				ee := e.Dot(e)
+				if ee == 0 {
+					continue
+				}
+				// |a + t e - c| = d for the largest t in [s, 1].
+				f := a.Sub(c)
+				B, C := e.Dot(f), f.Dot(f)-d*d
+				disc := B*B - ee*C
+				if disc < 0 {
+					continue
+				}
+				t := (-B + math.Sqrt(disc)) / ee
+				if t >= s && t <= 1 {
+					out[k], s, found = a.Add(e.Scale(t)), t, true
+					break
+				}
+			}
+			if !found {
+				return math.Inf(1)
+			}
 		}
-		t := 0.0
-		if d := cum[seg+1] - cum[seg]; d > 0 {
-			t = (s - cum[seg]) / d
+		along := 0.0
+		for i := 0; i < seg; i++ {
+			along += pts[i+1].Sub(pts[i]).Norm()
 		}
-		out[k] = pts[seg].Add(pts[seg+1].Sub(pts[seg]).Scale(t))
+		return along + s*pts[seg+1].Sub(pts[seg]).Norm()
 	}
+	lo, hi := 0.0, total/float64(n-1)
+	for range 100 {
+		mid := 0.5 * (lo + hi)
+		if walk(mid) < total {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	walk(lo)
+	out[n-1] = pts[len(pts)-1]
 	return out, nil
 }
 

@@ -110,6 +110,7 @@ type WovenParams struct {
 	Radius       float64 // yarn radius (m)
 	Crimp        float64 // in [0, 1]: out-of-plane offset at crossings, as a fraction of Radius
 	NodeSpacing  float64 // m between rod nodes along a yarn (Spacing/2 puts the crossings of flat yarns on nodes)
+	Meet         bool    // bend crossing yarns to meet at their crossings (see finish)
 }
 
 // samplesPerSpacing is the resolution of the dense centrelines.
@@ -172,16 +173,13 @@ func Woven(p WovenParams) (*Fabric, error) {
 			func(x, z float64) dense.Vec3 { return dense.Vec3{x, y, z} }))
 		names = append(names, fmt.Sprintf("weft%d", j))
 	}
-	yarns, cum, err := resampled(curves, names, p.NodeSpacing)
-	if err != nil {
-		return nil, err
-	}
-	f := &Fabric{Yarns: yarns, Names: names, Radius: p.Radius}
-	at := func(y, k int) float64 { return cum[y][(2*k+1)*samplesPerSpacing/2] } // dense sample (k + 1/2) s
+	var xs []raw
 	for i := 0; i < p.Warps; i++ {
 		for j := 0; j < p.Wefts; j++ {
-			f.Crossings = append(f.Crossings, Crossing{A: i, B: p.Warps + j, UA: at(i, j), UB: at(p.Warps+j, i), Over: p.Weave.WarpOver(i, j)})
+			// dense sample (k + 1/2) s of either yarn
+			xs = append(xs, raw{A: i, B: p.Warps + j, SA: site{(2*j + 1) * samplesPerSpacing / 2, 0},
+				SB: site{(2*i + 1) * samplesPerSpacing / 2, 0}, Over: p.Weave.WarpOver(i, j)})
 		}
 	}
-	return f, nil
+	return finish(curves, names, xs, p.NodeSpacing, p.Radius, p.Meet)
 }
