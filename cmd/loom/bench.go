@@ -22,6 +22,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	eolCases := fs.String("eol-cases", "", "comma-separated EOL cases to run (such as edge-eol), and only their table; default: every case, after the other tables")
 	repeat := fs.Int("repeat", 1, "runs of each EOL case: its row is the run of median ms/step, with the range of all runs")
 	stepCases := fs.String("cases", "", "comma-separated step cases to run (such as sheet-100-amg,sheet-100-bj), and only their table; default: every case")
+	fabricCases := fs.String("fabric-cases", "", "comma-separated yarn-level fabric cases (tablecloth, knit-sphere, tag, incline, pocket) or all, and only their table, at 1 and 2 workers")
+	fabricSteps := fs.Int("fabric-steps", 5, "timed steps per fabric case")
 	rounds := fs.Int("rounds", 1, "interleaved runs of the step cases: each row gives the median over the rounds")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -37,6 +39,20 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	*workers = nw
+	if *fabricCases != "" {
+		var fn []string
+		if *fabricCases != "all" {
+			fn = strings.Split(*fabricCases, ",")
+		}
+		sel, err := bench.SelectFabric(fn)
+		if err != nil {
+			return err
+		}
+		if *fabricSteps < 1 {
+			return fmt.Errorf("bench: --fabric-steps must be >= 1")
+		}
+		return bench.RunFabric(stdout, sel, []int{1, 2}, *fabricSteps)
+	}
 	var names []string
 	if *eolCases != "" {
 		names = strings.Split(*eolCases, ",")
