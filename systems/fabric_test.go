@@ -40,3 +40,28 @@ func TestCurvedStrandAtRest(t *testing.T) {
 	}
 
 }
+
+// TestTableclothWorkersDeterministic runs a small tablecloth (three stacked
+// 3 x 3-yarn plain weaves: pattern crossings, inter-layer contacts, the
+// table) with 1, 2 and 8 workers: bitwise the same nodes.
+func TestTableclothWorkersDeterministic(t *testing.T) {
+	var ref *Sim
+	for _, workers := range []int{1, 2, 8} {
+		sc := load(t, "tablecloth")
+		for k := range sc.Rods.Fabrics {
+			sc.Rods.Fabrics[k].Warps, sc.Rods.Fabrics[k].Wefts = 3, 3
+		}
+		sim := build(t, sc, workers)
+		steps(t, sim, 4, nil)
+		if ref == nil {
+			ref = sim
+			continue
+		}
+		a, b := &ref.Rods.Step, &sim.Rods.Step
+		for i := range a.X {
+			if a.X[i] != b.X[i] || a.U[i] != b.U[i] {
+				t.Fatalf("%d workers: node %d at x=%v u=%v, with 1 worker x=%v u=%v", workers, i, b.X[i], b.U[i], a.X[i], a.U[i])
+			}
+		}
+	}
+}
