@@ -300,6 +300,17 @@ type Rods struct {
 	ProjectBend     bool    // projected Newton on the bend Hessian
 	Strands         []Strand
 	EdgeNodes       []EdgeNode
+	// Crossings are the persistent contacts of the fabrics' patterns
+	// (SB2020 sec. 5: intra-fabric contacts from the pattern's topology).
+	Crossings []Crossing
+}
+
+// Crossing is a sliding contact between strand A at arc length UA and strand
+// B at arc length UB, Normal (unit) pointing from B's side towards A's.
+type Crossing struct {
+	A, B   int
+	UA, UB float64
+	Normal dense.Vec3
 }
 
 // Strand is one rod, at rest along its initial polyline.
@@ -310,6 +321,14 @@ type Strand struct {
 	Material RodMaterial
 	Pins     []RodPin
 	Fixed    bool // the whole strand is held in place
+	// RestCurved: the rest bend is the initial shape (rod.RestCurve);
+	// false: straight at rest.
+	RestCurved bool
+	Radius     float64 // m, yarn radius (drawing and tubes only); 0: none given
+	// Fabric is 1 + the index of the fabric the strand belongs to, 0 for
+	// none: strands of one fabric get contacts with each other only from
+	// Crossings, not from proximity at load.
+	Fabric int
 }
 
 // RodMaterial holds a strand's constitutive parameters.

@@ -100,7 +100,11 @@ func (s *Scene) Model() (*model.Model, error) {
 		m.Obstacles = append(m.Obstacles, mo)
 	}
 	if r := s.Rods; r != nil {
-		m.Rods = rodsModel(r)
+		rm, err := rodsModel(r)
+		if err != nil {
+			return nil, err
+		}
+		m.Rods = rm
 	}
 	if w := s.Wind; w != nil {
 		m.Wind = &model.Wind{Velocity: w.Velocity, Density: w.Density, Drag: w.Drag}
@@ -172,13 +176,14 @@ func (s *Scene) bodyModel(bi int, remeshAll bool) (model.Body, error) {
 	return mb, nil
 }
 
-func rodsModel(r *Rods) *model.Rods {
+func rodsModel(r *Rods) (*model.Rods, error) {
 	m := &model.Rods{EIL: r.EIL, Friction: r.Friction, ContactDistance: r.ContactDistance, ProjectBend: r.ProjectBend}
 	index := map[string]int{}
 	for si := range r.Strands {
 		s := &r.Strands[si]
 		index[s.Name] = si
 		ms := model.Strand{Name: s.Name, Pos: s.NodePositions(), Length: s.Length(), Fixed: s.Fixed,
+			RestCurved: len(s.Points) > 0, Radius: s.Radius,
 			Material: model.RodMaterial{StretchStiffness: s.Material.StretchStiffness, BendingStiffness: s.Material.BendingStiffness,
 				LinearDensity: s.Material.LinearDensity, Damping: s.Material.Damping}}
 		for _, p := range s.Pins {
@@ -189,5 +194,10 @@ func rodsModel(r *Rods) *model.Rods {
 	for _, e := range r.EdgeNodes {
 		m.EdgeNodes = append(m.EdgeNodes, model.EdgeNode{Strand: index[e.Strand], U: e.U, A: e.A, B: e.B})
 	}
-	return m
+	for fi := range r.Fabrics {
+		if err := fabricStrands(m, fi, &r.Fabrics[fi]); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }

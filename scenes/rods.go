@@ -3,6 +3,9 @@ package scenes
 import (
 	"fmt"
 	"math"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/fabric"
 )
 
 // MaxRodNodes bounds Strand.Nodes so that a mistyped override cannot
@@ -15,7 +18,8 @@ type Rods struct {
 	EIL             bool       `json:"eil"`              // allow EIL nodes (Sanchez-Banderas 2020); false = pure EoL, for comparison
 	Friction        float64    `json:"friction"`         // Coulomb coefficient >= 0 at rod-rod sliding contacts
 	ContactDistance float64    `json:"contact_distance"` // m, > 0: rod segments of different strands closer than this at load time get a sliding contact
-	Strands         []Strand   `json:"strands"`          // at least one when rods is present
+	Strands         []Strand   `json:"strands"`          // at least one strand or fabric when rods is present
+	Fabrics         []Fabric   `json:"fabrics"`          // yarn-level patches built from their patterns; may be empty/absent
 	EdgeNodes       []EdgeNode `json:"edge_nodes"`       // may be empty/absent
 	// ProjectBend makes Newton use the bend Hessian projected to positive
 	// semi-definite (projected Newton) instead of the exact one: about 10x
@@ -24,15 +28,23 @@ type Rods struct {
 	ProjectBend bool `json:"project_bend"`
 }
 
-// Strand is one rod, initially straight from From to To at rest.
+// Strand is one rod, initially straight from From to To at rest, or curved
+// along Points.
 type Strand struct {
-	Name     string      `json:"name"`     // non-empty, unique among bodies, obstacles and strands, no whitespace (OBJ object name)
-	From     [3]float64  `json:"from"`     // m, start point
-	To       [3]float64  `json:"to"`       // m, end point (distinct from From): the strand is initially straight, at rest length |To-From|
-	Nodes    int         `json:"nodes"`    // >= 2: Lagrangian nodes, evenly spaced in arc length (u = 0 ... length)
-	Material RodMaterial `json:"material"` // constitutive parameters
-	Pins     []RodPin    `json:"pins"`     // may be empty/absent
-	Fixed    bool        `json:"fixed"`    // the whole strand is held in place (e.g. the fixed grid of rod-incline)
+	Name string     `json:"name"` // non-empty, unique among bodies, obstacles and strands, no whitespace (OBJ object name)
+	From [3]float64 `json:"from"` // m, start point (absent with points)
+	To   [3]float64 `json:"to"`   // m, end point (distinct from From): the strand is initially straight, at rest length |To-From|
+	// Points, when given (at least 2), make a curved strand: the polyline
+	// through them (or, with Spline, the Catmull-Rom spline through them),
+	// resampled to Nodes nodes with equal chords; it is at rest in that shape
+	// (its rest bend is its initial shape).
+	Points   [][3]float64 `json:"points"`
+	Spline   bool         `json:"spline"`
+	Radius   float64      `json:"radius"`   // m, >= 0: yarn radius, for tube output; 0: none
+	Nodes    int          `json:"nodes"`    // >= 2: Lagrangian nodes, evenly spaced in arc length (u = 0 ... length)
+	Material RodMaterial  `json:"material"` // constitutive parameters
+	Pins     []RodPin     `json:"pins"`     // may be empty/absent
+	Fixed    bool         `json:"fixed"`    // the whole strand is held in place (e.g. the fixed grid of rod-incline)
 }
 
 // RodMaterial holds a strand's constitutive parameters.
@@ -67,19 +79,59 @@ func (s *Scene) GravityVector() [3]float64 {
 	return [3]float64{g[0], c*g[1] - sn*g[2], sn*g[1] + c*g[2]}
 }
 
-// Length returns the strand's rest length |To - From|.
+// Length returns the strand's rest length: |To - From|, or the length of its
+// resampled curve.
 func (st *Strand) Length() float64 {
+	if len(st.Points) > 0 {
+		pts := st.curve()
+		if pts == nil {
+			return 0
+		}
+		return fabric.ArcLength(pts)
+	}
 	dx, dy, dz := st.To[0]-st.From[0], st.To[1]-st.From[1], st.To[2]-st.From[2]
 	return math.Sqrt(dx*dx + dy*dy + dz*dz)
 }
 
-// NodePositions returns the Nodes initial node positions, evenly spaced from
-// From (node 0) to To (node Nodes-1), both exact. It returns nil when
-// Nodes < 2.
+// splineSamples is the number of samples per span of a spline strand before
+// resampling.
+const splineSamples = 32
+
+// curve returns a curved strand's Nodes nodes (nil if Points or Nodes are
+// invalid).
+func (st *Strand) curve() []dense.Vec3 {
+	pts := make([]dense.Vec3, len(st.Points))
+	for k, p := range st.Points {
+		pts[k] = p
+	}
+	if st.Spline {
+		pts = fabric.CatmullRom(pts, splineSamples)
+	}
+	out, err := fabric.Resample(pts, st.Nodes)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// NodePositions returns the Nodes initial node positions: evenly spaced from
+// From (node 0) to To (node Nodes-1), both exact, or along the curve of
+// Points with equal chords. It returns nil when Nodes < 2.
 func (st *Strand) NodePositions() [][3]float64 {
 	n := st.Nodes
 	if n < 2 {
 		return nil
+	}
+	if len(st.Points) > 0 {
+		c := st.curve()
+		if c == nil {
+			return nil
+		}
+		out := make([][3]float64, n)
+		for k, p := range c {
+			out[k] = p
+		}
+		return out
 	}
 	out := make([][3]float64, n)
 	for i := range n {
@@ -106,14 +158,17 @@ func (st *Strand) PinNode(k int) int {
 func validateRods(v *validator, r *Rods, p string, names map[string]string) {
 	v.nonNegative(p+".friction", r.Friction)
 	v.positive(p+".contact_distance", r.ContactDistance)
-	if len(r.Strands) == 0 {
-		v.fail(p+".strands", "at least one strand is required when rods is present")
+	if len(r.Strands) == 0 && len(r.Fabrics) == 0 {
+		v.fail(p+".strands", "at least one strand or fabric is required when rods is present")
 	}
 	strands := map[string]bool{}
 	for si := range r.Strands {
 		st := &r.Strands[si]
 		validateStrand(v, st, fmt.Sprintf("%s.strands[%d]", p, si), names)
 		strands[st.Name] = true
+	}
+	for fi := range r.Fabrics {
+		validateFabric(v, &r.Fabrics[fi], fmt.Sprintf("%s.fabrics[%d]", p, fi), names)
 	}
 	for ei := range r.EdgeNodes {
 		e := &r.EdgeNodes[ei]
@@ -135,12 +190,25 @@ func validateRods(v *validator, r *Rods, p string, names map[string]string) {
 
 func validateStrand(v *validator, st *Strand, p string, names map[string]string) {
 	validateName(v, p+".name", st.Name, names)
-	if st.From == st.To {
-		v.fail(p+".to", "must be distinct from from, both are %s", fmtVec(st.From[:]))
-	}
 	nodesOK := st.Nodes >= 2 && st.Nodes <= MaxRodNodes
 	if !nodesOK {
 		v.fail(p+".nodes", "must be in [2, %d], got %d", MaxRodNodes, st.Nodes)
+	}
+	v.nonNegative(p+".radius", st.Radius)
+	switch {
+	case len(st.Points) > 0:
+		if st.From != ([3]float64{}) || st.To != ([3]float64{}) {
+			v.fail(p+".points", "give either points or from/to, not both")
+		}
+		if len(st.Points) < 2 {
+			v.fail(p+".points", "a curved strand needs at least 2 points, got %d", len(st.Points))
+		} else if nodesOK && st.curve() == nil {
+			v.fail(p+".points", "the curve through the points has no length (or is not finite)")
+		}
+	case st.Spline:
+		v.fail(p+".spline", "needs points")
+	case st.From == st.To:
+		v.fail(p+".to", "must be distinct from from, both are %s", fmtVec(st.From[:]))
 	}
 
 	m := &st.Material

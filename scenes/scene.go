@@ -426,8 +426,8 @@ func (s *Scene) Validate() error {
 		v.positive("solver.self_contact.thickness", sc.Thickness)
 		v.nonNegative("solver.self_contact.friction", sc.Friction)
 	}
-	if len(s.Bodies) == 0 && (s.Rods == nil || len(s.Rods.Strands) == 0) {
-		v.fail("bodies", "at least one body or rod strand is required")
+	if len(s.Bodies) == 0 && (s.Rods == nil || len(s.Rods.Strands)+len(s.Rods.Fabrics) == 0) {
+		v.fail("bodies", "at least one body or rod strand (or fabric) is required")
 	}
 	names := map[string]string{} // name -> field path of first use
 	for bi := range s.Bodies {

@@ -57,8 +57,12 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		pos := s.Pos
 		du := s.Length / float64(len(pos)-1)
 		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: mat.StretchStiffness}
-		st.Step.Rods = append(st.Step.Rods, rodstep.Rod{Ks: mat.StretchStiffness, Kb: mat.BendingStiffness, Rho: mat.LinearDensity,
-			Alpha: mat.Damping, RestSeg: du, Length: s.Length, Fixed: s.Fixed, Radius: yarnRadius(rs)})
+		R := rodstep.Rod{Ks: mat.StretchStiffness, Kb: mat.BendingStiffness, Rho: mat.LinearDensity,
+			Alpha: mat.Damping, RestSeg: du, Length: s.Length, Fixed: s.Fixed, Radius: yarnRadius(rs)}
+		if s.RestCurved {
+			R.Rest = rod.NewRestCurve(du, rod.RestTurningAngles(pos))
+		}
+		st.Step.Rods = append(st.Step.Rods, R)
 		st.Step.ObstacleK = math.Max(st.Step.ObstacleK, rod.ContactStiffness(mat.StretchStiffness, du))
 		pinned := map[int]int32{}
 		pivots := map[int]dense.Vec3{}
@@ -109,18 +113,26 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		}
 		return e
 	}
-	addContact := func(a, b, i, j int, s, t, ua, ub float64) {
+	// addContact joins strand a at (segment i, fraction s, arc length ua) to
+	// strand b at (j, t, ub); normal, when given, is the contact's normal
+	// (a pattern's over/under), else it is found from the segments.
+	addContact := func(a, b, i, j int, s, t, ua, ub float64, normal *dense.Vec3) {
 		xa, xb := lerp(geo[a], i, s), lerp(geo[b], j, t)
-		ta := dense.Vec3(geo[a].pos[i+1]).Sub(dense.Vec3(geo[a].pos[i]))
-		tb := dense.Vec3(geo[b].pos[j+1]).Sub(dense.Vec3(geo[b].pos[j]))
-		n := ta.Cross(tb)
-		if l := n.Norm(); l > 1e-12*ta.Norm()*tb.Norm() {
-			n = n.Scale(1 / l)
+		var n dense.Vec3
+		if normal != nil {
+			n = *normal
 		} else {
-			n = dense.Vec3{0, 0, 1}
-		}
-		if sep := xa.Sub(xb).Dot(n); sep < 0 || (sep == 0 && n[2] < 0) {
-			n = n.Scale(-1)
+			ta := dense.Vec3(geo[a].pos[i+1]).Sub(dense.Vec3(geo[a].pos[i]))
+			tb := dense.Vec3(geo[b].pos[j+1]).Sub(dense.Vec3(geo[b].pos[j]))
+			n = ta.Cross(tb)
+			if l := n.Norm(); l > 1e-12*ta.Norm()*tb.Norm() {
+				n = n.Scale(1 / l)
+			} else {
+				n = dense.Vec3{0, 0, 1}
+			}
+			if sep := xa.Sub(xb).Dot(n); sep < 0 || (sep == 0 && n[2] < 0) {
+				n = n.Scale(-1)
+			}
 		}
 		x := xa.Add(xb).Scale(0.5)
 		switch {
@@ -152,6 +164,9 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 	}
 	for a := range geo {
 		for b := a + 1; b < len(geo); b++ {
+			if fa := rs.Strands[a].Fabric; fa != 0 && fa == rs.Strands[b].Fabric {
+				continue // one fabric's own contacts are its pattern's crossings
+			}
 			if !strandBox[a].Overlaps(&strandBox[b]) {
 				continue
 			}
@@ -179,10 +194,22 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 						continue
 					}
 					found = append(found, [2]float64{ua, ub})
-					addContact(a, b, i, j, s, t, ua, ub)
+					addContact(a, b, i, j, s, t, ua, ub, nil)
 				}
 			}
 		}
+	}
+	for ci := range rs.Crossings {
+		c := &rs.Crossings[ci]
+		if c.A < 0 || c.A >= len(geo) || c.B < 0 || c.B >= len(geo) || c.A == c.B {
+			return fmt.Errorf("rods crossing %d: strands %d and %d are not two of the %d strands", ci, c.A, c.B, len(geo))
+		}
+		ga, gb := geo[c.A], geo[c.B]
+		if !(c.UA > 0 && c.UA < rs.Strands[c.A].Length && c.UB > 0 && c.UB < rs.Strands[c.B].Length) {
+			return fmt.Errorf("rods crossing %d: arc lengths %v on %s and %v on %s are not both inside their strands", ci, c.UA, rs.Strands[c.A].Name, c.UB, rs.Strands[c.B].Name)
+		}
+		i, j := min(int(c.UA/ga.du), len(ga.pos)-2), min(int(c.UB/gb.du), len(gb.pos)-2)
+		addContact(c.A, c.B, i, j, c.UA/ga.du-float64(i), c.UB/gb.du-float64(j), c.UA, c.UB, &c.Normal)
 	}
 	for ei, en := range rs.EdgeNodes {
 		si := en.Strand

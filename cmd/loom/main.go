@@ -75,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 const usage = `usage:
   loom                      run the drape scene into out/drape (see loom run)
   loom run SCENE [--steps N | --duration S] [--out DIR] [--overwrite] [--workers K]
-           [--format obj|gltf|obj,gltf] [--render] [--checkpoint-every N] [--set path=value ...]
+           [--format obj|gltf|obj,gltf] [--render] [--tubes] [--checkpoint-every N] [--set path=value ...]
                             SCENE is a built-in name (see loom scenes) or a JSON file.
                             Writes frame_NNNNN.obj, stats.jsonl (and animation.glb,
                             frame_NNNNN.png, animation.gif when asked) into --out, which

@@ -34,6 +34,7 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	overwrite := fs.Bool("overwrite", false, "write into a non-empty --out: first remove what an earlier loom run wrote there (listed in its "+export.ManifestName+"); other files are kept, never replaced")
 	format := fs.String("format", "obj", "what to write: obj (a frame_NNNNN.obj per frame), gltf (one animation.glb), or obj,gltf")
 	render := fs.Bool("render", false, "also draw the frames to PNG and animation.gif (as loom render)")
+	tubes := fs.Bool("tubes", false, "write strands that have a yarn radius (fabrics, strands with radius) as swept tube meshes instead of polylines")
 	workers := fs.Int("workers", 0, "worker goroutines, 1 to 1024 (default: LOOM_WORKERS or GOMAXPROCS)")
 	every := fs.Int("checkpoint-every", 0, "write "+checkpointFile+" into the run folder every N steps (loom resume DIR continues from it)")
 	var sets setFlags
@@ -94,7 +95,7 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer rd.Close()
-	o := outputs{obj: formats["obj"], gltf: formats["gltf"], render: *render, after: checkpointer(ls, rd, *every)}
+	o := outputs{obj: formats["obj"], gltf: formats["gltf"], render: *render, tubes: *tubes, after: checkpointer(ls, rd, *every)}
 	return simulate(sim, n, rd, o, stdout, stderr)
 }
 
@@ -169,6 +170,7 @@ func resumeRun(args []string, stdout, stderr io.Writer) error {
 // nil, is called with the step count after each step (checkpoints).
 type outputs struct {
 	obj, gltf, render bool
+	tubes             bool // strands with a radius as tube meshes
 	after             func(step int) error
 }
 
@@ -211,13 +213,13 @@ func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, std
 	defer statsFile.Close()
 	stats := bufio.NewWriter(statsFile)
 	every := sim.Model.StepsPerFrame
-	planeHalf := export.PlaneHalfSize(meshes(sim, 0))
+	planeHalf := export.PlaneHalfSize(meshes(sim, 0, false))
 	var kept []export.Frame // for glTF and pictures
 
 	frame := 0
 	record := func() error {
 		rec := sim.Measure()
-		ms := meshes(sim, planeHalf)
+		ms := meshes(sim, planeHalf, o.tubes)
 		if o.obj {
 			if err := rd.WriteFile(fmt.Sprintf("frame_%05d.obj", frame), func(w io.Writer) error { return export.EncodeOBJ(w, ms) }); err != nil {
 				return err
@@ -284,10 +286,11 @@ func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, std
 	return nil
 }
 
-// meshes returns each body's current surface, each strand's polyline and,
-// with planeHalf > 0, each obstacle's surface (planes as squares of that
-// half-size). The slices are the frame's own (a remesh does not change them).
-func meshes(sim *systems.Sim, planeHalf float64) []export.Mesh {
+// meshes returns each body's current surface, each strand's polyline (with
+// tubes, a strand with a yarn radius as its swept tube) and, with planeHalf >
+// 0, each obstacle's surface (planes as squares of that half-size). The
+// slices are the frame's own (a remesh does not change them).
+func meshes(sim *systems.Sim, planeHalf float64, tubes bool) []export.Mesh {
 	out := make([]export.Mesh, len(sim.Bodies))
 	for i, b := range sim.Bodies {
 		out[i] = export.Mesh{Name: b.Name, Role: export.RoleCloth, Pos: sim.Positions(i),
@@ -295,6 +298,10 @@ func meshes(sim *systems.Sim, planeHalf float64) []export.Mesh {
 	}
 	for r, name := range sim.StrandNames() {
 		pts := sim.Rods.Step.Polyline(r)
+		if rad := sim.Model.Rods.Strands[r].Radius; tubes && rad > 0 {
+			out = append(out, export.Tube(name, pts, rad))
+			continue
+		}
 		line := make([]int32, len(pts))
 		for k := range line {
 			line[k] = int32(k)

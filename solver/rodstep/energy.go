@@ -35,7 +35,11 @@ func (s *State) Energies() (kinetic, elastic, gravity, maxStrain float64) {
 		}
 		for k := 0; k+2 < len(nodes); k++ {
 			a, b, c := nodes[k], nodes[k+1], nodes[k+2]
-			elastic += rod.BendEnergy(R.Kb, s.X[a], s.X[b], s.X[c], s.U[a], s.U[b], s.U[c])
+			if R.Rest != nil {
+				elastic += rod.BendRestEnergy(R.Kb, R.Rest, s.X[a], s.X[b], s.X[c], s.U[a], s.U[b], s.U[c])
+			} else {
+				elastic += rod.BendEnergy(R.Kb, s.X[a], s.X[b], s.X[c], s.U[a], s.U[b], s.U[c])
+			}
 		}
 	}
 	return kinetic, elastic, gravity, maxStrain

@@ -26,13 +26,16 @@ import (
 
 // Rod is one strand's material and its nodes.
 type Rod struct {
-	Ks, Kb   float64 // stretch stiffness (N), bending stiffness (N m^2)
-	Rho      float64 // kg/m
-	Alpha    float64 // mass-proportional damping (1/s)
-	RestSeg  float64 // rest length of its Lagrangian segments (m)
-	Length   float64 // rest length (m)
-	Fixed    bool    // held in place: contributes no energy, its nodes are pinned
-	Radius   float64 // m, the yarn's radius: its obstacle thickness and half its yarn contact distance (0: no contacts but the persistent ones)
+	Ks, Kb  float64 // stretch stiffness (N), bending stiffness (N m^2)
+	Rho     float64 // kg/m
+	Alpha   float64 // mass-proportional damping (1/s)
+	RestSeg float64 // rest length of its Lagrangian segments (m)
+	Length  float64 // rest length (m)
+	Fixed   bool    // held in place: contributes no energy, its nodes are pinned
+	Radius  float64 // m, the yarn's radius: its obstacle thickness and half its yarn contact distance (0: no contacts but the persistent ones)
+	// Rest is the rest bend of a rod whose rest shape is curved; nil: straight
+	// at rest (SB2020 eq. 4 as written).
+	Rest     *rod.RestCurve
 	Nodes    []int32 // its nodes; after Assign, sorted by u
 	nonEIL   []int32 // the non-EIL nodes in order, after Assign
 	sortBuf  []int

@@ -148,6 +148,13 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 	case termBend:
 		R := &s.Rods[t.rod]
 		a, b, c := t.a, t.b, t.c
+		if R.Rest != nil {
+			if energyOnly {
+				return rod.BendRestEnergy(R.Kb, R.Rest, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, b), s.u(q, c))
+			}
+			return rod.BendRestGradHess(R.Kb, R.Rest, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, b), s.u(q, c),
+				w.projectBend && !w.exactHessian, (*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
+		}
 		if energyOnly {
 			return rod.BendEnergyOf(R.Kb, s.x(q, a), s.x(q, b), s.x(q, c), s.u(q, a), s.u(q, c))
 		}

@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/loomsim/loom/ecs"
+)
+
+// FabricCases are the yarn-level fabric scenes (Sanchez-Banderas 2020 Table
+// 1), at their built-in (preview) sizes.
+var FabricCases = []Case{
+	{Name: "tablecloth", Scene: "tablecloth"},
+	{Name: "knit-sphere", Scene: "knit-sphere"},
+	{Name: "tag", Scene: "tag"},
+	{Name: "incline", Scene: "incline"},
+	{Name: "pocket", Scene: "pocket"},
+}
+
+// FabricResult is one row of the fabric table.
+type FabricResult struct {
+	Case                  string
+	Workers               int
+	Nodes, EoLMax, EILMax int
+	Contacts              int     // rod-rod contacts at the end
+	Newton                float64 // Newton iterations per step (mean)
+	SecPerStep            float64 // median wall seconds per step
+	BytesPerNode          float64 // heap in use after loading, per node
+}
+
+// MeasureFabric loads case c (counting the heap it takes), runs steps timed
+// steps and returns its row; EoL and EIL counts are the largest seen after
+// any step.
+func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	sim, err := c.Load(workers)
+	if err != nil {
+		return FabricResult{}, err
+	}
+	defer sim.Close()
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	r := FabricResult{Case: c.Name, Workers: workers}
+	times := make([]float64, steps)
+	newton := 0
+	for i := range times {
+		t0 := time.Now()
+		if err := sim.Step(); err != nil {
+			return FabricResult{}, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		times[i] = time.Since(t0).Seconds()
+		st := sim.Measure()
+		newton += st.NewtonIter
+		r.Nodes, r.Contacts = st.Nodes, st.Contacts
+		r.EoLMax, r.EILMax = max(r.EoLMax, st.EoLNodes), max(r.EILMax, st.EILNodes)
+	}
+	r.Newton = float64(newton) / float64(steps)
+	r.SecPerStep = median(times)
+	if r.Nodes > 0 {
+		r.BytesPerNode = float64(int64(m1.HeapInuse)-int64(m0.HeapInuse)) / float64(r.Nodes)
+	}
+	return r, nil
+}
+
+// RunFabric measures every fabric case with each worker count and prints the
+// table: nodes, the most EoL and EIL nodes, contacts, Newton iterations per
+// step, seconds per step, node-steps per second and heap bytes per node.
+func RunFabric(w io.Writer, cases []Case, workers []int, steps int) error {
+	fmt.Fprintf(w, "\nyarn-level fabrics (Sanchez-Banderas 2020 Table 1 scenes at preview size), %d steps each; cpu: %s\n", steps, ecs.CPU())
+	fmt.Fprintf(w, "%-12s %7s %7s %7s %7s %8s %8s %10s %13s %10s\n", "case", "workers", "nodes", "EoL max", "EIL max", "contacts", "newton", "s/step", "node-steps/s", "bytes/node")
+	for _, c := range cases {
+		for _, k := range workers {
+			r, err := MeasureFabric(c, k, steps)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%-12s %7d %7d %7d %7d %8d %8.1f %10.4f %13.0f %10.0f\n", r.Case, r.Workers, r.Nodes, r.EoLMax, r.EILMax,
+				r.Contacts, r.Newton, r.SecPerStep, float64(r.Nodes)/r.SecPerStep, r.BytesPerNode)
+		}
+	}
+	return nil
+}
+
+// SelectFabric returns the fabric cases named (nil: all).
+func SelectFabric(names []string) ([]Case, error) {
+	if names == nil {
+		return slices.Clone(FabricCases), nil
+	}
+	return Select(FabricCases, names)
+}

@@ -1,0 +1,222 @@
+package scenes
+
+import (
+	"fmt"
+
+	"github.com/loomsim/loom/model"
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/fabric"
+)
+
+// Fabric kinds (rods.fabrics[i].type).
+const (
+	FabricWoven = "woven"
+	FabricKnit  = "knit"
+)
+
+// MaxFabricNodes bounds the nodes one fabric may generate, so that a mistyped
+// count cannot allocate without limit.
+const MaxFabricNodes = 1 << 22
+
+// Fabric is a yarn-level patch built from its pattern (Sanchez-Banderas et
+// al. 2020 sec. 5): its yarns become strands named NAME/warpI, NAME/weftJ or
+// NAME/courseJ, and the crossings of its pattern become persistent sliding
+// contacts. Contacts with other fabrics and strands are found by proximity at
+// load (rods.contact_distance), as the paper does for stacked layers.
+type Fabric struct {
+	Name string `json:"name"` // non-empty, unique among bodies, obstacles, strands and fabrics, no whitespace
+	Type string `json:"type"` // "woven" or "knit"
+	// Woven: the weave ("plain", "twill N/M", "basket N", "satin N[/STEP]"),
+	// yarn counts, the distance between parallel yarns and the crimp.
+	Weave   string  `json:"weave"`
+	Warps   int     `json:"warps"`
+	Wefts   int     `json:"wefts"`
+	Spacing float64 `json:"spacing"`
+	Crimp   float64 `json:"crimp"`
+	// Knit: rows of stitch instructions (k, p, s; bottom row first) tiled
+	// over Columns x Rows stitches of StitchWidth x StitchHeight.
+	Pattern      []string `json:"pattern"`
+	Columns      int      `json:"columns"`
+	Rows         int      `json:"rows"`
+	StitchWidth  float64  `json:"stitch_width"`
+	StitchHeight float64  `json:"stitch_height"`
+
+	YarnRadius  float64        `json:"yarn_radius"`  // m, > 0
+	NodeSpacing float64        `json:"node_spacing"` // m, > 0: rod node spacing along the yarns
+	Position    [3]float64     `json:"position"`     // m: where the patch's centre goes
+	Orientation [3]float64     `json:"orientation"`  // degrees about x, then y, then z (the patch lies in its xy plane)
+	Material    RodMaterial    `json:"material"`
+	Pins        []FabricPin    `json:"pins"`  // may be empty/absent
+	Fixed       bool           `json:"fixed"` // every yarn held in place
+	built       *fabric.Fabric // the geometry, built when the scene is validated
+}
+
+// FabricPin pins the yarn ends on one edge of a fabric.
+type FabricPin struct {
+	// Edge is "left" (x min), "right", "bottom" (y min) or "top", in the
+	// patch's own frame: the end nodes of the yarns that end there (a knit's
+	// bottom and top edges pin every node of its first or last course).
+	Edge   string  `json:"edge"`
+	Motion *Motion `json:"motion"` // nil: fixed in place
+}
+
+// build returns the fabric's geometry in its own frame, centred on the origin.
+func (f *Fabric) build() (*fabric.Fabric, error) {
+	var fb *fabric.Fabric
+	var err error
+	switch f.Type {
+	case FabricWoven:
+		w, werr := fabric.ParseWeave(f.Weave)
+		if werr != nil {
+			return nil, werr
+		}
+		fb, err = fabric.Woven(fabric.WovenParams{Weave: w, Warps: f.Warps, Wefts: f.Wefts, Spacing: f.Spacing,
+			Radius: f.YarnRadius, Crimp: f.Crimp, NodeSpacing: f.NodeSpacing, Meet: true})
+	case FabricKnit:
+		fb, err = fabric.KnitFabric(fabric.KnitParams{Pattern: f.Pattern, Columns: f.Columns, Rows: f.Rows,
+			Width: f.StitchWidth, Height: f.StitchHeight, Radius: f.YarnRadius, NodeSpacing: f.NodeSpacing, Meet: true})
+	default:
+		return nil, fmt.Errorf("type must be %q or %q, got %q", FabricWoven, FabricKnit, f.Type)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := dense.Vec3{1e300, 1e300, 0}, dense.Vec3{-1e300, -1e300, 0}
+	for _, y := range fb.Yarns {
+		for _, p := range y {
+			for k := range 2 {
+				lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
+			}
+		}
+	}
+	c := lo.Add(hi).Scale(0.5)
+	R := dense.Mat3(rotationXYZ(f.Orientation))
+	for _, y := range fb.Yarns {
+		for k := range y {
+			y[k] = R.MulVec(y[k].Sub(c)).Add(dense.Vec3(f.Position))
+		}
+	}
+	return fb, nil
+}
+
+// nodeEstimate is an upper bound on the nodes the fabric builds, from its
+// counts alone (checked before building).
+func (f *Fabric) nodeEstimate() float64 {
+	if !(f.NodeSpacing > 0) {
+		return 0
+	}
+	switch f.Type {
+	case FabricWoven:
+		// each yarn about its patch's side, with crimp at most doubling it
+		return 2 * float64(f.Warps+f.Wefts) * float64(max(f.Warps, f.Wefts)) * f.Spacing / f.NodeSpacing
+	case FabricKnit:
+		// a loop is about 2 (width + 2 height) long; slips stretch a loop by at most the patch height
+		return float64(f.Columns) * float64(f.Rows) * (2*(f.StitchWidth+2*f.StitchHeight) + 2*float64(f.Rows)*f.StitchHeight) / f.NodeSpacing
+	}
+	return 0
+}
+
+func validateFabric(v *validator, f *Fabric, p string, names map[string]string) {
+	validateName(v, p+".name", f.Name, names)
+	v.positive(p+".yarn_radius", f.YarnRadius)
+	v.positive(p+".node_spacing", f.NodeSpacing)
+	m := &f.Material
+	v.positive(p+".material.stretch_stiffness", m.StretchStiffness)
+	v.nonNegative(p+".material.bending_stiffness", m.BendingStiffness)
+	v.positive(p+".material.linear_density", m.LinearDensity)
+	v.nonNegative(p+".material.damping", m.Damping)
+	for k, pin := range f.Pins {
+		pp := fmt.Sprintf("%s.pins[%d]", p, k)
+		switch pin.Edge {
+		case "left", "right", "bottom", "top":
+		default:
+			v.fail(pp+".edge", "must be left, right, bottom or top, got %q", pin.Edge)
+		}
+		if pin.Motion != nil {
+			validateMotion(v, pin.Motion, pp+".motion")
+			if pin.Motion.Rotates() && pin.Motion.Pivot == nil {
+				v.fail(pp+".motion.pivot", "required when a fabric pin's motion rotates")
+			}
+		}
+	}
+	if n := f.nodeEstimate(); n > MaxFabricNodes {
+		v.fail(p, "would build about %.0f nodes, over the limit of %d (fewer yarns or stitches, or a larger node_spacing)", n, MaxFabricNodes)
+		return
+	}
+	if len(v.errs) > 0 {
+		return
+	}
+	fb, err := f.build()
+	if err != nil {
+		v.fail(p, "%v", err)
+		return
+	}
+	f.built = fb
+}
+
+// fabricStrands appends fabric fi's yarns to m as strands, with its pins and
+// its pattern's crossings.
+func fabricStrands(m *model.Rods, fi int, f *Fabric) error {
+	fb := f.built
+	if fb == nil {
+		var err error
+		if fb, err = f.build(); err != nil {
+			return fmt.Errorf("rods.fabrics[%d]: %w", fi, err)
+		}
+	}
+	first := len(m.Strands)
+	R := dense.Mat3(rotationXYZ(f.Orientation))
+	up := R.MulVec(dense.Vec3{0, 0, 1})
+	mat := model.RodMaterial{StretchStiffness: f.Material.StretchStiffness, BendingStiffness: f.Material.BendingStiffness,
+		LinearDensity: f.Material.LinearDensity, Damping: f.Material.Damping}
+	for y, pts := range fb.Yarns {
+		pos := make([][3]float64, len(pts))
+		for k, p := range pts {
+			pos[k] = p
+		}
+		st := model.Strand{Name: f.Name + "/" + fb.Names[y], Pos: pos, Length: fabric.ArcLength(pts), Material: mat,
+			Fixed: f.Fixed, RestCurved: true, Radius: f.YarnRadius, Fabric: fi + 1}
+		for _, pin := range f.Pins {
+			for _, node := range fabricPinNodes(f, fb, y, pin.Edge) {
+				st.Pins = append(st.Pins, model.RodPin{Node: node, Motion: motion(pin.Motion), Pivot: pivot(pin.Motion, dense.Vec3(f.Position))})
+			}
+		}
+		m.Strands = append(m.Strands, st)
+	}
+	for _, c := range fb.Crossings {
+		n := up
+		if !c.Over {
+			n = n.Scale(-1)
+		}
+		m.Crossings = append(m.Crossings, model.Crossing{A: first + c.A, B: first + c.B, UA: c.UA, UB: c.UB, Normal: n})
+	}
+	return nil
+}
+
+// fabricPinNodes returns the nodes of yarn y that a pin on edge pins.
+func fabricPinNodes(f *Fabric, fb *fabric.Fabric, y int, edge string) []int {
+	last := len(fb.Yarns[y]) - 1
+	if f.Type == FabricWoven {
+		warp := y < f.Warps
+		switch {
+		case warp && edge == "bottom", !warp && edge == "left":
+			return []int{0}
+		case warp && edge == "top", !warp && edge == "right":
+			return []int{last}
+		}
+		return nil
+	}
+	switch {
+	case edge == "left":
+		return []int{0}
+	case edge == "right":
+		return []int{last}
+	case edge == "bottom" && y == 0, edge == "top" && y == len(fb.Yarns)-1:
+		all := make([]int, last+1)
+		for k := range all {
+			all[k] = k
+		}
+		return all
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package scenes
+
+import (
+	"math"
+	"testing"
+
+	"github.com/loomsim/loom/solver/dense"
+)
+
+// TestFabricValidationErrors: bad fabric and curved-strand fields are errors
+// naming the field.
+func TestFabricValidationErrors(t *testing.T) {
+	fab := func(m map[string]any) map[string]any {
+		return rodsOf(m)["fabrics"].([]any)[0].(map[string]any)
+	}
+	cases := []struct {
+		name  string
+		scene string
+		f     func(map[string]any)
+		parts []string
+	}{
+		{"weave", "tablecloth", func(m map[string]any) { fab(m)["weave"] = "twill 3" }, []string{"rods.fabrics[0]", "twill needs N/M"}},
+		{"type", "tablecloth", func(m map[string]any) { fab(m)["type"] = "felt" }, []string{"rods.fabrics[0]", "type must be"}},
+		{"stitch", "knit-sphere", func(m map[string]any) { fab(m)["pattern"] = []any{"kxk"} }, []string{"rods.fabrics[0]", `'x' is not k, p or s`}},
+		{"huge", "tablecloth", func(m map[string]any) { fab(m)["warps"] = 1000000 }, []string{"rods.fabrics[0]", "over the limit"}},
+		{"edge", "tag", func(m map[string]any) { fab(m)["pins"] = []any{map[string]any{"edge": "middle"}} }, []string{"rods.fabrics[0].pins[0].edge", "left, right, bottom or top"}},
+		{"name", "tablecloth", func(m map[string]any) { fab(m)["name"] = "table" }, []string{"rods.fabrics[0].name"}},
+		{"points and to", "rod-hang", func(m map[string]any) {
+			strandOf(m, 0)["points"] = []any{[]any{0, 0, 1}, []any{0.2, 0.1, 1}}
+		}, []string{"rods.strands[0].points", "either points or from/to"}},
+		{"spline without points", "rod-hang", func(m map[string]any) { strandOf(m, 0)["spline"] = true }, []string{"rods.strands[0].spline", "needs points"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse(modifyScene(t, c.scene, c.f), "bad.json")
+			wantErr(t, err, append([]string{"bad.json"}, c.parts...)...)
+		})
+	}
+}
+
+// TestFabricModel checks what a woven fabric resolves to: one strand per yarn
+// with its radius and fabric index, one crossing per warp-weft pair whose two
+// points coincide (the yarns meet there), normals up for warps over wefts in
+// a plain weave's checkerboard, and placement (the patch centred on its
+// position).
+func TestFabricModel(t *testing.T) {
+	sc, err := Builtin("incline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Rods
+	if len(r.Strands) != 20+12 || len(r.Crossings) != 100+36 {
+		t.Fatalf("%d strands, %d crossings; want 32, 136", len(r.Strands), len(r.Crossings))
+	}
+	at := func(si int, u float64) dense.Vec3 {
+		s := r.Strands[si]
+		du := s.Length / float64(len(s.Pos)-1)
+		i := min(int(u/du), len(s.Pos)-2)
+		f := u/du - float64(i)
+		a, b := dense.Vec3(s.Pos[i]), dense.Vec3(s.Pos[i+1])
+		return a.Add(b.Sub(a).Scale(f))
+	}
+	ups := 0
+	for _, c := range r.Crossings {
+		if d := at(c.A, c.UA).Sub(at(c.B, c.UB)).Norm(); d > 1e-9 {
+			t.Fatalf("crossing %+v: its points are %v apart", c, d)
+		}
+		if r.Strands[c.A].Fabric != r.Strands[c.B].Fabric || r.Strands[c.A].Fabric == 0 {
+			t.Fatalf("crossing %+v joins fabrics %d and %d", c, r.Strands[c.A].Fabric, r.Strands[c.B].Fabric)
+		}
+		if c.Normal[2] > 0 {
+			ups++
+		}
+	}
+	if ups != 50+18 {
+		t.Fatalf("%d crossings with the warp on top, want half of each plain weave (68)", ups)
+	}
+	var c dense.Vec3
+	n := 0
+	for _, s := range r.Strands[20:] {
+		if s.Radius != 0.0005 || !s.RestCurved || s.Fabric != 2 {
+			t.Fatalf("patch strand %s: radius %v, curved %v, fabric %d", s.Name, s.Radius, s.RestCurved, s.Fabric)
+		}
+		for _, p := range s.Pos {
+			c = c.Add(dense.Vec3(p))
+			n++
+		}
+	}
+	c = c.Scale(1 / float64(n))
+	want := dense.Vec3(sc.Rods.Fabrics[1].Position)
+	if math.Abs(c[0]-want[0]) > 1e-9 || math.Abs(c[1]-want[1]) > 1e-9 {
+		t.Fatalf("patch centred at %v, want %v", c, want)
+	}
+}
+
+// TestCurvedStrand: a strand given by points is resampled to its nodes with
+// equal chords along the polyline, from the first point to the last.
+func TestCurvedStrand(t *testing.T) {
+	st := Strand{Name: "c", Points: [][3]float64{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}}, Nodes: 9}
+	pos := st.NodePositions()
+	if len(pos) != 9 || pos[0] != st.Points[0] || pos[8] != st.Points[2] {
+		t.Fatalf("nodes %v", pos)
+	}
+	d0 := dense.Vec3(pos[1]).Sub(dense.Vec3(pos[0])).Norm()
+	for k := 1; k < 8; k++ {
+		if d := dense.Vec3(pos[k+1]).Sub(dense.Vec3(pos[k])).Norm(); math.Abs(d-d0) > 1e-9 {
+			t.Fatalf("chord %d is %v, chord 0 %v", k, d, d0)
+		}
+	}
+	if l := st.Length(); math.Abs(l-8*d0) > 1e-9 {
+		t.Fatalf("length %v, want 8 chords %v", l, 8*d0)
+	}
+}

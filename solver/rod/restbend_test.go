@@ -1,0 +1,105 @@
+package rod
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/loomsim/loom/solver/dense"
+)
+
+// restCurveRandom returns a rest curve of n nodes spaced du with random rest
+// angles in [0, 1.5).
+func restCurveRandom(rng *rand.Rand, n int, du float64) *RestCurve {
+	th := make([]float64, n)
+	for k := 1; k+1 < n; k++ {
+		th[k] = 1.5 * rng.Float64()
+	}
+	return NewRestCurve(du, th)
+}
+
+// offKink reports whether the dual-cell midpoints of (ua, ub, uc) are at least
+// 1e-4 away from a cell boundary, where thetaBar has a kink.
+func offKink(c *RestCurve, ua, ub, uc float64) bool {
+	for _, m := range []float64{0.5 * (ua + ub), 0.5 * (ub + uc)} {
+		f := m/c.Du + 0.5
+		if math.Abs(f-math.Round(f)) < 1e-4/c.Du {
+			return false
+		}
+	}
+	return true
+}
+
+// TestBendRestFD checks BendRestGradHess against finite differences of
+// BendRestEnergy for random curved rest shapes and deformed triples, with both
+// the rest angle and the current angle ranging over (0, 2.9).
+func TestBendRestFD(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var w worst
+	for k := 0; k < 2000; k++ {
+		rc := restCurveRandom(rng, 12, 0.2+rng.Float64())
+		length := rc.Du * 11
+		var ua, ub, uc float64
+		for {
+			ua = rng.Float64() * 0.5 * length
+			ub = ua + (0.1+rng.Float64())*rc.Du
+			uc = ub + (0.1+rng.Float64())*rc.Du
+			if uc < length && offKink(rc, ua, ub, uc) {
+				break
+			}
+		}
+		xa, xb, xc := bendConfig(rng, 0.01+2.9*rng.Float64())
+		kb := 0.1 + rng.Float64()
+		q := []float64{xa[0], xa[1], xa[2], xb[0], xb[1], xb[2], xc[0], xc[1], xc[2], ua, ub, uc}
+		en := func(q []float64) float64 {
+			return BendRestEnergy(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11])
+		}
+		gh := func(q []float64, g, H []float64) float64 {
+			var gg [12]float64
+			var HH [144]float64
+			E := BendRestGradHess(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11], false, &gg, &HH)
+			copy(g, gg[:])
+			copy(H, HH[:])
+			return E
+		}
+		eg, eh, as, ee := fdCheck(12, q, kb/(uc-ua), en, gh)
+		w.add(t, "rest bend", k, eg, eh, as, ee)
+	}
+	t.Logf("rest bend worst: grad %.3g hess %.3g asym %.3g energy %.3g", w.g, w.h, w.asym, w.e)
+}
+
+// TestBendRestAtRest checks that a curved polyline is at rest in its own rest
+// curve: at its nodes thetaBar is the polyline's turning angle, so every bend
+// triple has zero energy and zero gradient; and that a zero rest curve gives
+// the straight energy of eq. 4.
+func TestBendRestAtRest(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	n, du := 20, 0.05
+	pos := make([][3]float64, n)
+	dir := dense.Vec3{1, 0, 0}
+	for k := 1; k < n; k++ {
+		dir = dir.Add(randVec3(rng, 0.4))
+		dir = dir.Scale(1 / dir.Norm())
+		pos[k] = dense.Vec3(pos[k-1]).Add(dir.Scale(du))
+	}
+	rc := NewRestCurve(du, RestTurningAngles(pos))
+	for k := 1; k+1 < n; k++ {
+		ua, ub, uc := float64(k-1)*du, float64(k)*du, float64(k+1)*du
+		if tb, _ := rc.Angle(ua, ub, uc); math.Abs(tb-rc.Theta[k]) > 1e-12 {
+			t.Fatalf("node %d: thetaBar %v, want the rest angle %v", k, tb, rc.Theta[k])
+		}
+		var g [12]float64
+		var H [144]float64
+		V := BendRestGradHess(1, rc, pos[k-1], pos[k], pos[k+1], ua, ub, uc, false, &g, &H)
+		if V > 1e-20 || norm(g[:]) > 1e-8 {
+			t.Fatalf("node %d at rest: V = %g, |g| = %g", k, V, norm(g[:]))
+		}
+	}
+	straight := NewRestCurve(du, make([]float64, n))
+	xa, xb, xc := bendConfig(rng, 0.7)
+	got := BendRestEnergy(2, straight, xa, xb, xc, 0.1, 0.15, 0.3)
+	want := BendEnergy(2, xa, xb, xc, 0.1, 0.15, 0.3)
+	if math.Abs(got-want) > 1e-12*want {
+		t.Fatalf("zero rest curve: %v, want eq. 4's %v", got, want)
+	}
+}
