@@ -8,6 +8,7 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/eol"
 	"github.com/loomsim/loom/solver/geom"
 )
 
@@ -71,4 +72,54 @@ func bendAngleAtFeature(w *ecs.World, st *ClothState, thickness, reach float64) 
 		angle, ok = math.Acos(math.Max(-1, math.Min(1, cos)))*180/math.Pi, true
 	}
 	return angle, ok
+}
+
+// kineticCorrection is what the generalized inertia adds to the lumped
+// kinetic energy sum m v^2 / 2 of the current state: over every face with a
+// corner on a feature (an EOL vertex that stayed on it in the last step),
+// the kinetic energy 1/2 q'^T M q' of eq. 7 with M of eq. 8 over its world
+// and material velocities, less the lumped energy of its corners' world
+// velocities that the solve replaces with it (EOLCloth.inertia). With it,
+// kinetic_energy is that of the motion the step simulates: 0 when neither a
+// vertex nor a material coordinate moves, and the same as the lumped sum
+// for a face whose material stands still under a rigid motion.
+func (c *EOLCloth) kineticCorrection() float64 {
+	s := c.state
+	var M [eol.InertiaDOFs * eol.InertiaDOFs]float64
+	seen := map[int32]bool{}
+	t := 0.0
+	for k := range c.verts {
+		if c.verts[k].lifted {
+			continue
+		}
+		for _, f := range c.vfList[c.vfStart[c.verts[k].v]:c.vfStart[c.verts[k].v+1]] {
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			x, u := c.faceX(int(f))
+			rho := c.density[s.FaceBody[f]]
+			if !eol.Inertia(rho, x, u, &M) {
+				continue
+			}
+			var q [eol.InertiaDOFs]float64
+			lumped := 0.0
+			for a := range 3 {
+				v := s.Faces[3*int(f)+a]
+				va := vec(s.V, v)
+				copy(q[3*a:3*a+3], va[:])
+				lumped += rho * s.FaceRest[f].Area / 3 * va.Dot(va)
+				if e := c.eolOf[v]; e >= 0 && !c.verts[e].lifted {
+					q[9+2*a], q[10+2*a] = c.verts[e].comp.XDot[0], c.verts[e].comp.XDot[1]
+				}
+			}
+			for r := range q {
+				for j := range q {
+					t += 0.5 * q[r] * M[eol.InertiaDOFs*r+j] * q[j]
+				}
+			}
+			t -= 0.5 * lumped
+		}
+	}
+	return t
 }

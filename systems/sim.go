@@ -78,8 +78,32 @@ func (AdvanceClock) Step(w *ecs.World) error {
 	return nil
 }
 
-// Step advances the simulation by one time step.
-func (s *Sim) Step() error { return s.Scheduler.Step(s.World) }
+// Step advances the simulation by one time step. EOL cloth may take it in
+// several equal substeps (EOLCloth.Substeps); the clock then counts one
+// step and ends at the time one step would.
+func (s *Sim) Step() error {
+	if s.EOL == nil {
+		return s.Scheduler.Step(s.World)
+	}
+	c := s.Clock
+	h, step, t := c.Dt, c.Step, c.Time
+	n := s.EOL.Substeps(s.World, h)
+	if n == 1 {
+		return s.Scheduler.Step(s.World)
+	}
+	defer func() { c.Dt = h }()
+	c.Dt = h / float64(n)
+	for i := range n {
+		if err := s.Scheduler.Step(s.World); err != nil {
+			return err
+		}
+		if i < n-1 {
+			c.Step = step // the step's systems see one step number
+		}
+	}
+	c.Time = t + h
+	return nil
+}
 
 // Close releases the worker pool.
 func (s *Sim) Close() { s.World.Close() }

@@ -88,6 +88,9 @@ func (s *Sim) Measure() Stats {
 		out.KineticEnergy += 0.5 * m * v.Dot(v)
 		out.Potential -= m * g.Dot(x)
 	}
+	if s.EOL != nil {
+		out.KineticEnergy += s.EOL.kineticCorrection()
+	}
 	for e := range st.FaceRest {
 		f := st.Faces[3*e : 3*e+3]
 		x0, x1, x2 := vec(st.X, f[0]), vec(st.X, f[1]), vec(st.X, f[2])
