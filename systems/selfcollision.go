@@ -95,6 +95,9 @@ func (sc *SelfCollision) Step(w *ecs.World) error {
 			sc.invMass[i] = 1 / m
 		}
 	}
+	if sc.eol != nil {
+		sc.params.Fold = sc.eol.foldLabels(sc.params.Fold)
+	}
 	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, sc.params, sc.kin)
 	sc.Last = st
 	if err != nil {
