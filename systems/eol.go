@@ -114,6 +114,12 @@ type EOLCloth struct {
 	rhs         []float64
 	m8          [225]float64
 
+	// Self-contact: each body's stretches of the features (shieldHits),
+	// rebuilt at the first call of step claimStep.
+	claims    []featureClaim
+	claimStep int
+	claimed   bool
+
 	// Stats of the last step.
 	LastQP QPStats
 	// FillTime is the eol-solve time spent assembling the generalized

@@ -1,6 +1,10 @@
 package systems
 
-import "github.com/loomsim/loom/ecs"
+import (
+	"github.com/loomsim/loom/components"
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/conformal"
+)
 
 // foldLabels returns, in dst (its storage reused), the self-contact fold
 // label of every cloth vertex (selfcontact.Params.Fold): for an EOL vertex
@@ -64,4 +68,74 @@ func (c *EOLCloth) foldLabels(dst []int32) []int32 {
 		}
 	}
 	return dst
+}
+
+// featureClaim is the stretch [lo, hi] of a feature's parameter (an edge's
+// T; 0 for a point) that one body's cloth holds: its EOL vertices there, or
+// its contacts found this step, widened by min_edge.
+type featureClaim struct {
+	feature int32
+	body    ecs.Entity
+	lo, hi  float64
+}
+
+// shieldHits drops from hits, body's new contacts with sharp features
+// (detect), those on a stretch of a feature that another body's cloth
+// holds, and claims the rest for body. Where two cloth layers lie on a
+// feature, only the one touching it is EOL there (Weidner 2018 sec. 4: EOL
+// handles cloth against a rigid feature); the layer over it meets the one
+// under by Lagrangian self-contact. Made EOL too (the edge's reach, 5 mm,
+// exceeds the layers' distance), its vertices were put on the feature on
+// top of the lower layer's, and the fail-safe's zones could not be resolved
+// (edge-layers: 157767 impacts at the step the upper sheet landed). step is
+// the clock's step: the claims are rebuilt from the EOL vertices at the
+// first call of a step.
+func (c *EOLCloth) shieldHits(step int, body ecs.Entity, hits []conformal.Hit) []conformal.Hit {
+	s := c.state
+	if !c.claimed || c.claimStep != step {
+		c.claimed, c.claimStep, c.claims = true, step, c.claims[:0]
+		for k := range c.verts {
+			ev := &c.verts[k]
+			if c.vfStart[ev.v] == c.vfStart[ev.v+1] {
+				continue
+			}
+			c.claim(ev.feature, s.FaceBody[c.vfList[c.vfStart[ev.v]]], c.featureParam(ev.feature, ev.comp.T))
+		}
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		t := c.featureParam(h.Feature, h.T)
+		held := false
+		for _, cl := range c.claims {
+			held = held || (cl.feature == h.Feature && cl.body != body && t >= cl.lo && t <= cl.hi)
+		}
+		if !held {
+			out = append(out, h)
+		}
+	}
+	for _, h := range out {
+		c.claim(h.Feature, body, c.featureParam(h.Feature, h.T))
+	}
+	return out
+}
+
+// featureParam is t on an edge feature, 0 on a point feature.
+func (c *EOLCloth) featureParam(feature int32, t float64) float64 {
+	if c.features[feature].Kind != components.FeatureEdge {
+		return 0
+	}
+	return t
+}
+
+// claim widens body's claim on feature to hold t (plus min_edge either
+// side), adding it if it has none.
+func (c *EOLCloth) claim(feature int32, body ecs.Entity, t float64) {
+	lo, hi := t-c.set.MinEdge, t+c.set.MinEdge
+	for k := range c.claims {
+		if cl := &c.claims[k]; cl.feature == feature && cl.body == body {
+			cl.lo, cl.hi = min(cl.lo, lo), max(cl.hi, hi)
+			return
+		}
+	}
+	c.claims = append(c.claims, featureClaim{feature: feature, body: body, lo: lo, hi: hi})
 }
