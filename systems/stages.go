@@ -23,6 +23,7 @@ type stages struct {
 	selfCollision     ecs.System
 	integrate         ecs.System
 	eolSolve          ecs.System
+	eolFriction       ecs.System
 	eolIntegrate      ecs.System
 	rodGather         ecs.System
 	rodAssign         ecs.System
@@ -70,7 +71,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 				// 5.1); EOL vertices through their EOL constraints.
 				contact.ExcludeWith(ec.excluded)
 				sim.EOL = ec
-				s.eolAssign, s.eolSolve, s.eolIntegrate = ec.Assign(), ec.Solve(), ec.Integrate(w)
+				s.eolAssign, s.eolSolve, s.eolFriction, s.eolIntegrate = ec.Assign(), ec.Solve(), ec.Friction(), ec.Integrate(w)
 			}
 		default:
 			if len(rm.bodies) > 0 {
