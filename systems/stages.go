@@ -91,10 +91,12 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		if sc := m.Solver.SelfContact; sc != nil {
 			// In the EOL pipeline the EOL vertices keep their velocities;
 			// in the conformal one all vertices are Lagrangian.
-			// Obstacles join as kinematic geometry where no cloth vertex
-			// sits on their features (not EOL, not conformal).
-			lagrangian := m.Solver.Pipeline == model.Lagrangian || m.Solver.Pipeline == model.LagrangianFixed
-			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, lagrangian, m.Solver.Thickness)
+			// Obstacles join as kinematic geometry except in the conformal
+			// pipeline, whose Lagrangian vertices on the features would
+			// be pushed off them (EOL vertices on a feature are fixed and
+			// at the contact thickness from its faces).
+			obstacles := m.Solver.Pipeline != model.Conformal
+			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, obstacles, m.Solver.Thickness)
 			s.selfCollision = sim.SelfCollision
 		}
 		var limited []ecs.Entity
