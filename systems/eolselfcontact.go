@@ -14,7 +14,7 @@ import (
 // take the label of one of their EOL neighbours.
 //
 // The cloth bends sharply over a feature at its EOL vertices (Weidner 2018
-// sec. 4), so within the self-contact thickness of an EOL vertex lie the
+// sec. 3), so within the self-contact thickness of an EOL vertex lie the
 // faces and edges on the other side of the bend that hold its neighbours on
 // the feature, and so may the Lagrangian vertices beside the feature (the
 // conformal mesh keeps its edges there no shorter than min_edge, but at
@@ -24,7 +24,7 @@ import (
 // the QP had solved with them, and stretched the faces there to the Eulerian
 // step's limit (maxEulerStretch) until the EOL QP failed (edge-layers, one
 // sheet, 98 steps). Another body's vertices on the same feature get another
-// label: the layers stay apart by repulsion (Lagrangian, as sec. 4 handles
+// label: the layers stay apart by repulsion (Lagrangian, as sec. 3 handles
 // every contact but those with sharp features).
 func (c *EOLCloth) foldLabels(dst []int32) []int32 {
 	s := c.state
@@ -82,7 +82,7 @@ type featureClaim struct {
 // shieldHits drops from hits, body's new contacts with sharp features
 // (detect), those on a stretch of a feature that another body's cloth
 // holds, and claims the rest for body. Where two cloth layers lie on a
-// feature, only the one touching it is EOL there (Weidner 2018 sec. 4: EOL
+// feature, only the one touching it is EOL there (Weidner 2018 sec. 3: EOL
 // handles cloth against a rigid feature); the layer over it meets the one
 // under by Lagrangian self-contact. Made EOL too (the edge's reach, 5 mm,
 // exceeds the layers' distance), its vertices were put on the feature on
