@@ -25,7 +25,7 @@ func mustBuiltin(t *testing.T, name string) *Scene {
 
 func TestBuiltinsRoundTrip(t *testing.T) {
 	infos := Builtins()
-	want := []string{"box-edge", "crumple", "drape", "drape-corner", "dress", "edge", "edge-turned", "flag", "friction", "jaws", "layers", "lo-res", "nails", "paper-drape", "pinned-square", "push", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-arcsim", "sphere-drop", "strain-limit", "throw", "twist", "twist-pins", "wire"}
+	want := []string{"box-edge", "crumple", "drape", "drape-corner", "dress", "edge", "edge-layers", "edge-turned", "flag", "friction", "jaws", "layers", "lo-res", "nails", "paper-drape", "pinned-square", "push", "rod-crossing", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-arcsim", "sphere-drop", "strain-limit", "throw", "twist", "twist-pins", "wire"}
 	var got []string
 	for _, in := range infos {
 		got = append(got, in.Name)
