@@ -164,7 +164,8 @@ type doneMeansCase struct {
 }
 
 // TestSelfContactDoneMeans: in every output frame of short runs of crumple,
-// layers, twist, dress, drape-corner and skirt (with self-contact on), no two faces
+// layers, twist, dress, edge-layers (EOL), drape-corner and skirt (with
+// self-contact on), no two faces
 // sharing no vertex intersect (bruteCrossings, independent of the solver)
 // and the surface max_penetration is at most 0.1 mm (issue "Done means").
 // Meshes are coarsened and runs shortened so that the test stays quick;
@@ -176,6 +177,8 @@ func TestSelfContactDoneMeans(t *testing.T) {
 		{scene: "layers", sets: [][2]string{{"bodies.0.resolution", "15"}, {"bodies.1.resolution", "15"}, {"bodies.2.resolution", "15"}, {"duration", "0.6"}}},
 		{scene: "twist", sets: [][2]string{{"bodies.0.pins", twistPins(12, 180)}, {"bodies.0.resolution", "13"}, {"duration", "0.8"}}},
 		{scene: "dress", sets: [][2]string{{"duration", "0.6"}}},
+		// EOL mode: the pull starts once both sheets lie on the edge.
+		{scene: "edge-layers", sets: [][2]string{{"bodies.0.pins.0.motion.start", "0.15"}, {"bodies.0.pins.1.motion.start", "0.15"}, {"duration", "0.4"}}},
 		// Slower (20-45 s and 15-65 s on 2 shared cores): long mode only.
 		{scene: "drape-corner", sets: [][2]string{{"bodies.0.resolution", "16"}, {"duration", "2.8"}}, long: true},
 		{scene: "skirt", sets: [][2]string{{"duration", "1.5"}}, long: true},

@@ -104,6 +104,7 @@ type EOLCloth struct {
 	lastActive  activeSet
 	asm         eolAssembly
 	stretch0    []float64 // materialStepLimit: the incident faces' stretch before the step
+	lifted      []int     // EOLFriction: the EOL vertices (indices into verts) that lift off
 	skip        []bool    // advanceMaterial: per EOL vertex, lifted
 	faceMark    []bool    // advanceMaterial: per face, its material changed
 	vertMark    []bool    // advanceMaterial: per vertex, a corner of a changed face
@@ -113,6 +114,12 @@ type EOLCloth struct {
 	beq, bin    []float64
 	rhs         []float64
 	m8          [225]float64
+
+	// Self-contact: each body's stretches of the features (shieldHits),
+	// rebuilt at the first call of step claimStep.
+	claims    []featureClaim
+	claimStep int
+	claimed   bool
 
 	// Stats of the last step.
 	LastQP QPStats
@@ -171,8 +178,12 @@ func NewEOLCloth(w *ecs.World, state *ClothState, contact *ObstacleContact, sol 
 // Solve is the system that solves the step's QP (Weidner 2018 eq. 12).
 func (c *EOLCloth) Solve() ecs.System { return EOLSolve{c} }
 
-// Integrate is the system that applies friction (sec. 7), updates positions
-// and material coordinates, lifts EOL vertices off and scatters the state.
+// Friction is the system that applies friction (sec. 7) and lifts EOL
+// vertices off, on the solved velocities.
+func (c *EOLCloth) Friction() ecs.System { return EOLFriction{c} }
+
+// Integrate is the system that updates positions and material coordinates,
+// takes the lifted vertices' EOL state and scatters the state.
 func (c *EOLCloth) Integrate(w *ecs.World) ecs.System {
 	return &EOLIntegrate{c: c, in: NewIntegrate(w, c.state)}
 }

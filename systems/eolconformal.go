@@ -108,7 +108,7 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	var hits []conformal.Hit
 	err := concurrently(w.Pool, func() error {
 		t0 := time.Now()
-		hits = c.detect(old, feature, &e.detect)
+		hits = c.shieldHits(ecs.Resource[ecs.Clock](w).Step, b.entity, c.detect(old, feature, &e.detect))
 		e.DetectTime += time.Since(t0)
 		return nil
 	}, func() error {

@@ -11,37 +11,35 @@ import (
 	"github.com/loomsim/loom/solver/eol"
 )
 
-// EOLIntegrate ends an EOL step: friction (Weidner 2018 sec. 7) on the
-// Lagrangian contacts and the EOL vertices, lift-off of EOL vertices whose
-// constraints no longer push (they become Lagrangian with the world velocity
-// of eq. 2, sec. 6.2), the position update q += h q' of both the world
-// positions and the EOL vertices' material coordinates (with their faces'
-// rest shapes and the lumped masses that follow from them), and the scatter
-// to the entities.
-type EOLIntegrate struct {
-	c  *EOLCloth
-	in *Integrate
-}
+// EOLFriction is the first half of the end of an EOL step: friction
+// (Weidner 2018 sec. 7) on the Lagrangian contacts and the EOL vertices, and
+// the lift-off of EOL vertices whose constraints no longer push (they become
+// Lagrangian with the world velocity of eq. 2, sec. 6.2). It changes only
+// the solved velocities, so that self-collision, which runs after it,
+// corrects the velocities the positions are updated with.
+type EOLFriction struct{ c *EOLCloth }
 
-func (e *EOLIntegrate) Name() string { return "eol-integrate" }
+// Name implements ecs.System.
+func (e EOLFriction) Name() string { return "eol-friction" }
 
-func (e *EOLIntegrate) Step(w *ecs.World) error {
+// Step implements ecs.System.
+func (e EOLFriction) Step(w *ecs.World) error {
 	c := e.c
 	s := c.state
 	c.contact.syncEntities(w)
 	c.contact.applyFriction()
-	var lifted []int
+	c.lifted = c.lifted[:0]
 	for k := range c.verts {
 		ev := &c.verts[k]
 		if ev.lifted = c.lifts(ev) || c.atBorder(ev); ev.lifted {
-			lifted = append(lifted, k)
+			c.lifted = append(c.lifted, k)
 			continue
 		}
 		if c.friction > 0 {
 			c.eolFriction(ev)
 		}
 	}
-	for _, k := range lifted {
+	for _, k := range c.lifted {
 		ev := &c.verts[k]
 		f := &c.features[ev.feature]
 		v := eol.LiftOffVelocity(vec(s.VNew, ev.v), ev.xdotNew, ev.F)
@@ -50,13 +48,32 @@ func (e *EOLIntegrate) Step(w *ecs.World) error {
 		v = fv.Add(f.LeaveInward(x, v.Sub(fv)))
 		copy(s.VNew[3*ev.v:3*ev.v+3], v[:])
 	}
+	return nil
+}
+
+// EOLIntegrate ends an EOL step after EOLFriction (and self-collision): the
+// position update q += h q' of both the world positions and the EOL
+// vertices' material coordinates (with their faces' rest shapes and the
+// lumped masses that follow from them), and the scatter to the entities;
+// the vertices that lifted off lose their EOL state.
+type EOLIntegrate struct {
+	c  *EOLCloth
+	in *Integrate
+}
+
+// Name implements ecs.System.
+func (e *EOLIntegrate) Name() string { return "eol-integrate" }
+
+// Step implements ecs.System.
+func (e *EOLIntegrate) Step(w *ecs.World) error {
+	c := e.c
 	if err := e.in.Step(w); err != nil {
 		return err
 	}
-	if err := c.advanceMaterial(w, lifted); err != nil {
+	if err := c.advanceMaterial(w, c.lifted); err != nil {
 		return err
 	}
-	for _, k := range lifted {
+	for _, k := range c.lifted {
 		c.eolGet.Remove(c.verts[k].ent)
 	}
 	return nil

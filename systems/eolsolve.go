@@ -311,8 +311,12 @@ func (a *activeSet) add(e ecs.Entity, bits uint8) {
 }
 
 // appendRows appends EOL vertex ev's constraint rows (Alg. 2, errata Alg. 1
-// and sec. 3). Lagrangian rows are relative to the obstacle's velocity and
-// close the vertex's drift off its feature within the step.
+// and sec. 3). A Lagrangian row L^T v >= (or =) -L^T (x - ref)/h closes the
+// vertex's drift off its feature within the step, ref being x's projection
+// on the feature at its end-of-step pose (ScriptedMotion has moved the
+// obstacle there), so the feature's motion is in the drift already, as in
+// the obstacle contact rows (addRow); adding L^T of the feature's velocity
+// as well counted it twice (TestEOLMovingBox).
 func (c *EOLCloth) appendRows(ev *eolVertex, k int32) {
 	s := c.state
 	f := &c.features[ev.feature]
@@ -342,7 +346,7 @@ func (c *EOLCloth) appendRows(ev *eolVertex, k int32) {
 	for _, r := range rs {
 		row := eolRow{V: ev.v, K: k, L: r.L, E: r.E, Eq: r.Eq}
 		if r.L != (dense.Vec3{}) {
-			row.Target = r.L.Dot(f.VelAt(ref)) - r.L.Dot(x.Sub(ref))/s.H
+			row.Target = -r.L.Dot(x.Sub(ref)) / s.H
 		}
 		c.rows = append(c.rows, row)
 	}

@@ -85,24 +85,39 @@ func vec3JSON(v [3]float64) string { return fmt.Sprintf("[%g, %g, %g]", v[0], v[
 func TestMeshObstacleMatchesBox(t *testing.T) {
 	base := [][2]string{{"bodies.0.pins", "[]"}, {"bodies.0.position", "[-0.3, 0, 0.003]"},
 		{"bodies.0.size", "[0.6, 0.6]"}, {"bodies.0.resolution", "10"}}
-	for _, c := range []struct {
-		name  string
-		sets  [][2]string
-		dz    []float64
-		fps   float64
-		steps int
-	}{
+	meshMatchesBox(t, base, []meshBoxCase{
 		{"static turned", [][2]string{{"obstacles.0.orientation", "[0, 0, 17]"}}, nil, 0, 60},
 		{"turning", [][2]string{{"solver.friction", "0.6"}, {"obstacles.0.motion", `{"angular_velocity": [0, 0, 45]}`}}, nil, 0, 60},
 		{"rising sequence", [][2]string{{"obstacles.0.motion", `{"velocity": [0, 0, 0.1], "stop": 0.25}`}}, []float64{0, 0.025}, 4, 80},
-	} {
+	})
+}
+
+// meshBoxCase is a run of box-edge (with sets) against its box and against
+// the box as a mesh (withMeshBox with dz and fps) for steps steps.
+type meshBoxCase struct {
+	name  string
+	sets  [][2]string
+	dz    []float64
+	fps   float64
+	steps int
+}
+
+// meshMatchesBox runs each case of box-edge with base's sets and checks
+// that the box and mesh runs agree to the solvers' rounding (1e-3 of the
+// largest vertex motion, and 10 um), that the mesh run has contact rows,
+// and that no vertex goes 0.1 mm into the mesh.
+func meshMatchesBox(t *testing.T, base [][2]string, cases []meshBoxCase) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			box := load(t, "box-edge", append(base, c.sets...)...)
 			mesh := withMeshBox(t, load(t, "box-edge", append(base, c.sets...)...), c.dz, c.fps)
 			a, b := build(t, box, 2), build(t, mesh, 2)
-			worst, diff := 0.0, 0.0
+			worst, diff, contacts := 0.0, 0.0, 0
 			steps(t, a, c.steps, nil)
-			steps(t, b, c.steps, func(int) { worst = math.Max(worst, b.Measure().MaxVertexPen) })
+			steps(t, b, c.steps, func(int) {
+				worst = math.Max(worst, b.Measure().MaxVertexPen)
+				contacts += len(b.State.Contacts)
+			})
 			xa, xb := a.Positions(0), b.Positions(0)
 			moved := 0.0
 			x0 := build(t, box, 1).Positions(0)
@@ -110,7 +125,10 @@ func TestMeshObstacleMatchesBox(t *testing.T) {
 				diff = math.Max(diff, dense.Vec3(xa[i]).Sub(dense.Vec3(xb[i])).Norm())
 				moved = math.Max(moved, dense.Vec3(xa[i]).Sub(dense.Vec3(x0[i])).Norm())
 			}
-			t.Logf("largest vertex moved %.3g m; box vs mesh differ by at most %.3g m; mesh vertex penetration %.3g mm", moved, diff, 1e3*worst)
+			t.Logf("%d contact rows over the mesh run; largest vertex moved %.3g m; box vs mesh differ by at most %.3g m; mesh vertex penetration %.3g mm", contacts, moved, diff, 1e3*worst)
+			if contacts == 0 {
+				t.Fatal("no contact rows against the mesh")
+			}
 			if diff > 1e-3*moved || diff > 1e-5 {
 				t.Errorf("box and mesh runs differ by %.3g m (vertices moved up to %.3g m)", diff, moved)
 			}

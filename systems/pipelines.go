@@ -36,7 +36,9 @@ func lagrangianCloth(s *stages) []ecs.System {
 // eolCloth is Eulerian-on-Lagrangian cloth (Weidner 2018 Alg. 1): conformal
 // preprocessing then adaptive remeshing with the conformal edges kept, the
 // EOL vertices gathered ahead of the Lagrangian contacts, and the QP of
-// eq. 12 over world and material velocities.
+// eq. 12 over world and material velocities. Friction and lift-off change
+// the solved velocities before self-collision, as contact-response does in
+// the Lagrangian pipeline, so that nothing after it undoes its guarantee.
 func eolCloth(s *stages) []ecs.System {
 	return present(
 		s.pinRelease,
@@ -48,6 +50,7 @@ func eolCloth(s *stages) []ecs.System {
 		s.forceFill,
 		s.wind,
 		s.eolSolve,
+		s.eolFriction,
 		s.selfCollision,
 		s.eolIntegrate,
 	)

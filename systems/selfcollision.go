@@ -21,7 +21,7 @@ import (
 // (infinite mass). The BVH and edge list are rebuilt when the topology
 // version changes.
 //
-// In the Lagrangian pipelines the obstacles take part as kinematic geometry
+// In the Lagrangian and EOL pipelines the obstacles take part as kinematic geometry
 // (selfcontact.Kinematic), so that their edges and corners cannot cross the
 // cloth's faces between vertices, nor the fail-safe push cloth into them:
 // boxes exactly, spheres and capsules as meshes whose triangles lie inside
@@ -29,8 +29,11 @@ import (
 // (geom.ShapeMesh), triangle-mesh obstacles as they are (a sequence's
 // current frame), planes as a square under the cloth (planeQuad), moving
 // with the obstacle's velocity field. Nails are left to the vertex
-// contacts. The EOL and conformal pipelines keep cloth vertices on the
-// obstacles' features, so there the obstacles are left out.
+// contacts. The conformal pipeline keeps Lagrangian cloth vertices on the
+// obstacles' features, so there the obstacles are left out; the EOL
+// vertices on them are fixed here, at the contact thickness from the
+// feature's faces, and the cloth's sharp bend at them is not repelled
+// (EOLCloth.foldLabels).
 type SelfCollision struct {
 	state     *ClothState
 	eol       *EOLCloth // nil outside the EOL pipeline
@@ -94,6 +97,9 @@ func (sc *SelfCollision) Step(w *ecs.World) error {
 		default:
 			sc.invMass[i] = 1 / m
 		}
+	}
+	if sc.eol != nil {
+		sc.params.Fold = sc.eol.foldLabels(sc.params.Fold)
 	}
 	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, sc.params, sc.kin)
 	sc.Last = st

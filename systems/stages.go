@@ -23,6 +23,7 @@ type stages struct {
 	selfCollision     ecs.System
 	integrate         ecs.System
 	eolSolve          ecs.System
+	eolFriction       ecs.System
 	eolIntegrate      ecs.System
 	rodGather         ecs.System
 	rodAssign         ecs.System
@@ -71,7 +72,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 				// 5.1); EOL vertices through their EOL constraints.
 				contact.ExcludeWith(ec.excluded)
 				sim.EOL = ec
-				s.eolAssign, s.eolSolve, s.eolIntegrate = ec.Assign(), ec.Solve(), ec.Integrate(w)
+				s.eolAssign, s.eolSolve, s.eolFriction, s.eolIntegrate = ec.Assign(), ec.Solve(), ec.Friction(), ec.Integrate(w)
 			}
 		default:
 			if len(rm.bodies) > 0 {
@@ -86,10 +87,12 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		if sc := m.Solver.SelfContact; sc != nil {
 			// In the EOL pipeline the EOL vertices keep their velocities;
 			// in the conformal one all vertices are Lagrangian.
-			// Obstacles join as kinematic geometry where no cloth vertex
-			// sits on their features (not EOL, not conformal).
-			lagrangian := m.Solver.Pipeline == model.Lagrangian || m.Solver.Pipeline == model.LagrangianFixed || m.Solver.Pipeline == model.Developable
-			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, lagrangian, m.Solver.Thickness)
+			// Obstacles join as kinematic geometry except in the conformal
+			// pipeline, whose Lagrangian vertices on the features would
+			// be pushed off them (EOL vertices on a feature are fixed and
+			// at the contact thickness from its faces).
+			obstacles := m.Solver.Pipeline != model.Conformal
+			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, obstacles, m.Solver.Thickness)
 			s.selfCollision = sim.SelfCollision
 		}
 		if m.Solver.Pipeline == model.Developable {

@@ -27,6 +27,14 @@ type Params struct {
 	// CollisionIterations is the number of CCD impulse sweeps before the
 	// impact zones (0 = 4; negative: none, straight to the zones).
 	CollisionIterations int
+	// Fold, when set, holds a label per cloth vertex (-1: none). A
+	// proximity pair whose two sides (the vertex and the face, or the two
+	// edges) each hold a vertex of the same label is not repelled: the
+	// caller's constraints hold the vertices of a label where they are, and
+	// the pair's nearness is the cloth's own sharp bend there (EOL vertices
+	// on one feature, Weidner 2018), not a contact between layers. CCD
+	// still checks such pairs.
+	Fold []int32
 }
 
 // Stats counts what a Solve did.
@@ -99,6 +107,7 @@ type Solver struct {
 
 	// state read by the parallel bodies during a Solve.
 	x0      []float64
+	fold    []int32 // Params.Fold of the Solve
 	tol     float64
 	thick   float64
 	kthick  float64
@@ -258,6 +267,9 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	if !(p.Thickness > 0) || !(p.KinematicThickness > 0) || !(p.Friction >= 0) || !(h > 0) {
 		return st, errors.New("selfcontact: thicknesses and h must be > 0 and friction >= 0")
 	}
+	if p.Fold != nil && len(p.Fold) != s.nc {
+		return st, fmt.Errorf("selfcontact: %d fold labels for %d vertices", len(p.Fold), s.nc)
+	}
 	if s.bvh.Len() == 0 {
 		return st, nil
 	}
@@ -273,7 +285,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	clear(s.ima[s.nc:]) // kinematic: infinite mass
 	invMass = s.ima
 	defer copy(cv, v)
-	s.x0, s.thick, s.kthick = x0, p.Thickness, p.KinematicThickness
+	s.x0, s.thick, s.kthick, s.fold = x0, p.Thickness, p.KinematicThickness, p.Fold
 	// Collisions are impacts within tol: a small fraction of the thickness.
 	s.tol = 1e-3 * p.Thickness
 
@@ -368,7 +380,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 			}
 		}
 	}
-	s.x0 = nil
+	s.x0, s.fold = nil, nil
 	return st, nil
 }
 
@@ -454,6 +466,9 @@ func vec(x []float64, i int32) dense.Vec3 {
 // the thickness less the distance in Imp.T.
 func (s *Solver) proxTest(pr prim, sl *slot) bool {
 	sl.V = s.primVerts(pr)
+	if s.fold != nil && s.folded(pr.Kind, &sl.V) {
+		return false
+	}
 	th := s.thick
 	if nc := int32(s.nc); sl.V[0] >= nc || sl.V[1] >= nc || sl.V[2] >= nc || sl.V[3] >= nc {
 		th = s.kthick
@@ -513,6 +528,33 @@ func (s *Solver) proxTest(pr prim, sl *slot) bool {
 	}
 	sl.Imp = geom.Impact{T: th - d, W: w, N: n}
 	return true
+}
+
+// folded reports whether the pair's two sides (vertex v[0] and face v[1:],
+// or edges v[:2] and v[2:]) each hold a vertex of one Fold label.
+func (s *Solver) folded(kind uint8, v *[4]int32) bool {
+	label := func(i int32) int32 {
+		if int(i) < len(s.fold) {
+			return s.fold[i]
+		}
+		return -1 // kinematic
+	}
+	a := v[:1]
+	if kind == kindEE {
+		a = v[:2]
+	}
+	for _, i := range a {
+		g := label(i)
+		if g < 0 {
+			continue
+		}
+		for _, j := range v[len(a):] {
+			if label(j) == g {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ccdTest: CCD over x0 -> x1 of pair pr.
