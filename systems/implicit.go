@@ -76,8 +76,11 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 		is.pcg.Resize(s.NumVerts())
 	}
 	s.LastQP = QPStats{}
-	if len(s.Contacts) > 0 {
-		if is.set.Contact == model.ContactFilter {
+	s.PairImpulse = s.PairImpulse[:0]
+	if len(s.Contacts) > 0 || len(s.Pairs) > 0 {
+		// The filtered PCG holds one-vertex rows only: proximity pairs
+		// go to the QP solver.
+		if is.set.Contact == model.ContactFilter && len(s.Pairs) == 0 {
 			if err := is.precondition(w, s); err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package systems
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -44,6 +45,8 @@ type SelfCollision struct {
 	obs       []components.Obstacle
 	meshes    []obstacleMesh
 	kin       selfcontact.Kinematic
+	prox      []selfcontact.Proximity
+	rows      bool // SelfProximity puts the proximities in the solve
 
 	Last selfcontact.Stats // the last step's counts
 }
@@ -69,6 +72,15 @@ func NewSelfCollision(state *ClothState, eol *EOLCloth, set model.SelfContact, o
 		obsFilter: generic.NewFilter1[components.Obstacle]()}
 }
 
+// NewObstacleFailSafe returns the system for a scene without cloth
+// self-contact: only the obstacles' pairs with the cloth, at the contact
+// thickness (selfcontact.Params.KinematicOnly).
+func NewObstacleFailSafe(state *ClothState, contactThickness float64) *SelfCollision {
+	return &SelfCollision{state: state, obstacles: true,
+		params:    selfcontact.Params{Thickness: contactThickness, KinematicThickness: contactThickness, KinematicOnly: true},
+		obsFilter: generic.NewFilter1[components.Obstacle]()}
+}
+
 // Name implements ecs.System.
 func (sc *SelfCollision) Name() string { return "self-collision" }
 
@@ -76,12 +88,8 @@ func (sc *SelfCollision) Name() string { return "self-collision" }
 func (sc *SelfCollision) Step(w *ecs.World) error {
 	s := sc.state
 	n := s.NumVerts()
-	rebuilt := sc.gatherObstacles(w)
-	if rebuilt || !sc.built || sc.topology != s.topology {
-		if err := sc.solver.SetTopology(w.Pool, n, s.Faces, s.X, sc.kin); err != nil {
-			return err
-		}
-		sc.topology, sc.built = s.topology, true
+	if err := sc.prepare(w); err != nil {
+		return err
 	}
 	sc.invMass = resize(sc.invMass, n)
 	for i := range n {
@@ -95,10 +103,30 @@ func (sc *SelfCollision) Step(w *ecs.World) error {
 			sc.invMass[i] = 1 / m
 		}
 	}
-	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, sc.params, sc.kin)
+	sc.pairFriction()
+	par := sc.params
+	par.NoRepulsions = sc.rows && os.Getenv("LOOM_REP") == ""
+	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, par, sc.kin)
 	sc.Last = st
+	if os.Getenv("LOOM_DEBUG_SC") != "" {
+		fmt.Fprintf(os.Stderr, "SC pairs=%d prox=%d rep=%d impacts=%d iters=%d zones=%d zv=%d qp=%d/%d\n", len(s.Pairs), st.Proximities, st.Repelled, st.Impacts, st.Iterations, st.Zones, st.ZoneVerts, s.LastQP.Rows, s.LastQP.Iterations)
+	}
 	if err != nil {
 		return fmt.Errorf("self-collision: %w", err)
+	}
+	return nil
+}
+
+// prepare gathers the obstacles and sets the solver's topology when it or
+// the obstacles changed.
+func (sc *SelfCollision) prepare(w *ecs.World) error {
+	s := sc.state
+	rebuilt := sc.gatherObstacles(w)
+	if rebuilt || !sc.built || sc.topology != s.topology {
+		if err := sc.solver.SetTopology(w.Pool, s.NumVerts(), s.Faces, s.X, sc.kin); err != nil {
+			return err
+		}
+		sc.topology, sc.built = s.topology, true
 	}
 	return nil
 }

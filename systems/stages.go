@@ -1,6 +1,8 @@
 package systems
 
 import (
+	"os"
+
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
 )
@@ -20,6 +22,7 @@ type stages struct {
 	implicitSolve     ecs.System
 	contactResponse   ecs.System
 	strainLimit       ecs.System
+	selfProximity     ecs.System
 	selfCollision     ecs.System
 	integrate         ecs.System
 	eolSolve          ecs.System
@@ -87,14 +90,26 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			s.implicitSolve = NewImplicitSolve(st, contact, m.Gravity, m.Solver)
 			s.integrate = NewIntegrate(w, st)
 		}
+		lagrangian := m.Solver.Pipeline == model.Lagrangian || m.Solver.Pipeline == model.LagrangianFixed
+		if m.Solver.SelfContact == nil && lagrangian && len(m.Obstacles) > 0 {
+			// Obstacles only: their vertices and edges kept out of the
+			// cloth's faces (SelfCollision, KinematicOnly).
+			sim.SelfCollision = NewObstacleFailSafe(st, m.Solver.Thickness)
+			s.selfCollision = sim.SelfCollision
+			if os.Getenv("LOOM_KINROWS") != "" {
+				s.selfProximity = sim.SelfCollision.Proximity()
+			}
+		}
 		if sc := m.Solver.SelfContact; sc != nil {
 			// In the EOL pipeline the EOL vertices keep their velocities;
 			// in the conformal one all vertices are Lagrangian.
 			// Obstacles join as kinematic geometry where no cloth vertex
 			// sits on their features (not EOL, not conformal).
-			lagrangian := m.Solver.Pipeline == model.Lagrangian || m.Solver.Pipeline == model.LagrangianFixed
 			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, lagrangian, m.Solver.Thickness)
 			s.selfCollision = sim.SelfCollision
+			if m.Solver.Pipeline != model.EOL {
+				s.selfProximity = sim.SelfCollision.Proximity()
+			}
 		}
 		var limited []ecs.Entity
 		var limits []model.StrainLimits
