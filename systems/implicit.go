@@ -24,6 +24,9 @@ type ImplicitSolve struct {
 	gravity dense.Vec3
 	solver  implicitSolver
 	rhs     func(lo, hi int)
+	// pairs, when set, holds the step's proximity rows (SelfProximity);
+	// their friction is applied by a second solve.
+	pairs *SelfCollision
 }
 
 // NewImplicitSolve returns the system for the gathered state, its contacts
@@ -62,6 +65,11 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	for round := 0; round < maxRefinements && s.contact.refine(st); round++ {
 		if err := s.solver.solve(w, st); err != nil {
 			return fmt.Errorf("contact refinement: %w", err)
+		}
+	}
+	if s.pairs != nil && s.pairs.frictionRHS() {
+		if err := s.solver.solve(w, st); err != nil {
+			return fmt.Errorf("proximity friction: %w", err)
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package systems
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -103,14 +102,10 @@ func (sc *SelfCollision) Step(w *ecs.World) error {
 			sc.invMass[i] = 1 / m
 		}
 	}
-	sc.pairFriction()
 	par := sc.params
-	par.NoRepulsions = sc.rows && os.Getenv("LOOM_REP") == ""
+	par.NoRepulsions = sc.rows
 	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, par, sc.kin)
 	sc.Last = st
-	if os.Getenv("LOOM_DEBUG_SC") != "" {
-		fmt.Fprintf(os.Stderr, "SC pairs=%d prox=%d rep=%d impacts=%d iters=%d zones=%d zv=%d qp=%d/%d\n", len(s.Pairs), st.Proximities, st.Repelled, st.Impacts, st.Iterations, st.Zones, st.ZoneVerts, s.LastQP.Rows, s.LastQP.Iterations)
-	}
 	if err != nil {
 		return fmt.Errorf("self-collision: %w", err)
 	}

@@ -1,8 +1,6 @@
 package systems
 
 import (
-	"os"
-
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
 )
@@ -96,9 +94,6 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			// cloth's faces (SelfCollision, KinematicOnly).
 			sim.SelfCollision = NewObstacleFailSafe(st, m.Solver.Thickness)
 			s.selfCollision = sim.SelfCollision
-			if os.Getenv("LOOM_KINROWS") != "" {
-				s.selfProximity = sim.SelfCollision.Proximity()
-			}
 		}
 		if sc := m.Solver.SelfContact; sc != nil {
 			// In the EOL pipeline the EOL vertices keep their velocities;
@@ -109,6 +104,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			s.selfCollision = sim.SelfCollision
 			if m.Solver.Pipeline != model.EOL {
 				s.selfProximity = sim.SelfCollision.Proximity()
+				s.implicitSolve.(*ImplicitSolve).pairs = sim.SelfCollision
 			}
 		}
 		var limited []ecs.Entity
