@@ -47,6 +47,11 @@ var qpSettings = func() qp.Settings {
 	return s
 }()
 
+// pairMaxIter bounds the ADMM iterations of a QP with proximity rows: one
+// that does not converge (degenerate sets of pairs) is solved again
+// without them (ImplicitSolve), the fail-safe's repulsions taking over.
+const pairMaxIter = 5000
+
 func (c *contactQP) solve(s *ClothState) error {
 	if c.solver == nil {
 		c.solver = qp.NewSolver()
@@ -69,7 +74,11 @@ func (c *contactQP) solve(s *ClothState) error {
 	}
 	c.prob = qp.Problem{H: &c.h, F: s.B, Aeq: &c.eq, Beq: c.beq, Ain: &c.in, Bin: c.bin}
 	res := &c.res
-	if err := c.solver.SolveInto(&c.prob, &c.warm, qpSettings, res); err != nil {
+	set := qpSettings
+	if len(s.Pairs) > 0 {
+		set.MaxIter = pairMaxIter
+	}
+	if err := c.solver.SolveInto(&c.prob, &c.warm, set, res); err != nil {
 		return fmt.Errorf("QP: %w", err)
 	}
 	s.LastQP = QPStats{Rows: len(s.Contacts) + len(s.Pairs), Iterations: res.Iterations, Factorizations: res.Factorizations, Residual: res.Residuals.Max()}

@@ -59,7 +59,7 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	copy(st.VNew, st.V)
 	s.solver.stale = true
 	st.StepPCG.Solves, st.StepPCG.Iterations = 0, 0
-	if err := s.solver.solve(w, st); err != nil {
+	if err := s.solve(w); err != nil {
 		return err
 	}
 	for round := 0; round < maxRefinements && s.contact.refine(st); round++ {
@@ -68,11 +68,25 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 		}
 	}
 	if s.pairs != nil && s.pairs.frictionRHS() {
-		if err := s.solver.solve(w, st); err != nil {
+		if err := s.solve(w); err != nil {
 			return fmt.Errorf("proximity friction: %w", err)
 		}
 	}
 	return nil
+}
+
+// solve solves the step's system; if a QP with proximity rows fails (its
+// ADMM iteration limit on a degenerate set of pairs), it solves again
+// without them, and the fail-safe repels the pairs after the solve.
+func (s *ImplicitSolve) solve(w *ecs.World) error {
+	st := s.state
+	err := s.solver.solve(w, st)
+	if err == nil || len(st.Pairs) == 0 {
+		return err
+	}
+	st.Pairs = st.Pairs[:0]
+	copy(st.VNew, st.V)
+	return s.solver.solve(w, st)
 }
 
 // solve solves the step's system with the current pins and contact rows,

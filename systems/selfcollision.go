@@ -103,7 +103,7 @@ func (sc *SelfCollision) Step(w *ecs.World) error {
 		}
 	}
 	par := sc.params
-	par.NoRepulsions = sc.rows
+	par.NoRepulsions = sc.rows && len(s.Pairs) > 0
 	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, par, sc.kin)
 	sc.Last = st
 	if err != nil {

@@ -55,6 +55,10 @@ func (sc *SelfCollision) Proximity() ecs.System {
 // Name implements ecs.System.
 func (p SelfProximity) Name() string { return "self-proximity" }
 
+// repulsionFraction is the part of a pair's overlap with the layer that
+// its row separates in one step.
+const repulsionFraction = 0.1
+
 // minPairWeight is the least sum of |w_k| over a pair's free cloth vertices
 // for it to get a row: below it a row could ask for velocities far beyond
 // what the pair needs, or be infeasible.
@@ -87,6 +91,12 @@ func (p SelfProximity) Step(w *ecs.World) error {
 			continue
 		}
 		r := PairRow{W: q.W, Normal: q.N, Target: (th - q.D) / s.H}
+		if q.D < th {
+			// Inside the layer: separate at a tenth of the overlap a
+			// step, as Bridson's repulsions do (sec. 7.2); the whole
+			// overlap in one step leaves the pair flying apart.
+			r.Target *= repulsionFraction
+		}
 		free := 0.0
 		for k, v := range q.V {
 			switch {

@@ -102,7 +102,10 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			// sits on their features (not EOL, not conformal).
 			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, lagrangian, m.Solver.Thickness)
 			s.selfCollision = sim.SelfCollision
-			if m.Solver.Pipeline != model.EOL {
+			// Proximity rows go to the QP solver; the filtered PCG's
+			// active set holds one-vertex rows only, so with it the
+			// fail-safe's repulsions stay the proximity treatment.
+			if m.Solver.Pipeline != model.EOL && m.Solver.Contact == model.ContactQP {
 				s.selfProximity = sim.SelfCollision.Proximity()
 				s.implicitSolve.(*ImplicitSolve).pairs = sim.SelfCollision
 			}
