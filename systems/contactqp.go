@@ -33,6 +33,9 @@ type contactQP struct {
 	res     qp.Result
 	prob    qp.Problem
 	lastImp []float64 // per vertex, the impulse of the previous solve
+	// lastPair is the impulse of each proximity pair (by its vertices) of
+	// the previous solve that had one.
+	lastPair, nextPair map[[4]int32]float64
 }
 
 // qpSettings are the QP solver's defaults with one equilibration pass: the
@@ -43,6 +46,11 @@ var qpSettings = func() qp.Settings {
 	s.ScalingIter = 1
 	return s
 }()
+
+// pairMaxIter bounds the ADMM iterations of a QP with proximity rows: one
+// that does not converge (degenerate sets of pairs) is solved again
+// without them (ImplicitSolve), the fail-safe's repulsions taking over.
+const pairMaxIter = 5000
 
 func (c *contactQP) solve(s *ClothState) error {
 	if c.solver == nil {
@@ -61,21 +69,40 @@ func (c *contactQP) solve(s *ClothState) error {
 	for _, r := range s.Contacts {
 		c.warm.Yin = append(c.warm.Yin, c.lastImp[r.Vertex])
 	}
+	for _, r := range s.Pairs {
+		c.warm.Yin = append(c.warm.Yin, c.lastPair[r.V])
+	}
 	c.prob = qp.Problem{H: &c.h, F: s.B, Aeq: &c.eq, Beq: c.beq, Ain: &c.in, Bin: c.bin}
 	res := &c.res
-	if err := c.solver.SolveInto(&c.prob, &c.warm, qpSettings, res); err != nil {
+	set := qpSettings
+	if len(s.Pairs) > 0 {
+		set.MaxIter = pairMaxIter
+	}
+	if err := c.solver.SolveInto(&c.prob, &c.warm, set, res); err != nil {
 		return fmt.Errorf("QP: %w", err)
 	}
-	s.LastQP = QPStats{Rows: len(s.Contacts), Iterations: res.Iterations, Factorizations: res.Factorizations, Residual: res.Residuals.Max()}
+	s.LastQP = QPStats{Rows: len(s.Contacts) + len(s.Pairs), Iterations: res.Iterations, Factorizations: res.Factorizations, Residual: res.Residuals.Max()}
 	if res.Status != qp.Solved {
-		return fmt.Errorf("QP with %d contact rows: %v after %d iterations (KKT %v)", len(s.Contacts), res.Status, res.Iterations, res.Residuals)
+		return fmt.Errorf("QP with %d contact and %d proximity rows: %v after %d iterations (KKT %v)", len(s.Contacts), len(s.Pairs), res.Status, res.Iterations, res.Residuals)
 	}
 	copy(s.VNew, res.X)
-	s.Impulse = append(s.Impulse[:0], res.Yin...)
+	nc := len(s.Contacts)
+	s.Impulse = append(s.Impulse[:0], res.Yin[:nc]...)
+	s.PairImpulse = append(s.PairImpulse[:0], res.Yin[nc:]...)
 	clear(c.lastImp)
 	for k, r := range s.Contacts {
 		c.lastImp[r.Vertex] = res.Yin[k]
 	}
+	if c.nextPair == nil {
+		c.lastPair, c.nextPair = map[[4]int32]float64{}, map[[4]int32]float64{}
+	}
+	clear(c.nextPair)
+	for k, r := range s.Pairs {
+		if y := res.Yin[nc+k]; y > 0 {
+			c.nextPair[r.V] = y
+		}
+	}
+	c.lastPair, c.nextPair = c.nextPair, c.lastPair
 	return nil
 }
 
@@ -122,9 +149,10 @@ func (c *contactQP) pins(s *ClothState) {
 	}
 }
 
-// rows writes one inequality per contact: n^T v_i >= target.
+// rows writes one inequality per contact, n^T v_i >= target, then one per
+// proximity pair, n^T sum_k w_k v_k >= target over its cloth vertices.
 func (c *contactQP) rows(s *ClothState) {
-	c.in = qp.CSR{Rows: len(s.Contacts), Cols: 3 * s.NumVerts(), RowPtr: c.in.RowPtr[:0], Col: c.in.Col[:0], Val: c.in.Val[:0]}
+	c.in = qp.CSR{Rows: len(s.Contacts) + len(s.Pairs), Cols: 3 * s.NumVerts(), RowPtr: c.in.RowPtr[:0], Col: c.in.Col[:0], Val: c.in.Val[:0]}
 	c.in.RowPtr = append(c.in.RowPtr, 0)
 	c.bin = c.bin[:0]
 	for _, r := range s.Contacts {
@@ -135,4 +163,32 @@ func (c *contactQP) rows(s *ClothState) {
 		c.in.RowPtr = append(c.in.RowPtr, len(c.in.Col))
 		c.bin = append(c.bin, r.Target)
 	}
+	for _, r := range s.Pairs {
+		c.pairRow(&r)
+	}
+}
+
+// pairRow appends pair r's row; its cloth vertices' columns in increasing
+// order (the CSR's), a vertex's weights summed should it appear twice.
+func (c *contactQP) pairRow(r *PairRow) {
+	order := [4]int{0, 1, 2, 3}
+	slices.SortFunc(order[:], func(a, b int) int { return int(r.V[a]) - int(r.V[b]) })
+	for i, a := range order {
+		v := r.V[a]
+		if v < 0 || (i > 0 && r.V[order[i-1]] == v) {
+			continue
+		}
+		w := 0.0
+		for _, b := range order[i:] {
+			if r.V[b] == v {
+				w += r.W[b]
+			}
+		}
+		for k := 0; k < 3; k++ {
+			c.in.Col = append(c.in.Col, 3*int(v)+k)
+			c.in.Val = append(c.in.Val, w*r.Normal[k])
+		}
+	}
+	c.in.RowPtr = append(c.in.RowPtr, len(c.in.Col))
+	c.bin = append(c.bin, r.Target)
 }

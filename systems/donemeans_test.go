@@ -192,7 +192,7 @@ func TestSelfContactDoneMeans(t *testing.T) {
 			sim := build(t, s, 0)
 			every := s.StepsPerFrame()
 			worstPen, worstAt := 0.0, 0.0
-			contacts := 0 // self-contact proximities and impacts over the run
+			contacts := 0 // self-contact proximities (rows or repulsions) and impacts over the run
 			check := func(frame int) {
 				st := sim.Measure()
 				if n := bruteCrossings(sim.State.X, sim.State.Faces); n != 0 || st.SelfIntersect != 0 {
@@ -204,7 +204,7 @@ func TestSelfContactDoneMeans(t *testing.T) {
 			}
 			check(0)
 			steps(t, sim, s.NumSteps(), func(i int) {
-				contacts += sim.SelfCollision.Last.Proximities + sim.SelfCollision.Last.Impacts
+				contacts += sim.SelfCollision.Last.Proximities + sim.SelfCollision.Last.Impacts + len(sim.State.Pairs)
 				if (i+1)%every == 0 {
 					check((i + 1) / every)
 				}

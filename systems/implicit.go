@@ -24,6 +24,9 @@ type ImplicitSolve struct {
 	gravity dense.Vec3
 	solver  implicitSolver
 	rhs     func(lo, hi int)
+	// pairs, when set, holds the step's proximity rows (SelfProximity);
+	// their friction is applied by a second solve.
+	pairs *SelfCollision
 }
 
 // NewImplicitSolve returns the system for the gathered state, its contacts
@@ -56,7 +59,7 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	copy(st.VNew, st.V)
 	s.solver.stale = true
 	st.StepPCG.Solves, st.StepPCG.Iterations = 0, 0
-	if err := s.solver.solve(w, st); err != nil {
+	if err := s.solve(w); err != nil {
 		return err
 	}
 	for round := 0; round < maxRefinements && s.contact.refine(st); round++ {
@@ -64,7 +67,26 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 			return fmt.Errorf("contact refinement: %w", err)
 		}
 	}
+	if s.pairs != nil && s.pairs.frictionRHS() {
+		if err := s.solve(w); err != nil {
+			return fmt.Errorf("proximity friction: %w", err)
+		}
+	}
 	return nil
+}
+
+// solve solves the step's system; if a QP with proximity rows fails (its
+// ADMM iteration limit on a degenerate set of pairs), it solves again
+// without them, and the fail-safe repels the pairs after the solve.
+func (s *ImplicitSolve) solve(w *ecs.World) error {
+	st := s.state
+	err := s.solver.solve(w, st)
+	if err == nil || len(st.Pairs) == 0 {
+		return err
+	}
+	st.Pairs = st.Pairs[:0]
+	copy(st.VNew, st.V)
+	return s.solver.solve(w, st)
 }
 
 // solve solves the step's system with the current pins and contact rows,
@@ -76,8 +98,11 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 		is.pcg.Resize(s.NumVerts())
 	}
 	s.LastQP = QPStats{}
-	if len(s.Contacts) > 0 {
-		if is.set.Contact == model.ContactFilter {
+	s.PairImpulse = s.PairImpulse[:0]
+	if len(s.Contacts) > 0 || len(s.Pairs) > 0 {
+		// The filtered PCG holds one-vertex rows only: proximity pairs
+		// go to the QP solver.
+		if is.set.Contact == model.ContactFilter && len(s.Pairs) == 0 {
 			if err := is.precondition(w, s); err != nil {
 				return err
 			}

@@ -34,6 +34,19 @@ import (
 // vertices on them are fixed here, at the contact thickness from the
 // feature's faces, and the cloth's sharp bend at them is not repelled
 // (EOLCloth.foldLabels).
+//
+// Scenes with obstacles and without self-contact run it too, for the
+// obstacles alone (NewObstacleFailSafe, selfcontact.Params.KinematicOnly):
+// the vertex contacts alone let a sphere poke 5.8 mm through a coarse face
+// of sphere between its vertices (4 mm in sphere-arcsim); with it, surface
+// max_penetration is 0 in every frame, for 15% of sphere's step time.
+// Obstacle-face rows in the solve (SelfProximity with obstacle vertices)
+// were the other way: they need the QP solver instead of the filtered PCG,
+// which made sphere's implicit solve about 10 times slower.
+//
+// With proximity rows in the solve (SelfProximity), the repulsions are
+// skipped: the rows hold the pairs already, and an impulse after the solve
+// is what stored energy in twist's membrane.
 type SelfCollision struct {
 	state     *ClothState
 	eol       *EOLCloth // nil outside the EOL pipeline
@@ -47,6 +60,8 @@ type SelfCollision struct {
 	obs       []components.Obstacle
 	meshes    []obstacleMesh
 	kin       selfcontact.Kinematic
+	prox      []selfcontact.Proximity
+	rows      bool // SelfProximity puts the proximities in the solve
 
 	Last selfcontact.Stats // the last step's counts
 }
@@ -72,6 +87,15 @@ func NewSelfCollision(state *ClothState, eol *EOLCloth, set model.SelfContact, o
 		obsFilter: generic.NewFilter1[components.Obstacle]()}
 }
 
+// NewObstacleFailSafe returns the system for a scene without cloth
+// self-contact: only the obstacles' pairs with the cloth, at the contact
+// thickness (selfcontact.Params.KinematicOnly).
+func NewObstacleFailSafe(state *ClothState, contactThickness float64) *SelfCollision {
+	return &SelfCollision{state: state, obstacles: true,
+		params:    selfcontact.Params{Thickness: contactThickness, KinematicThickness: contactThickness, KinematicOnly: true},
+		obsFilter: generic.NewFilter1[components.Obstacle]()}
+}
+
 // Name implements ecs.System.
 func (sc *SelfCollision) Name() string { return "self-collision" }
 
@@ -79,12 +103,8 @@ func (sc *SelfCollision) Name() string { return "self-collision" }
 func (sc *SelfCollision) Step(w *ecs.World) error {
 	s := sc.state
 	n := s.NumVerts()
-	rebuilt := sc.gatherObstacles(w)
-	if rebuilt || !sc.built || sc.topology != s.topology {
-		if err := sc.solver.SetTopology(w.Pool, n, s.Faces, s.X, sc.kin); err != nil {
-			return err
-		}
-		sc.topology, sc.built = s.topology, true
+	if err := sc.prepare(w); err != nil {
+		return err
 	}
 	sc.invMass = resize(sc.invMass, n)
 	for i := range n {
@@ -98,13 +118,30 @@ func (sc *SelfCollision) Step(w *ecs.World) error {
 			sc.invMass[i] = 1 / m
 		}
 	}
+	par := sc.params
 	if sc.eol != nil {
-		sc.params.Fold = sc.eol.foldLabels(sc.params.Fold)
+		par.Fold = sc.eol.foldLabels(par.Fold)
+		sc.params.Fold = par.Fold
 	}
-	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, sc.params, sc.kin)
+	par.NoRepulsions = sc.rows && len(s.Pairs) > 0
+	st, err := sc.solver.Solve(w.Pool, s.X, s.VNew, sc.invMass, s.H, par, sc.kin)
 	sc.Last = st
 	if err != nil {
 		return fmt.Errorf("self-collision: %w", err)
+	}
+	return nil
+}
+
+// prepare gathers the obstacles and sets the solver's topology when it or
+// the obstacles changed.
+func (sc *SelfCollision) prepare(w *ecs.World) error {
+	s := sc.state
+	rebuilt := sc.gatherObstacles(w)
+	if rebuilt || !sc.built || sc.topology != s.topology {
+		if err := sc.solver.SetTopology(w.Pool, s.NumVerts(), s.Faces, s.X, sc.kin); err != nil {
+			return err
+		}
+		sc.topology, sc.built = s.topology, true
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ type stages struct {
 	implicitSolve     ecs.System
 	contactResponse   ecs.System
 	strainLimit       ecs.System
+	selfProximity     ecs.System
 	selfCollision     ecs.System
 	integrate         ecs.System
 	eolSolve          ecs.System
@@ -84,6 +85,13 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			s.implicitSolve = NewImplicitSolve(st, contact, m.Gravity, m.Solver)
 			s.integrate = NewIntegrate(w, st)
 		}
+		lagrangian := m.Solver.Pipeline == model.Lagrangian || m.Solver.Pipeline == model.LagrangianFixed
+		if m.Solver.SelfContact == nil && lagrangian && len(m.Obstacles) > 0 {
+			// Obstacles only: their vertices and edges kept out of the
+			// cloth's faces (SelfCollision, KinematicOnly).
+			sim.SelfCollision = NewObstacleFailSafe(st, m.Solver.Thickness)
+			s.selfCollision = sim.SelfCollision
+		}
 		if sc := m.Solver.SelfContact; sc != nil {
 			// In the EOL pipeline the EOL vertices keep their velocities;
 			// in the conformal one all vertices are Lagrangian.
@@ -94,6 +102,13 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			obstacles := m.Solver.Pipeline != model.Conformal
 			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, obstacles, m.Solver.Thickness)
 			s.selfCollision = sim.SelfCollision
+			// Proximity rows go to the QP solver; the filtered PCG's
+			// active set holds one-vertex rows only, so with it the
+			// fail-safe's repulsions stay the proximity treatment.
+			if m.Solver.Pipeline != model.EOL && m.Solver.Pipeline != model.Developable && m.Solver.Contact == model.ContactQP {
+				s.selfProximity = sim.SelfCollision.Proximity()
+				s.implicitSolve.(*ImplicitSolve).pairs = sim.SelfCollision
+			}
 		}
 		if m.Solver.Pipeline == model.Developable {
 			// The ghost meshes' self-contact runs inside ghost-collision,

@@ -85,6 +85,11 @@ type ClothStep struct {
 	// impulses (the QP multipliers, N s).
 	Contacts []ContactRow
 	Impulse  []float64
+	// Proximity rows of the cloth with itself and with obstacle faces
+	// (SelfProximity) and their normal impulses, after the contacts' in the
+	// QP.
+	Pairs       []PairRow
+	PairImpulse []float64
 
 	Ext  []float64 // 3n, external forces of the step besides gravity (wind), N
 	B    []float64 // 3n, right-hand side M v + h f
@@ -106,6 +111,19 @@ type ContactRow struct {
 	Vertex int32
 	Normal dense.Vec3
 	Target float64 // m/s
+}
+
+// PairRow is one proximity inequality of the implicit step between up to
+// four vertices (a vertex and a face, or two edges; Bridson 2002 sec. 6):
+// Normal . sum_k W_k v_{V_k} >= Target, where V_k < 0 marks a vertex that is
+// not a cloth DOF (an obstacle's, whose velocity is in Target, and in Kin
+// for friction).
+type PairRow struct {
+	V      [4]int32
+	W      [4]float64
+	Normal dense.Vec3
+	Target float64    // m/s
+	Kin    dense.Vec3 // sum of W_k v_k over the obstacle vertices
 }
 
 // Pin is a vertex whose position is scripted.

@@ -62,6 +62,15 @@ type Stats struct {
 	// sharp edge it is draped over (degrees between the mean normals of the
 	// faces within reach on either side; 0 when flat, null when no edge
 	// feature has cloth across it).
+	// Self-contact and the obstacles' fail-safe (SelfCollision), of the
+	// last step: proximity rows in the solve, and what the fail-safe after
+	// it still had to do: repulsion impulses, CCD impacts, vertices in
+	// impact zones.
+	ProximityRows *int `json:"proximity_rows"`
+	Repelled      *int `json:"failsafe_repelled"`
+	Impacts       *int `json:"failsafe_impacts"`
+	ZoneVerts     *int `json:"failsafe_zone_vertices"`
+
 	EOLVertices *int     `json:"eol_vertices"`
 	Conformal   *int     `json:"conformal_inserted"`
 	BendAngle   *float64 `json:"bend_angle_at_feature"`
@@ -134,6 +143,9 @@ func (s *Sim) Measure() Stats {
 		out.RemeshSplits, out.RemeshFlips, out.RemeshCollapses = ptr(r.Splits), ptr(r.Flips), ptr(r.Collapses)
 		out.EdgeSizeMin, out.EdgeSizeMedian, out.EdgeSizeMax = ptr(r.SizeMin), ptr(r.SizeMedian), ptr(r.SizeMax)
 		r.Splits, r.Flips, r.Collapses = 0, 0, 0
+	}
+	if c := s.SelfCollision; c != nil {
+		out.ProximityRows, out.Repelled, out.Impacts, out.ZoneVerts = ptr(len(st.Pairs)), ptr(c.Last.Repelled), ptr(c.Last.Impacts), ptr(c.Last.ZoneVerts)
 	}
 	if d := s.Developable; d != nil {
 		out.ProjectionIter, out.InPlaneError = ptr(d.Iterations), ptr(d.InPlaneError)

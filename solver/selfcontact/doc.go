@@ -48,6 +48,12 @@
 // body (its connected kinematic triangles), so that the body's motion is
 // determined in the zone.
 //
+// Proximities returns the pairs within the thickness (plus a reach) with
+// their closest-point weights and normals, for a solve that holds them as
+// constraints inside the implicit step; Params.NoRepulsions then skips step
+// 1, and Params.KinematicOnly leaves the cloth's pairs with itself out (a
+// scene with obstacles and no self-contact).
+//
 // Candidate pairs come from a geom.BVH over all triangles; every
 // vertex-face pair whose vertex is not in the face and every edge-edge pair
 // sharing no vertex is tested, including those of triangles that share a

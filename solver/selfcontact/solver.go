@@ -35,11 +35,19 @@ type Params struct {
 	// on one feature, Weidner 2018), not a contact between layers. CCD
 	// still checks such pairs.
 	Fold []int32
+	// NoRepulsions skips the repulsions (step 1): for a step whose solve
+	// held the proximities as constraints already (Proximities).
+	NoRepulsions bool
+	// KinematicOnly leaves the cloth's pairs with itself out: only pairs
+	// with kinematic geometry are repelled and kept from crossing (cloth
+	// self-contact off, obstacles on).
+	KinematicOnly bool
 }
 
 // Stats counts what a Solve did.
 type Stats struct {
-	Proximities int // repelled vertex-face and edge-edge pairs
+	Proximities int // vertex-face and edge-edge pairs within the thickness
+	Repelled    int // those that needed an impulse
 	Impacts     int // impacts found by CCD, over all iterations
 	Iterations  int // CCD passes
 	Zones       int // impact zones at the end (0 if none were needed)
@@ -62,8 +70,9 @@ type prim struct {
 // slot is a hit of a pass: the pair's four vertices and its impact (the
 // proximity pass stores the distance in Imp.T).
 type slot struct {
-	V   [4]int32
-	Imp geom.Impact
+	V    [4]int32
+	Imp  geom.Impact
+	Kind uint8 // the prim's
 }
 
 // blockTris is the number of triangles per block of a pass: blocks are
@@ -108,6 +117,7 @@ type Solver struct {
 	// state read by the parallel bodies during a Solve.
 	x0      []float64
 	fold    []int32 // Params.Fold of the Solve
+	kinOnly bool    // Params.KinematicOnly
 	tol     float64
 	thick   float64
 	kthick  float64
@@ -285,7 +295,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	clear(s.ima[s.nc:]) // kinematic: infinite mass
 	invMass = s.ima
 	defer copy(cv, v)
-	s.x0, s.thick, s.kthick, s.fold = x0, p.Thickness, p.KinematicThickness, p.Fold
+	s.x0, s.thick, s.kthick, s.fold, s.kinOnly = x0, p.Thickness, p.KinematicThickness, p.Fold, p.KinematicOnly
 	// Collisions are impacts within tol: a small fraction of the thickness.
 	s.tol = 1e-3 * p.Thickness
 
@@ -294,11 +304,16 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	s.bvh.Refit(r, x0)
 	s.run(r, s.proxFn)
 	for b := range s.blocks {
+		if p.NoRepulsions {
+			break
+		}
 		for i := range s.blocks[b].hits {
 			sl := &s.blocks[b].hits[i]
 			st.Proximities++
 			// The proximity pass stores thickness - distance in T.
-			applyImpulse(v, invMass, sl, 0.1*sl.Imp.T/h, p.Friction)
+			if applyImpulse(v, invMass, sl, 0.1*sl.Imp.T/h, p.Friction) {
+				st.Repelled++
+			}
 		}
 	}
 
@@ -330,7 +345,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 				}
 				n++
 				if !zones {
-					applyImpulse(v, invMass, sl, s.tol/h, p.Friction)
+					_ = applyImpulse(v, invMass, sl, s.tol/h, p.Friction)
 				} else {
 					for _, a := range sl.V {
 						for _, b := range sl.V {
@@ -405,6 +420,9 @@ func (s *Solver) blockRange(lo, hi int) {
 		for ta := int32(b * blockTris); ta < min(int32(b+1)*blockTris, nt); ta++ {
 			blk.tris, blk.stack = s.bvh.OverlappingAfter(ta, blk.tris, blk.stack)
 			for _, tb := range blk.tris {
+				if s.kinOnly && tb < nt {
+					continue
+				}
 				blk.prims = s.pairPrims(blk.prims[:0], ta, tb)
 				for _, pr := range blk.prims {
 					blk.hits = append(blk.hits, slot{})
@@ -465,7 +483,7 @@ func vec(x []float64, i int32) dense.Vec3 {
 // thickness (the kinematic one for a pair with kinematic vertices), with
 // the thickness less the distance in Imp.T.
 func (s *Solver) proxTest(pr prim, sl *slot) bool {
-	sl.V = s.primVerts(pr)
+	sl.V, sl.Kind = s.primVerts(pr), pr.Kind
 	if s.fold != nil && s.folded(pr.Kind, &sl.V) {
 		return false
 	}
@@ -643,7 +661,7 @@ func (s *Solver) farApart(x, d *[4]dense.Vec3, edge bool) bool {
 // to at least target with an impulse distributed by inverse mass, and
 // reduces the relative tangential velocity by at most mu times the normal
 // change (Bridson 2002 secs. 7.1-7.3).
-func applyImpulse(v, invMass []float64, sl *slot, target, mu float64) {
+func applyImpulse(v, invMass []float64, sl *slot, target, mu float64) bool {
 	w, n := sl.Imp.W, sl.Imp.N
 	wm := 0.0
 	var vr dense.Vec3
@@ -652,12 +670,12 @@ func applyImpulse(v, invMass []float64, sl *slot, target, mu float64) {
 		vr = vr.Add(vec(v, sl.V[k]).Scale(w[k]))
 	}
 	if !(wm > 0) {
-		return
+		return false
 	}
 	vn := vr.Dot(n)
 	dvn := target - vn
 	if !(dvn > 0) {
-		return
+		return false
 	}
 	dv := n.Scale(dvn)
 	if mu > 0 {
@@ -673,6 +691,7 @@ func applyImpulse(v, invMass []float64, sl *slot, target, mu float64) {
 		v[i+1] += c * dv[1]
 		v[i+2] += c * dv[2]
 	}
+	return true
 }
 
 func (s *Solver) find(i int32) int32 {
