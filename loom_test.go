@@ -267,7 +267,9 @@ func TestAddRemoveObstacle(t *testing.T) {
 	}
 	// Draped over the ball: its highest point is near the ball's top (1.1
 	// m; the grid has no vertex right above the centre) and no vertex is
-	// inside it.
+	// inside it. The obstacle fail-safe keeps the ball out of the faces too,
+	// so the face over the top rests the contact thickness (5 mm) above it
+	// and its vertices may sit up to that much higher.
 	s.Positions(b, pos)
 	top, inside := math.Inf(-1), 0.0
 	for v := range n {
@@ -275,7 +277,7 @@ func TestAddRemoveObstacle(t *testing.T) {
 		top = max(top, x[2])
 		inside = max(inside, 0.3-segmentDistance(x, [3]float64{0, 3, 0.8}, [3]float64{0, 3, 0.8}))
 	}
-	if top < 1.08 || top > 1.1+0.01 || inside > 1e-4 {
+	if top < 1.08 || top > 1.1+0.005+0.01 || inside > 1e-4 {
 		t.Fatalf("the sheet's top is at z = %g (want near the ball's top, 1.1), a vertex %g m inside", top, inside)
 	}
 	if err := s.RemoveObstacle(ball); err != nil {
