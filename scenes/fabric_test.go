@@ -21,7 +21,7 @@ func TestFabricValidationErrors(t *testing.T) {
 	}{
 		{"weave", "tablecloth", func(m map[string]any) { fab(m)["weave"] = "twill 3" }, []string{"rods.fabrics[0]", "twill needs N/M"}},
 		{"type", "tablecloth", func(m map[string]any) { fab(m)["type"] = "felt" }, []string{"rods.fabrics[0]", "type must be"}},
-		{"stitch", "knit-sphere", func(m map[string]any) { fab(m)["pattern"] = []any{"kxk"} }, []string{"rods.fabrics[0]", `'x' is not k, p or s`}},
+		{"stitch", "tablecloth", func(m map[string]any) { fab(m)["type"], fab(m)["pattern"] = "knit", []any{"kxk"} }, []string{"rods.fabrics[0]", `'x' is not k, p or s`}},
 		{"huge", "tablecloth", func(m map[string]any) { fab(m)["warps"] = 1000000 }, []string{"rods.fabrics[0]", "over the limit"}},
 		{"edge", "tag", func(m map[string]any) { fab(m)["pins"] = []any{map[string]any{"edge": "middle"}} }, []string{"rods.fabrics[0].pins[0].edge", "left, right, bottom or top"}},
 		{"name", "tablecloth", func(m map[string]any) { fab(m)["name"] = "table" }, []string{"rods.fabrics[0].name"}},
