@@ -9,71 +9,19 @@ import (
 
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/internal/kkt"
 	"github.com/loomsim/loom/solver/sparse"
 )
 
-// pairKKT solves min 1/2 v^T A v - b^T v subject to the pins (v_p = z) and
-// the rows c_k^T v >= d_k by trying every active set with a dense LU of the
-// equality-constrained KKT system, and returns the solution whose active
-// multipliers are non-negative and that meets the inactive rows (the QP is
-// strictly convex: that is its optimum), with the rows' multipliers.
+// pairKKT is the dense brute-force optimum (kkt.Brute) of the step's QP with
+// pins and the rows c_k^T v >= d_k, with the rows' multipliers. Dependent
+// active sets are skipped: the random pair rows may share vertices.
 func pairKKT(t *testing.T, a *mat.SymDense, b []float64, pins map[int]dense.Vec3, c [][]float64, d []float64) ([]float64, []float64) {
-	n3 := len(b)
-	for set := 0; set < 1<<len(c); set++ {
-		var crow [][]float64
-		var rhsC []float64
-		for i := 0; i < n3/3; i++ {
-			if z, ok := pins[i]; ok {
-				for k := range 3 {
-					e := make([]float64, n3)
-					e[3*i+k] = 1
-					crow, rhsC = append(crow, e), append(rhsC, z[k])
-				}
-			}
-		}
-		first := len(crow)
-		var act []int
-		for k := range c {
-			if set&(1<<k) != 0 {
-				crow, rhsC, act = append(crow, c[k]), append(rhsC, d[k]), append(act, k)
-			}
-		}
-		m := len(crow)
-		kkt := mat.NewDense(n3+m, n3+m, nil)
-		rhs := mat.NewVecDense(n3+m, nil)
-		for i := range n3 {
-			for j := range n3 {
-				kkt.Set(i, j, a.At(i, j))
-			}
-			rhs.SetVec(i, b[i])
-		}
-		for q, row := range crow {
-			for j := range n3 {
-				kkt.Set(n3+q, j, row[j])
-				kkt.Set(j, n3+q, -row[j])
-			}
-			rhs.SetVec(n3+q, rhsC[q])
-		}
-		var sol mat.VecDense
-		if err := sol.SolveVec(kkt, rhs); err != nil {
-			continue // a dependent active set
-		}
-		v := sol.RawVector().Data[:n3]
-		lam := make([]float64, len(c))
-		ok := true
-		for q, k := range act {
-			lam[k] = sol.AtVec(n3 + first + q)
-			ok = ok && lam[k] >= -1e-9
-		}
-		for k := range c {
-			ok = ok && mat.Dot(mat.NewVecDense(n3, c[k]), mat.NewVecDense(n3, v)) >= d[k]-1e-9
-		}
-		if ok {
-			return append([]float64(nil), v...), lam
-		}
+	v, lam, _, err := kkt.Brute(a, b, pins, c, d)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no active set meets the KKT conditions")
-	return nil, nil
+	return v, lam
 }
 
 // TestPairRowsMatchDenseKKT: the implicit step's QP with proximity rows on

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/internal/kkt"
 	"github.com/loomsim/loom/solver/sparse"
 )
 
@@ -31,79 +32,29 @@ func denseBSR(n int, a *mat.SymDense) *sparse.BSR {
 	return m
 }
 
-// bruteForce solves the QP by trying every active set of the rows: for each,
-// it solves the KKT system of the equality-constrained problem (pins and
-// active rows as equalities) with a dense LU, and keeps the one whose
-// solution meets the inactive rows and whose active multipliers are
-// non-negative. The QP is strictly convex, so that solution is its optimum.
+// bruteForce is the dense brute-force optimum (kkt.Brute) of the QP with
+// one row n^T v_i >= target per Row, with the rows' impulses. One-vertex
+// rows on distinct free vertices are independent, so every active set's KKT
+// system must solve.
 func bruteForce(t *testing.T, a *mat.SymDense, b []float64, pinned map[int]dense.Vec3, rows []Row) ([]float64, []float64) {
 	n3 := len(b)
-	for set := 0; set < 1<<len(rows); set++ {
-		var crow [][]float64
-		var d []float64
-		for i := 0; i < n3/3; i++ {
-			if z, ok := pinned[i]; ok {
-				for k := range 3 {
-					c := make([]float64, n3)
-					c[3*i+k] = 1
-					crow, d = append(crow, c), append(d, z[k])
-				}
-			}
+	c := make([][]float64, len(rows))
+	d := make([]float64, len(rows))
+	for k, r := range rows {
+		c[k] = make([]float64, n3)
+		for j := range 3 {
+			c[k][3*int(r.Vertex)+j] = r.Normal[j]
 		}
-		first := len(crow)
-		var act []int
-		for k, r := range rows {
-			if set&(1<<k) == 0 {
-				continue
-			}
-			c := make([]float64, n3)
-			for j := range 3 {
-				c[3*int(r.Vertex)+j] = r.Normal[j]
-			}
-			crow, d, act = append(crow, c), append(d, r.Target), append(act, k)
-		}
-		m := len(crow)
-		kkt := mat.NewDense(n3+m, n3+m, nil)
-		rhs := mat.NewVecDense(n3+m, nil)
-		for i := range n3 {
-			for j := range n3 {
-				kkt.Set(i, j, a.At(i, j))
-			}
-			rhs.SetVec(i, b[i])
-		}
-		for q, c := range crow {
-			for j := range n3 {
-				kkt.Set(n3+q, j, c[j])
-				kkt.Set(j, n3+q, -c[j]) // A v - C^T lambda = b
-			}
-			rhs.SetVec(n3+q, d[q])
-		}
-		var sol mat.VecDense
-		if err := sol.SolveVec(kkt, rhs); err != nil {
-			t.Fatalf("KKT solve: %v", err)
-		}
-		v := sol.RawVector().Data[:n3]
-		imp := make([]float64, len(rows))
-		ok := true
-		for q, k := range act {
-			imp[k] = sol.AtVec(n3 + first + q)
-			if imp[k] < -1e-9 {
-				ok = false
-			}
-		}
-		for _, r := range rows {
-			i := int(r.Vertex)
-			vn := r.Normal[0]*v[3*i] + r.Normal[1]*v[3*i+1] + r.Normal[2]*v[3*i+2]
-			if vn < r.Target-1e-9 {
-				ok = false
-			}
-		}
-		if ok {
-			return append([]float64(nil), v...), imp
-		}
+		d[k] = r.Target
 	}
-	t.Fatal("no active set meets the KKT conditions")
-	return nil, nil
+	v, imp, singular, err := kkt.Brute(a, b, pinned, c, d)
+	if singular > 0 {
+		t.Fatalf("KKT solve: %d singular active sets", singular)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, imp
 }
 
 // TestSolveMatchesBruteForce compares Solve with bruteForce on random SPD
