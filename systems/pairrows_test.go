@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/loomsim/loom/ecs"
-	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/internal/kkt"
+	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/sparse"
 )
 
