@@ -61,7 +61,10 @@ func WorkerCount() (int, error) {
 // waking a parked goroutine takes tens of microseconds on a virtual machine
 // (a loop of two 25 us chunks ran no faster on two workers than on one), so
 // short loops would otherwise run on the calling goroutine alone. For waits
-// only for the loop's chunks, never for an idle worker to check in.
+// only for the loop's chunks, never for an idle worker to check in; it too
+// polls for spinFor and then blocks until the last chunk is done, so that
+// on a loaded machine a caller waiting for a descheduled worker does not
+// burn the core that worker needs.
 type Pool struct {
 	workers int
 	mu      sync.Mutex
@@ -82,6 +85,11 @@ type Pool struct {
 	done   atomic.Int64  // chunks of the current loop finished
 	gen    atomic.Uint64 // advanced once per loop (and by Close)
 	closed atomic.Bool
+
+	// The caller of For blocks on finished after waiting spinFor for the
+	// loop's last chunks; waiting says it may be blocked there.
+	waiting  atomic.Bool
+	finished chan struct{}
 }
 
 // spinFor is how long an idle worker polls for the next loop before it parks.
@@ -98,7 +106,7 @@ func NewPool(workers int) *Pool {
 		workers = 1
 	}
 	p := &Pool{workers: workers, wake: make([]chan struct{}, workers-1), parked: make([]atomic.Bool, workers-1),
-		taken: make([]atomic.Uint32, chunksPerWorker*workers)}
+		taken: make([]atomic.Uint32, chunksPerWorker*workers), finished: make(chan struct{}, 1)}
 	for c := range p.taken {
 		p.taken[c].Store(1)
 	}
@@ -164,10 +172,23 @@ func (p *Pool) For(n int, body func(lo, hi int)) {
 	p.gen.Add(1)
 	p.rouse()
 	p.claim(0)
+	t0 := time.Now()
 	for spins := 0; p.done.Load() < int64(chunks); spins++ {
-		if spins&63 == 63 {
-			runtime.Gosched()
+		if spins&63 != 63 {
+			continue
 		}
+		if time.Since(t0) <= spinFor {
+			runtime.Gosched()
+			continue
+		}
+		// A chunk is still running after spinFor: block until the
+		// participant that finishes the last one signals. A token left by
+		// an earlier loop only makes this check once more.
+		p.waiting.Store(true)
+		if p.done.Load() < int64(chunks) {
+			<-p.finished
+		}
+		p.waiting.Store(false)
 	}
 	p.body = nil
 }
@@ -208,7 +229,12 @@ func (p *Pool) run(c int) {
 	}
 	lo := c * p.chunk
 	p.body(lo, min(lo+p.chunk, p.n))
-	p.done.Add(1)
+	if p.done.Add(1) == p.chunks.Load() && p.waiting.Load() {
+		select {
+		case p.finished <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Close stops the workers. The pool must not be used afterwards.
