@@ -31,7 +31,7 @@ func (e EOLFriction) Step(w *ecs.World) error {
 	c.lifted = c.lifted[:0]
 	for k := range c.verts {
 		ev := &c.verts[k]
-		if ev.lifted = c.lifts(ev) || c.atBorder(ev); ev.lifted {
+		if ev.lifted = c.lifts(ev) || c.atBorder(ev) || c.alongBorder(ev); ev.lifted {
 			c.lifted = append(c.lifted, k)
 			continue
 		}
@@ -309,9 +309,6 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 func (c *EOLCloth) atBorder(ev *eolVertex) bool {
 	s := c.state
 	border := c.borderNormal[ev.v] != (dense.Vec2{})
-	if border && c.alongBorder(ev) {
-		return true
-	}
 	u := c.mat[ev.v]
 	lim := c.set.MinEdge / 2
 	faces := c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]]
@@ -336,7 +333,7 @@ func (c *EOLCloth) atBorder(ev *eolVertex) bool {
 	return false
 }
 
-// alongBorder reports whether border EOL vertex ev is held on a box edge
+// alongBorder reports whether EOL vertex ev is a border vertex held on a box edge
 // that runs along the cloth's border: in material space, the edge's
 // direction (the material tangent that F maps onto it, Alg. 2's t-bar) meets
 // the border within the preprocessing's border angle (Weidner 2018 sec. 6.1:
@@ -357,6 +354,10 @@ func (c *EOLCloth) atBorder(ev *eolVertex) bool {
 // vertex lifts off and crosses the edge as a Lagrangian vertex held by the
 // obstacle contacts.
 func (c *EOLCloth) alongBorder(ev *eolVertex) bool {
+	b := c.borderNormal[ev.v]
+	if b == (dense.Vec2{}) {
+		return false
+	}
 	f := &c.features[ev.feature]
 	var d dense.Vec3
 	switch {
@@ -388,7 +389,6 @@ func (c *EOLCloth) alongBorder(ev *eolVertex) bool {
 		return false
 	}
 	t := featureTangent(ev.F, d)
-	b := c.borderNormal[ev.v]
 	// |t . b| / |b| is the cosine of the angle between the edge and the
 	// border normal: the sine of the angle between the edge and the border.
 	return math.Abs(t[0]*b[0]+t[1]*b[1]) < math.Hypot(b[0], b[1])*math.Sin(c.set.BorderAngle*math.Pi/180)
