@@ -1,6 +1,7 @@
 package systems
 
 import (
+	"math"
 	"testing"
 
 	"github.com/mlange-42/arche/generic"
@@ -9,6 +10,7 @@ import (
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 )
 
 // TestAtBorder places an EOL vertex at material points of a 10 cm x 5 cm
@@ -65,5 +67,57 @@ func TestAtBorder(t *testing.T) {
 			t.Errorf("vertex %d at %v: atBorder %v, want %v", tc.v, tc.at, got, tc.want)
 		}
 		*mat.Get(st.Verts[tc.v]) = components.Material(u[tc.v])
+	}
+}
+
+// TestAlongBorder checks which border EOL vertices are locked on a box edge
+// that runs along the cloth border (they lift off): the cloth lies flat in
+// the world's x-y plane (F maps material u to world x, v to y), the border
+// angle is 20 degrees. On an edge along y, a border whose normal is -u (the
+// border runs along v, the edge) is locked, one whose normal is -v (the
+// border crosses the edge) is not; a border turned by 15 degrees from the
+// edge is locked, by 25 degrees not. At a box corner the edge is the one
+// between the two faces whose rows push the vertex; with one pushing row
+// it is not wrapped over any edge. Interior vertices, nails and wires never.
+func TestAlongBorder(t *testing.T) {
+	F := dense.Mat32{{1, 0}, {0, 1}, {0, 0}}
+	nx, ny, nz := dense.Vec3{-1, 0, 0}, dense.Vec3{0, 1, 0}, dense.Vec3{0, 0, 1}
+	edgeY := geom.Feature{Kind: components.FeatureEdge, Dir: dense.Vec3{0, 1, 0}, Length: 1, N: [3]dense.Vec3{nx, nz}}
+	wire := edgeY
+	wire.Wire = true
+	corner := geom.Feature{Kind: components.FeatureCorner, N: [3]dense.Vec3{nx, ny, nz}}
+	nail := geom.Feature{Kind: components.FeaturePoint, N: [3]dense.Vec3{nz}}
+	rad := math.Pi / 180
+	turned := func(deg float64) dense.Vec2 { return dense.Vec2{-math.Cos(deg * rad), math.Sin(deg * rad)} }
+	push := func(y1, y2, y3 float64) []eolRow {
+		return []eolRow{{L: nx, Y: y1}, {L: ny, Y: y2}, {L: nz, Y: y3}, {E: dense.Vec2{-1, 0}, Eq: true, Y: 5}}
+	}
+	for _, tc := range []struct {
+		name    string
+		feature geom.Feature
+		border  dense.Vec2
+		rows    []eolRow
+		want    bool
+	}{
+		{"edge along the border", edgeY, dense.Vec2{-1, 0}, nil, true},
+		{"edge across the border", edgeY, dense.Vec2{0, -1}, nil, false},
+		{"edge 15 degrees from the border", edgeY, turned(15), nil, true},
+		{"edge 25 degrees from the border", edgeY, turned(25), nil, false},
+		{"interior vertex on the edge", edgeY, dense.Vec2{}, nil, false},
+		{"wire along the border", wire, dense.Vec2{-1, 0}, nil, false},
+		{"nail", nail, dense.Vec2{-1, 0}, push(1, 1, 1), false},
+		// Pushed by the -x and +z faces: wrapped over their edge along y.
+		{"corner, wrapped along the border", corner, dense.Vec2{-1, 0}, push(0.3, 0, 0.5), true},
+		{"corner, wrapped across the border", corner, dense.Vec2{0, -1}, push(0.3, 0, 0.5), false},
+		// Pushed by the +y and +z faces: wrapped over their edge along x.
+		{"corner, other edge", corner, dense.Vec2{-1, 0}, push(0, 0.4, 0.5), false},
+		{"corner, one face pushes", corner, dense.Vec2{-1, 0}, push(0, 0, 0.5), false},
+	} {
+		c := &EOLCloth{features: []geom.Feature{tc.feature}, borderNormal: []dense.Vec2{tc.border}, rows: tc.rows}
+		c.set.BorderAngle = 20
+		ev := &eolVertex{F: F, rowHi: len(tc.rows)}
+		if got := c.alongBorder(ev); got != tc.want {
+			t.Errorf("%s: alongBorder %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
