@@ -4,6 +4,8 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/conformal"
+	"github.com/loomsim/loom/solver/geom"
+	"github.com/loomsim/loom/solver/remesh"
 )
 
 // foldLabels returns, in dst (its storage reused), the self-contact fold
@@ -138,4 +140,104 @@ func (c *EOLCloth) claim(feature int32, body ecs.Entity, t float64) {
 		}
 	}
 	c.claims = append(c.claims, featureClaim{feature: feature, body: body, lo: lo, hi: hi})
+}
+
+// crossWork is the scratch of ConformalRemesh.crossings.
+type crossWork struct {
+	x     []float64
+	faces []int32
+	of    []bool // per face of the combined list: a face of the body's mesh that at accepts
+	bvh   geom.BVH
+	pairs []geom.TriPair
+	node  map[int32]int // crossingHits: inserted node -> hit
+}
+
+// crossings counts the intersecting pairs of faces sharing no vertex, with
+// body's cloth as mesh m and the other bodies' as they are in the state (a
+// body remeshed earlier in this step still at its positions before), among
+// the pairs with a face of m that at accepts (nil: every face of m). mark,
+// when set, is called with each node of m in a counted pair.
+func (e *ConformalRemesh) crossings(r geom.Runner, body ecs.Entity, m *remesh.Mesh, at func(t [3]int32) bool, mark func(node int32)) int {
+	s, cw := e.c.state, &e.cross
+	cw.x, cw.faces, cw.of = append(cw.x[:0], s.X...), cw.faces[:0], cw.of[:0]
+	for f, fb := range s.FaceBody {
+		if fb != body {
+			cw.faces = append(cw.faces, s.Faces[3*f:3*f+3]...)
+			cw.of = append(cw.of, false)
+		}
+	}
+	off := int32(len(cw.x) / 3)
+	for _, p := range m.X {
+		cw.x = append(cw.x, p[0], p[1], p[2])
+	}
+	for _, t := range m.F {
+		cw.faces = append(cw.faces, off+m.Node[t[0]], off+m.Node[t[1]], off+m.Node[t[2]])
+		cw.of = append(cw.of, at == nil || at(t))
+	}
+	cw.bvh.Build(r, cw.x, cw.faces, 0)
+	cw.pairs = cw.bvh.SelfPairs(cw.pairs)
+	n := 0
+	for _, p := range cw.pairs {
+		if !cw.of[p.A] && !cw.of[p.B] {
+			continue
+		}
+		fa, fb := cw.faces[3*p.A:3*p.A+3], cw.faces[3*p.B:3*p.B+3]
+		if !geom.TrianglesIntersect(vec(cw.x, fa[0]), vec(cw.x, fa[1]), vec(cw.x, fa[2]), vec(cw.x, fb[0]), vec(cw.x, fb[1]), vec(cw.x, fb[2])) {
+			continue
+		}
+		n++
+		for _, v := range append(fa[:3:3], fb...) {
+			if mark != nil && v >= off {
+				mark(v - off)
+			}
+		}
+	}
+	return n
+}
+
+// crossingHits reports, in bad (by hit; its storage reused), the inserted
+// hits of res whose node is a corner of a face of nm, body's preprocessed
+// mesh, that crosses another face (crossings); n counts the crossing
+// pairs.
+//
+// A hit moves its new node from the cloth edge (or face) onto the feature,
+// up to reach away (Weidner 2018 sec. 6.1), with no regard for other cloth:
+// where a second layer lies over the first within that distance of the
+// feature, the node went through it (edge-layers in the conformal
+// Lagrangian pipeline: the upper sheet 1.7 mm from the box edge, the lower
+// sheet's new node put 2.8 mm from it). Only the new nodes move (a
+// collapse onto one moves no other node), so the step's mesh, free of
+// crossings, is crossed after it only by faces around them; the caller
+// drops their hits and preprocesses again (ConformalRemesh.body), leaving
+// the cloth there to the Lagrangian contacts until the way is clear.
+func (e *ConformalRemesh) crossingHits(r geom.Runner, body ecs.Entity, nm *remesh.Mesh, res *conformal.Result, bad []bool) (out []bool, n int) {
+	cw := &e.cross
+	out = resize(bad, len(res.HitNode))
+	clear(out)
+	if cw.node == nil {
+		cw.node = map[int32]int{}
+	}
+	clear(cw.node)
+	for k, v := range res.HitNode {
+		if v >= 0 && res.HitOutcome[k] == conformal.HitInserted {
+			cw.node[v] = k
+		}
+	}
+	if len(cw.node) == 0 {
+		return out, 0
+	}
+	inserted := func(t [3]int32) bool {
+		for _, v := range t {
+			if _, ok := cw.node[nm.Node[v]]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	n = e.crossings(r, body, nm, inserted, func(v int32) {
+		if k, ok := cw.node[v]; ok {
+			out[k] = true
+		}
+	})
+	return out, n
 }

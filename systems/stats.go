@@ -177,7 +177,7 @@ func (s *Sim) Measure() Stats {
 	}
 	if c := s.Conformal; c != nil {
 		out.Conformal = ptr(c.Inserted)
-		c.Inserted, c.Collapses, c.Splits = 0, 0, 0
+		c.Inserted, c.Collapses, c.Splits, c.Dropped, c.Skipped, c.Unadapted = 0, 0, 0, 0, 0, 0
 	}
 	if e := s.Model.Solver.EOL; e != nil {
 		if a, ok := bendAngleAtFeature(s.World, st, s.Model.Solver.Thickness, 3*e.MinEdge); ok {
