@@ -41,11 +41,7 @@ type ConformalRemesh struct {
 	// (each runs on a pool worker, at the same time as other work).
 	sideF, statesF fScratch
 
-	// layered: cloth self-contact is on, so hits that would put their
-	// node through other cloth are dropped (crossingHits).
-	layered bool
-	bad     []bool // crossingHits' result, by hit
-	cross   crossWork
+	bad []bool // crossingHits' result, by hit
 
 	Inserted, Collapses, Splits int // since the last Measure
 	// Dropped counts the hits dropped because their node would have
@@ -157,11 +153,11 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	}
 	feats := conformal.Features{Feature: feature, T: t, Point: point, Ends: c.ends}
 	before := 0 // with self-contact: the crossings of the step's mesh
-	if e.layered {
-		before = e.crossings(w.Pool, b.entity, old, nil, nil)
+	if e.rm.apart != nil {
+		before = e.rm.crossings(w.Pool, b.entity, old, nil, nil)
 	}
 	nm, res, err := preprocess(old, feats, hits, e.params)
-	for err == nil && e.layered && e.crossings(w.Pool, b.entity, nm, nil, nil) > before {
+	for err == nil && e.rm.apart != nil && e.rm.crossings(w.Pool, b.entity, nm, nil, nil) > before {
 		// With cloth self-contact, no hit may put its node through other
 		// cloth (crossingHits); each pass drops at least one hit. Crossed
 		// by the cleanup alone (a collapse onto a conformal node moves
@@ -197,11 +193,14 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		if nm, err = e.adapt(w, b, nm, &res); err != nil {
 			return err
 		}
-		if e.layered && e.crossings(w.Pool, b.entity, nm, nil, nil) > before {
+		if e.rm.apart != nil && e.rm.worse(w.Pool, b.entity, pre, nm) {
 			// The remesher's flips and collapses change the surface
 			// (a flip across the cloth's bend over the feature cuts
-			// its corner) with no regard for other cloth; where that
-			// crossed it, this step keeps the preprocessed mesh.
+			// its corner) with no regard for other cloth or the
+			// obstacles' edges; where that crossed other cloth or let
+			// an obstacle reach deeper through the cloth (5 mm, the
+			// lower sheet of edge-layers in the conformal Lagrangian
+			// pipeline), this step keeps the preprocessed mesh.
 			nm, res = pre, preRes
 			e.Unadapted++
 		}

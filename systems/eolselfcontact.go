@@ -142,59 +142,6 @@ func (c *EOLCloth) claim(feature int32, body ecs.Entity, t float64) {
 	c.claims = append(c.claims, featureClaim{feature: feature, body: body, lo: lo, hi: hi})
 }
 
-// crossWork is the scratch of ConformalRemesh.crossings.
-type crossWork struct {
-	x     []float64
-	faces []int32
-	of    []bool // per face of the combined list: a face of the body's mesh that at accepts
-	bvh   geom.BVH
-	pairs []geom.TriPair
-	node  map[int32]int // crossingHits: inserted node -> hit
-}
-
-// crossings counts the intersecting pairs of faces sharing no vertex, with
-// body's cloth as mesh m and the other bodies' as they are in the state (a
-// body remeshed earlier in this step still at its positions before), among
-// the pairs with a face of m that at accepts (nil: every face of m). mark,
-// when set, is called with each node of m in a counted pair.
-func (e *ConformalRemesh) crossings(r geom.Runner, body ecs.Entity, m *remesh.Mesh, at func(t [3]int32) bool, mark func(node int32)) int {
-	s, cw := e.c.state, &e.cross
-	cw.x, cw.faces, cw.of = append(cw.x[:0], s.X...), cw.faces[:0], cw.of[:0]
-	for f, fb := range s.FaceBody {
-		if fb != body {
-			cw.faces = append(cw.faces, s.Faces[3*f:3*f+3]...)
-			cw.of = append(cw.of, false)
-		}
-	}
-	off := int32(len(cw.x) / 3)
-	for _, p := range m.X {
-		cw.x = append(cw.x, p[0], p[1], p[2])
-	}
-	for _, t := range m.F {
-		cw.faces = append(cw.faces, off+m.Node[t[0]], off+m.Node[t[1]], off+m.Node[t[2]])
-		cw.of = append(cw.of, at == nil || at(t))
-	}
-	cw.bvh.Build(r, cw.x, cw.faces, 0)
-	cw.pairs = cw.bvh.SelfPairs(cw.pairs)
-	n := 0
-	for _, p := range cw.pairs {
-		if !cw.of[p.A] && !cw.of[p.B] {
-			continue
-		}
-		fa, fb := cw.faces[3*p.A:3*p.A+3], cw.faces[3*p.B:3*p.B+3]
-		if !geom.TrianglesIntersect(vec(cw.x, fa[0]), vec(cw.x, fa[1]), vec(cw.x, fa[2]), vec(cw.x, fb[0]), vec(cw.x, fb[1]), vec(cw.x, fb[2])) {
-			continue
-		}
-		n++
-		for _, v := range append(fa[:3:3], fb...) {
-			if mark != nil && v >= off {
-				mark(v - off)
-			}
-		}
-	}
-	return n
-}
-
 // crossingHits reports, in bad (by hit; its storage reused), the inserted
 // hits of res whose node is a corner of a face of nm, body's preprocessed
 // mesh, that crosses another face (crossings); n counts the crossing
@@ -211,7 +158,7 @@ func (e *ConformalRemesh) crossings(r geom.Runner, body ecs.Entity, m *remesh.Me
 // drops their hits and preprocesses again (ConformalRemesh.body), leaving
 // the cloth there to the Lagrangian contacts until the way is clear.
 func (e *ConformalRemesh) crossingHits(r geom.Runner, body ecs.Entity, nm *remesh.Mesh, res *conformal.Result, bad []bool) (out []bool, n int) {
-	cw := &e.cross
+	cw := &e.rm.cross
 	out = resize(bad, len(res.HitNode))
 	clear(out)
 	if cw.node == nil {
@@ -234,7 +181,7 @@ func (e *ConformalRemesh) crossingHits(r geom.Runner, body ecs.Entity, nm *remes
 		}
 		return false
 	}
-	n = e.crossings(r, body, nm, inserted, func(v int32) {
+	n = e.rm.crossings(r, body, nm, inserted, func(v int32) {
 		if k, ok := cw.node[v]; ok {
 			out[k] = true
 		}

@@ -96,12 +96,10 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 			// In the EOL pipeline the EOL vertices keep their velocities;
 			// in the conformal one all vertices are Lagrangian. The
 			// obstacles join as kinematic geometry in every pipeline, and
-			// the conformal remeshing keeps from putting cloth through
-			// cloth (ConformalRemesh.layered).
+			// the remeshing keeps from putting cloth through cloth
+			// (BodyRemesher.apart).
 			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, m.Solver.Thickness)
-			if sim.Conformal != nil {
-				sim.Conformal.layered = true
-			}
+			rm.apart = st
 			s.selfCollision = sim.SelfCollision
 			// Proximity rows go to the QP solver; the filtered PCG's
 			// active set holds one-vertex rows only, so with it the

@@ -142,7 +142,7 @@ func (s *Sim) Measure() Stats {
 	if r := s.Remesh; r != nil {
 		out.RemeshSplits, out.RemeshFlips, out.RemeshCollapses = ptr(r.Splits), ptr(r.Flips), ptr(r.Collapses)
 		out.EdgeSizeMin, out.EdgeSizeMedian, out.EdgeSizeMax = ptr(r.SizeMin), ptr(r.SizeMedian), ptr(r.SizeMax)
-		r.Splits, r.Flips, r.Collapses = 0, 0, 0
+		r.Splits, r.Flips, r.Collapses, r.Unadapted = 0, 0, 0, 0
 	}
 	if c := s.SelfCollision; c != nil {
 		out.ProximityRows, out.Repelled, out.Impacts, out.ZoneVerts = ptr(len(st.Pairs)), ptr(c.Last.Repelled), ptr(c.Last.Impacts), ptr(c.Last.ZoneVerts)
