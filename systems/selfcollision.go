@@ -16,7 +16,10 @@ import (
 // SelfCollision is cloth self- and cloth-cloth collision (solver/selfcontact,
 // Bridson et al. 2002): after the solve and before the position update it
 // corrects the solved velocities VNew so that x = X + h VNew is reached
-// without crossings, repelling proximities within the thickness. Pinned
+// without crossings, repelling proximities within the thickness. That keeps
+// a state free of crossings only if nothing else moves the surface: the
+// remeshing stages do, and with self-contact on they leave out a pass that
+// would cross (BodyRemesher.apart). Pinned
 // vertices, and in the EOL pipeline the EOL vertices, keep their velocities
 // (infinite mass). The BVH and edge list are rebuilt when the topology
 // version changes.
