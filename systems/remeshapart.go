@@ -6,15 +6,20 @@ import (
 	"github.com/loomsim/loom/solver/remesh"
 )
 
-// crossWork is the scratch of BodyRemesher.crossings, which counts the crossings that a remeshing pass of one body would
-// make with the other cloth and itself, for the remeshing stages of cloth
-// with self-contact: the remeshers (Narain 2012, Weidner 2018 sec. 6) move
-// the surface (a hit's node onto its feature, a flip or collapse across a
-// bend) with no regard for other cloth, and the fail-safe
-// (SelfCollision) keeps a step free of crossings only if it starts so.
-// ARCSim separates the layers again after remeshing by an optimization
-// (Narain 2012 sec. 5); here a pass that would cross is changed or left
-// out instead, which needs no solver.
+// crossWork is the scratch of BodyRemesher.crossings, which counts the
+// crossings that a remeshing pass of one body would make with the other
+// cloth and itself, for the remeshing stages of cloth with self-contact.
+// The remeshers move the surface (Weidner 2018 sec. 6.1: a hit's node onto
+// its feature; Narain 2012 Alg. 1: a flip or collapse across a bend) with
+// no regard for other cloth, and the fail-safe (SelfCollision) keeps a step
+// free of crossings only if it starts so. Narain 2012 sec. 4 ("Handling
+// interpenetrations") names two ways: collision detection while remeshing,
+// so as not to make them, or moving the faces back after it, along their
+// remeshing displacement, with impact zones. This is the first, at the
+// coarsest grain, which needs no solver: a pass that would cross is changed
+// (its hits dropped, crossingHits) or left out, and the next pass tries
+// again. The vertex-wise repair of obstacle penetrations
+// (repairPenetrations) stays; obstacleDepth checks the faces.
 type crossWork struct {
 	x     []float64
 	faces []int32
