@@ -158,13 +158,15 @@ func TestBruteCrossingsChecker(t *testing.T) {
 
 // doneMeansCase is a short form of a self-contact scene.
 type doneMeansCase struct {
+	name  string // the subtest's name; "": the scene's
 	scene string
 	sets  [][2]string
 	long  bool // run only with LOOM_LONG_TESTS
 }
 
 // TestSelfContactDoneMeans: in every output frame of short runs of crumple,
-// layers, twist, dress, edge-layers (EOL), drape-corner and skirt (with
+// layers, twist, dress, edge-layers (EOL and conformal Lagrangian),
+// drape-corner and skirt (with
 // self-contact on), no two faces
 // sharing no vertex intersect (bruteCrossings, independent of the solver)
 // and the surface max_penetration is at most 0.1 mm (issue "Done means").
@@ -179,12 +181,20 @@ func TestSelfContactDoneMeans(t *testing.T) {
 		{scene: "dress", sets: [][2]string{{"duration", "0.6"}}},
 		// EOL mode: the pull starts once both sheets lie on the edge.
 		{scene: "edge-layers", sets: [][2]string{{"bodies.0.pins.0.motion.start", "0.15"}, {"bodies.0.pins.1.motion.start", "0.15"}, {"duration", "0.4"}}},
+		// The same in the conformal Lagrangian pipeline, whose conformal
+		// remeshing would put cloth through the other sheet
+		// (ConformalRemesh.crossingHits).
+		{name: "edge-layers-lag-conformal", scene: "edge-layers", sets: [][2]string{{"solver.mode", "lag-conformal"}, {"bodies.0.pins.0.motion.start", "0.15"}, {"bodies.0.pins.1.motion.start", "0.15"}, {"duration", "0.4"}}},
 		// Slower (20-45 s and 15-65 s on 2 shared cores): long mode only.
 		{scene: "drape-corner", sets: [][2]string{{"bodies.0.resolution", "16"}, {"duration", "2.8"}}, long: true},
 		{scene: "skirt", sets: [][2]string{{"duration", "1.5"}}, long: true},
 	}
 	for _, c := range cases {
-		t.Run(c.scene, func(t *testing.T) {
+		name := c.name
+		if name == "" {
+			name = c.scene
+		}
+		t.Run(name, func(t *testing.T) {
 			if c.long && !long() {
 				t.Skip("long form: set LOOM_LONG_TESTS=1")
 			}

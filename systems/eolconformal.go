@@ -41,7 +41,14 @@ type ConformalRemesh struct {
 	// (each runs on a pool worker, at the same time as other work).
 	sideF, statesF fScratch
 
+	bad []bool // crossingHits' result, by hit
+
 	Inserted, Collapses, Splits int // since the last Measure
+	// Dropped counts the hits dropped because their node would have
+	// crossed other cloth (crossingHits), Skipped the bodies' passes left
+	// out and Unadapted their adaptive remeshing undone because they
+	// crossed it, since the last Measure.
+	Dropped, Skipped, Unadapted int
 	// DetectTime is the time spent finding contacts with sharp features
 	// (collision detection), part of the system's time.
 	DetectTime time.Duration
@@ -144,7 +151,32 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	if b.valid {
 		preprocess = conformal.PreprocessValid
 	}
-	nm, res, err := preprocess(old, conformal.Features{Feature: feature, T: t, Point: point, Ends: c.ends}, hits, e.params)
+	feats := conformal.Features{Feature: feature, T: t, Point: point, Ends: c.ends}
+	before := 0 // with self-contact: the crossings of the step's mesh
+	if e.rm.apart != nil {
+		before = e.rm.crossings(w.Pool, b.entity, old, nil, nil)
+	}
+	nm, res, err := preprocess(old, feats, hits, e.params)
+	for err == nil && e.rm.apart != nil && e.rm.crossings(w.Pool, b.entity, nm, nil, nil) > before {
+		// With cloth self-contact, no hit may put its node through other
+		// cloth (crossingHits); each pass drops at least one hit. Crossed
+		// by the cleanup alone (a collapse onto a conformal node moves
+		// the surface of its faces), the body keeps its mesh this step.
+		var n int
+		if e.bad, n = e.crossingHits(w.Pool, b.entity, nm, &res, e.bad); n == 0 {
+			e.Skipped++
+			return nil
+		}
+		kept := hits[:0]
+		for k, h := range hits {
+			if !e.bad[k] {
+				kept = append(kept, h)
+			}
+		}
+		e.Dropped += len(hits) - len(kept)
+		hits = kept
+		nm, res, err = preprocess(old, feats, hits, e.params)
+	}
 	if err != nil {
 		return fmt.Errorf("conformal preprocessing: %w", err)
 	}
@@ -156,8 +188,21 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		return nil
 	}
 	if due {
+		pre, preRes := nm, res
+		preRes.HitNode = slices.Clone(res.HitNode) // adapt renumbers them in place
 		if nm, err = e.adapt(w, b, nm, &res); err != nil {
 			return err
+		}
+		if e.rm.apart != nil && e.rm.worse(w.Pool, b.entity, pre, nm) {
+			// The remesher's flips and collapses change the surface
+			// (a flip across the cloth's bend over the feature cuts
+			// its corner) with no regard for other cloth or the
+			// obstacles' edges; where that crossed other cloth or let
+			// an obstacle reach deeper through the cloth (5 mm, the
+			// lower sheet of edge-layers in the conformal Lagrangian
+			// pipeline), this step keeps the preprocessed mesh.
+			nm, res = pre, preRes
+			e.Unadapted++
 		}
 	}
 	// The conformal nodes' EOL states are computed while the mesh is

@@ -4,6 +4,8 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/conformal"
+	"github.com/loomsim/loom/solver/geom"
+	"github.com/loomsim/loom/solver/remesh"
 )
 
 // foldLabels returns, in dst (its storage reused), the self-contact fold
@@ -138,4 +140,51 @@ func (c *EOLCloth) claim(feature int32, body ecs.Entity, t float64) {
 		}
 	}
 	c.claims = append(c.claims, featureClaim{feature: feature, body: body, lo: lo, hi: hi})
+}
+
+// crossingHits reports, in bad (by hit; its storage reused), the inserted
+// hits of res whose node is a corner of a face of nm, body's preprocessed
+// mesh, that crosses another face (crossings); n counts the crossing
+// pairs.
+//
+// A hit moves its new node from the cloth edge (or face) onto the feature,
+// up to reach away (Weidner 2018 sec. 6.1), with no regard for other cloth:
+// where a second layer lies over the first within that distance of the
+// feature, the node went through it (edge-layers in the conformal
+// Lagrangian pipeline: the upper sheet 1.7 mm from the box edge, the lower
+// sheet's new node put 2.8 mm from it). Only the new nodes move (a
+// collapse onto one moves no other node), so the step's mesh, free of
+// crossings, is crossed after it only by faces around them; the caller
+// drops their hits and preprocesses again (ConformalRemesh.body), leaving
+// the cloth there to the Lagrangian contacts until the way is clear.
+func (e *ConformalRemesh) crossingHits(r geom.Runner, body ecs.Entity, nm *remesh.Mesh, res *conformal.Result, bad []bool) (out []bool, n int) {
+	cw := &e.rm.cross
+	out = resize(bad, len(res.HitNode))
+	clear(out)
+	if cw.node == nil {
+		cw.node = map[int32]int{}
+	}
+	clear(cw.node)
+	for k, v := range res.HitNode {
+		if v >= 0 && res.HitOutcome[k] == conformal.HitInserted {
+			cw.node[v] = k
+		}
+	}
+	if len(cw.node) == 0 {
+		return out, 0
+	}
+	inserted := func(t [3]int32) bool {
+		for _, v := range t {
+			if _, ok := cw.node[nm.Node[v]]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	n = e.rm.crossings(r, body, nm, inserted, func(v int32) {
+		if k, ok := cw.node[v]; ok {
+			out[k] = true
+		}
+	})
+	return out, n
 }

@@ -39,8 +39,9 @@ import (
 type Remesh struct {
 	bodies *BodyRemesher
 
-	// Stats since the last Measure.
-	Splits, Flips, Collapses int
+	// Stats since the last Measure. Unadapted counts the passes left out
+	// because they would have crossed other cloth (BodyRemesher.apart).
+	Splits, Flips, Collapses, Unadapted int
 	// Edge sizes (eq. 1) after the last pass: with several remeshed bodies,
 	// the smallest minimum, the largest median and the largest maximum.
 	SizeMin, SizeMedian, SizeMax float64
@@ -62,6 +63,11 @@ type BodyRemesher struct {
 	hingeMap  generic.Map1[components.Hinge]
 	sizingWS  sizing.Workspace
 	obstacles []components.Obstacle
+	// apart is the cloth's state when cloth self-contact is on: a pass
+	// that would put a body through other cloth or deeper into an
+	// obstacle is changed or left out (crossWork); nil: off.
+	apart *ClothState
+	cross crossWork
 }
 
 type remeshBody struct {
@@ -231,9 +237,13 @@ func (r *Remesh) Step(w *ecs.World) error {
 		if step%b.set.Every != 0 {
 			continue
 		}
-		res, err := r.bodies.remeshBody(w, b)
+		res, kept, err := r.bodies.remeshBody(w, b)
 		if err != nil {
 			return fmt.Errorf("body %q: %w", b.mesh.Name, err)
+		}
+		if !kept {
+			r.Unadapted++
+			continue
 		}
 		r.Splits += res.Splits
 		r.Flips += res.Flips
@@ -350,17 +360,23 @@ func (r *BodyRemesher) obstacleData(m *remesh.Mesh, rng float64) sizing.Obstacle
 	return obs
 }
 
-// remeshBody runs one remeshing pass on body b and writes it back.
-func (r *BodyRemesher) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, error) {
+// remeshBody runs one remeshing pass on body b and writes it back; with
+// cloth self-contact, a pass that would cross other cloth or let an
+// obstacle reach deeper through the cloth (worse) is left out, and kept is
+// false.
+func (r *BodyRemesher) remeshBody(w *ecs.World, b *remeshBody) (remesh.Result, bool, error) {
 	old := r.gather(b)
 	nm, out, err := r.remeshMesh(w, b, old, b.valid, true)
 	if err != nil {
-		return remesh.Result{}, err
+		return remesh.Result{}, false, err
+	}
+	if r.apart != nil && r.worse(w.Pool, b.entity, old, nm) {
+		return remesh.Result{}, false, nil
 	}
 	if err := r.writeBack(w, b, nm, out, nil); err != nil {
-		return remesh.Result{}, err
+		return remesh.Result{}, false, err
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // remeshMesh computes the sizing field of mesh old of body b, remeshes it

@@ -16,12 +16,15 @@ import (
 // SelfCollision is cloth self- and cloth-cloth collision (solver/selfcontact,
 // Bridson et al. 2002): after the solve and before the position update it
 // corrects the solved velocities VNew so that x = X + h VNew is reached
-// without crossings, repelling proximities within the thickness. Pinned
+// without crossings, repelling proximities within the thickness. That keeps
+// a state free of crossings only if nothing else moves the surface: the
+// remeshing stages do, and with self-contact on they leave out a pass that
+// would cross (BodyRemesher.apart). Pinned
 // vertices, and in the EOL pipeline the EOL vertices, keep their velocities
 // (infinite mass). The BVH and edge list are rebuilt when the topology
 // version changes.
 //
-// In the Lagrangian and EOL pipelines the obstacles take part as kinematic geometry
+// The obstacles take part as kinematic geometry
 // (selfcontact.Kinematic), so that their edges and corners cannot cross the
 // cloth's faces between vertices, nor the fail-safe push cloth into them:
 // boxes exactly, spheres and capsules as meshes whose triangles lie inside
@@ -29,11 +32,14 @@ import (
 // (geom.ShapeMesh), triangle-mesh obstacles as they are (a sequence's
 // current frame), planes as a square under the cloth (planeQuad), moving
 // with the obstacle's velocity field. Nails are left to the vertex
-// contacts. The conformal pipeline keeps Lagrangian cloth vertices on the
-// obstacles' features, so there the obstacles are left out; the EOL
-// vertices on them are fixed here, at the contact thickness from the
-// feature's faces, and the cloth's sharp bend at them is not repelled
-// (EOLCloth.foldLabels).
+// contacts. The EOL vertices on the features are fixed here, at the
+// contact thickness from the feature's faces, and the cloth's sharp bend
+// at them is not repelled (EOLCloth.foldLabels). In the conformal
+// Lagrangian pipeline the vertices on the features are Lagrangian, at the
+// contact thickness too, and the obstacles meet them as any cloth vertex:
+// left out, the lower of two sheets over a box edge came within 1.7 mm of
+// it under the upper one (edge-layers), and its conformal remeshing had
+// no room left to put its vertices on the feature.
 //
 // Scenes with obstacles and without self-contact run it too, for the
 // obstacles alone (NewObstacleFailSafe, selfcontact.Params.KinematicOnly):
@@ -55,7 +61,6 @@ type SelfCollision struct {
 	topology  uint64
 	built     bool
 	invMass   []float64
-	obstacles bool // feed the obstacles as kinematic geometry
 	obsFilter *generic.Filter1[components.Obstacle]
 	obs       []components.Obstacle
 	meshes    []obstacleMesh
@@ -79,10 +84,10 @@ type obstacleMesh struct {
 }
 
 // NewSelfCollision returns the system; eol is the EOL cloth whose EOL
-// vertices stay fixed, or nil; obstacles feeds the scene's obstacles in as
-// kinematic geometry with the contact thickness.
-func NewSelfCollision(state *ClothState, eol *EOLCloth, set model.SelfContact, obstacles bool, contactThickness float64) *SelfCollision {
-	return &SelfCollision{state: state, eol: eol, obstacles: obstacles,
+// vertices stay fixed, or nil; the scene's obstacles join as kinematic
+// geometry with the contact thickness.
+func NewSelfCollision(state *ClothState, eol *EOLCloth, set model.SelfContact, contactThickness float64) *SelfCollision {
+	return &SelfCollision{state: state, eol: eol,
 		params:    selfcontact.Params{Thickness: set.Thickness, Friction: set.Friction, KinematicThickness: contactThickness},
 		obsFilter: generic.NewFilter1[components.Obstacle]()}
 }
@@ -91,7 +96,7 @@ func NewSelfCollision(state *ClothState, eol *EOLCloth, set model.SelfContact, o
 // self-contact: only the obstacles' pairs with the cloth, at the contact
 // thickness (selfcontact.Params.KinematicOnly).
 func NewObstacleFailSafe(state *ClothState, contactThickness float64) *SelfCollision {
-	return &SelfCollision{state: state, obstacles: true,
+	return &SelfCollision{state: state,
 		params:    selfcontact.Params{Thickness: contactThickness, KinematicThickness: contactThickness, KinematicOnly: true},
 		obsFilter: generic.NewFilter1[components.Obstacle]()}
 }
@@ -150,9 +155,6 @@ func (sc *SelfCollision) prepare(w *ecs.World) error {
 // their velocities in sc.kin, meshing them the first time (and again if the
 // number of obstacles changes, when it reports true).
 func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
-	if !sc.obstacles {
-		return false
-	}
 	obs := sc.obs[:0]
 	q := sc.obsFilter.Query(w.ECS)
 	for q.Next() {

@@ -94,13 +94,12 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		}
 		if sc := m.Solver.SelfContact; sc != nil {
 			// In the EOL pipeline the EOL vertices keep their velocities;
-			// in the conformal one all vertices are Lagrangian.
-			// Obstacles join as kinematic geometry except in the conformal
-			// pipeline, whose Lagrangian vertices on the features would
-			// be pushed off them (EOL vertices on a feature are fixed and
-			// at the contact thickness from its faces).
-			obstacles := m.Solver.Pipeline != model.Conformal
-			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, obstacles, m.Solver.Thickness)
+			// in the conformal one all vertices are Lagrangian. The
+			// obstacles join as kinematic geometry in every pipeline, and
+			// the remeshing keeps from putting cloth through cloth
+			// (BodyRemesher.apart).
+			sim.SelfCollision = NewSelfCollision(st, sim.EOL, *sc, m.Solver.Thickness)
+			rm.apart = st
 			s.selfCollision = sim.SelfCollision
 			// Proximity rows go to the QP solver; the filtered PCG's
 			// active set holds one-vertex rows only, so with it the

@@ -142,7 +142,7 @@ func (s *Sim) Measure() Stats {
 	if r := s.Remesh; r != nil {
 		out.RemeshSplits, out.RemeshFlips, out.RemeshCollapses = ptr(r.Splits), ptr(r.Flips), ptr(r.Collapses)
 		out.EdgeSizeMin, out.EdgeSizeMedian, out.EdgeSizeMax = ptr(r.SizeMin), ptr(r.SizeMedian), ptr(r.SizeMax)
-		r.Splits, r.Flips, r.Collapses = 0, 0, 0
+		r.Splits, r.Flips, r.Collapses, r.Unadapted = 0, 0, 0, 0
 	}
 	if c := s.SelfCollision; c != nil {
 		out.ProximityRows, out.Repelled, out.Impacts, out.ZoneVerts = ptr(len(st.Pairs)), ptr(c.Last.Repelled), ptr(c.Last.Impacts), ptr(c.Last.ZoneVerts)
@@ -177,7 +177,7 @@ func (s *Sim) Measure() Stats {
 	}
 	if c := s.Conformal; c != nil {
 		out.Conformal = ptr(c.Inserted)
-		c.Inserted, c.Collapses, c.Splits = 0, 0, 0
+		c.Inserted, c.Collapses, c.Splits, c.Dropped, c.Skipped, c.Unadapted = 0, 0, 0, 0, 0, 0
 	}
 	if e := s.Model.Solver.EOL; e != nil {
 		if a, ok := bendAngleAtFeature(s.World, st, s.Model.Solver.Thickness, 3*e.MinEdge); ok {

@@ -1,0 +1,106 @@
+package systems
+
+import (
+	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/solver/geom"
+	"github.com/loomsim/loom/solver/remesh"
+)
+
+// crossWork is the scratch of BodyRemesher.crossings, which counts the
+// crossings that a remeshing pass of one body would make with the other
+// cloth and itself, for the remeshing stages of cloth with self-contact.
+// The remeshers move the surface (Weidner 2018 sec. 6.1: a hit's node onto
+// its feature; Narain 2012 Alg. 1: a flip or collapse across a bend) with
+// no regard for other cloth, and the fail-safe (SelfCollision) keeps a step
+// free of crossings only if it starts so. Narain 2012 sec. 4 ("Handling
+// interpenetrations") names two ways: collision detection while remeshing,
+// so as not to make them, or moving the faces back after it, along their
+// remeshing displacement, with impact zones. This is the first, at the
+// coarsest grain, which needs no solver: a pass that would cross is changed
+// (its hits dropped, crossingHits) or left out, and the next pass tries
+// again. The vertex-wise repair of obstacle penetrations
+// (repairPenetrations) stays; obstacleDepth checks the faces.
+type crossWork struct {
+	x     []float64
+	faces []int32
+	of    []bool // per face of the combined list: a face of the body's mesh that at accepts
+	bvh   geom.BVH
+	pairs []geom.TriPair
+	node  map[int32]int // crossingHits: inserted node -> hit
+}
+
+// crossings counts the intersecting pairs of faces sharing no vertex, with
+// body's cloth as mesh m and the other bodies' as they are in the state (a
+// body remeshed earlier in this step still at its positions before), among
+// the pairs with a face of m that at accepts (nil: every face of m). mark,
+// when set, is called with each node of m in a counted pair.
+func (rm *BodyRemesher) crossings(r geom.Runner, body ecs.Entity, m *remesh.Mesh, at func(t [3]int32) bool, mark func(node int32)) int {
+	s, cw := rm.apart, &rm.cross
+	cw.x, cw.faces, cw.of = append(cw.x[:0], s.X...), cw.faces[:0], cw.of[:0]
+	for f, fb := range s.FaceBody {
+		if fb != body {
+			cw.faces = append(cw.faces, s.Faces[3*f:3*f+3]...)
+			cw.of = append(cw.of, false)
+		}
+	}
+	off := int32(len(cw.x) / 3)
+	for _, p := range m.X {
+		cw.x = append(cw.x, p[0], p[1], p[2])
+	}
+	for _, t := range m.F {
+		cw.faces = append(cw.faces, off+m.Node[t[0]], off+m.Node[t[1]], off+m.Node[t[2]])
+		cw.of = append(cw.of, at == nil || at(t))
+	}
+	cw.bvh.Build(r, cw.x, cw.faces, 0)
+	cw.pairs = cw.bvh.SelfPairs(cw.pairs)
+	n := 0
+	for _, p := range cw.pairs {
+		if !cw.of[p.A] && !cw.of[p.B] {
+			continue
+		}
+		fa, fb := cw.faces[3*p.A:3*p.A+3], cw.faces[3*p.B:3*p.B+3]
+		if !geom.TrianglesIntersect(vec(cw.x, fa[0]), vec(cw.x, fa[1]), vec(cw.x, fa[2]), vec(cw.x, fb[0]), vec(cw.x, fb[1]), vec(cw.x, fb[2])) {
+			continue
+		}
+		n++
+		for _, v := range append(fa[:3:3], fb...) {
+			if mark != nil && v >= off {
+				mark(v - off)
+			}
+		}
+	}
+	return n
+}
+
+// obstacleDepth is the deepest that an obstacle reaches through a face of
+// m (geom.ShapeTriangleDepth; 0: none), with the obstacles as loaded.
+func (r *BodyRemesher) obstacleDepth(m *remesh.Mesh) float64 {
+	depth := 0.0
+	for i := range r.obstacles {
+		o := &r.obstacles[i]
+		ob, ok := geom.PenetrationBounds(&o.Shape, o.Offset)
+		if !ok {
+			continue
+		}
+		for _, t := range m.F {
+			a, b, c := m.X[m.Node[t[0]]], m.X[m.Node[t[1]]], m.X[m.Node[t[2]]]
+			if box := geom.Bounds3(a, b, c); box.Overlaps(&ob) {
+				depth = max(depth, geom.ShapeTriangleDepth(&o.Shape, o.Offset, a, b, c))
+			}
+		}
+	}
+	return depth
+}
+
+// worse reports whether mesh nm, a pass over body's mesh old, crosses
+// other cloth or itself more than old does, or lets an obstacle reach
+// deeper through the cloth (beyond depthTolerance).
+func (rm *BodyRemesher) worse(r geom.Runner, body ecs.Entity, old, nm *remesh.Mesh) bool {
+	return rm.crossings(r, body, nm, nil, nil) > rm.crossings(r, body, old, nil, nil) ||
+		rm.obstacleDepth(nm) > rm.obstacleDepth(old)+depthTolerance*rm.thickness
+}
+
+// depthTolerance is the deepening of an obstacle's reach through the cloth,
+// as a fraction of the contact thickness, that a remeshing pass may make
+// (rounding; the stat's bound is 0.1 mm).
+const depthTolerance = 1e-3
