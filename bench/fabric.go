@@ -14,6 +14,7 @@ import (
 // 1), at their built-in (preview) sizes.
 var FabricCases = []Case{
 	{Name: "tablecloth", Scene: "tablecloth"},
+	{Name: "knit-sphere", Scene: "knit-sphere"},
 	{Name: "tag", Scene: "tag"},
 	{Name: "incline", Scene: "incline"},
 	{Name: "pocket", Scene: "pocket"},

@@ -16,6 +16,7 @@ type workspace struct {
 	interpA, interpC []int32
 
 	xdof, udof []int32      // block index of x / index of u among the unknowns, -1 if not an unknown
+	root       []int32      // union-find parents of the shared contacts' nodes
 	pinned     []bool       // x prescribed this step (pins, and contacts sharing x with a pin)
 	target     []dense.Vec3 // prescribed x
 	nx, n      int          // x blocks, unknowns
@@ -44,6 +45,7 @@ func (w *workspace) size(n int) {
 	w.xdof, w.udof = make([]int32, n), make([]int32, n)
 	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
 	w.gx = make([]dense.Vec3, n)
+	w.root = make([]int32, n)
 	w.normal = make([]float64, n)
 	w.xn, w.un = make([]dense.Vec3, n), make([]float64, n)
 }
@@ -60,7 +62,8 @@ type Settings struct {
 	Tol           float64 // converged when the largest update is below Tol (m)
 	MaxHalvings   int
 	// ProjectBend makes the bend triples' Hessians positive semidefinite
-	// (rod.BendGradHessPSD; projected Newton). Off by default: on
+	// (rod.BendGradHessPSD; projected Newton). Rest-curved bends are
+	// projected always (see evalTerm). Off by default: on
 	// rod-incline (anchorFactor 100) it raised the step halvings at 50 deg
 	// from 1 to 22, though with anchorFactor 1 it let the 50 deg run finish
 	// where the exact Hessian fails at step 366. The Newton matrix still
@@ -167,16 +170,38 @@ func (s *State) number(target func(i int) dense.Vec3) {
 			}
 		}
 	}
-	w.nx = 0
-	for i := range s.X {
-		if s.Kind[i] != rod.EIL && !w.pinned[i] && w.xdof[i] < 0 {
-			w.xdof[i] = int32(w.nx)
-			w.nx++
+	// The nodes of shared contacts share one x block (union-find over the
+	// contacts, the block numbered at the lowest node of each set): a node
+	// given a block of its own and then its partner's would leave an unused
+	// block, a zero row of the Newton matrix that needed regularization in
+	// every solve.
+	root := w.root[:len(s.X)]
+	for i := range root {
+		root[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for root[i] != i {
+			root[i] = root[root[i]]
+			i = root[i]
 		}
+		return i
 	}
 	for _, c := range s.Contacts {
 		if s.shared(c) && !w.pinned[c.P] {
-			w.xdof[c.Q] = w.xdof[c.P]
+			a, b := find(c.P), find(c.Q)
+			root[max(a, b)] = min(a, b)
+		}
+	}
+	w.nx = 0
+	for i := range s.X {
+		if s.Kind[i] == rod.EIL || w.pinned[i] {
+			continue
+		}
+		if r := find(int32(i)); r == int32(i) {
+			w.xdof[i] = int32(w.nx)
+			w.nx++
+		} else {
+			w.xdof[i] = w.xdof[r]
 		}
 	}
 	n := 3 * w.nx
