@@ -15,9 +15,14 @@ import (
 	"unicode"
 )
 
-// MaxResolution bounds Body.Resolution so that meshes stay addressable with
-// int32 indices and memory stays reasonable.
-const MaxResolution = 4096
+// MaxResolution bounds Body.Resolution at the largest sheet run to the
+// end of its steps on a 2-core, 23 GB machine: drape at 512 (262144
+// vertices) ran two steps in 105 s of CPU time with a peak of 4.0 GB; 1024
+// would need about 17 GB by the memory estimate (memory.go), and at 4096
+// (275 GB) a run ended in an out-of-memory crash before the estimate
+// existed. scenes/README.md documents the same number (a cmd/loom test
+// reads it).
+const MaxResolution = 512
 
 // MaxRemeshFaces bounds the faces a remeshed body's sizes can ask for: the
 // remesher splits every edge longer than size_max, so a body of area A ends

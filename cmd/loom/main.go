@@ -30,16 +30,23 @@ import (
 
 func main() {
 	signal.Notify(interrupt, os.Interrupt, syscall.SIGTERM)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // the flag set printed its usage
-		}
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) { // with ErrHelp the flag set printed its usage
 		fmt.Fprintln(os.Stderr, "loom:", err)
-		if errors.Is(err, errInterrupted) {
-			os.Exit(130)
-		}
-		os.Exit(1)
 	}
+	os.Exit(exitStatus(err))
+}
+
+// exitStatus is loom's exit status for run's result: 0 done (and --help),
+// 130 interrupted, 1 any other error.
+func exitStatus(err error) int {
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errInterrupted):
+		return 130
+	}
+	return 1
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -126,12 +133,17 @@ func version() string {
 // given (value n), else LOOM_WORKERS or GOMAXPROCS; both are checked by
 // ecs.CheckWorkers.
 func workerCount(fs *flag.FlagSet, n int) (int, error) {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "workers" })
-	if !given {
+	if !given(fs, "workers") {
 		return ecs.WorkerCount()
 	}
 	return n, ecs.CheckWorkers("--workers", n)
+}
+
+// given reports whether the flag name was set on the command line of fs.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // parseInterspersed parses flags that may come before or after positional
