@@ -266,6 +266,12 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 	return s.w.Write(b)
 }
 
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
+
 // checkDefaultCommand: loom without arguments runs the drape scene to its
 // end into out/drape and ends by saying what to do next.
 func checkDefaultCommand(t *testing.T) {
@@ -300,7 +306,7 @@ func checkReadme(t *testing.T) {
 			t.Errorf("a README refers to %s, which a clone does not have", w)
 		}
 	}
-	for _, w := range []string{"The first command", "exits 0", "exits 1", "exits 130"} {
+	for _, w := range []string{"The first time, `go run` also downloads loom's modules and compiles it", "exits 0", "exits 1", "exits 130"} {
 		if !bytes.Contains(readme, []byte(w)) {
 			t.Errorf("README.md does not say %q", w)
 		}

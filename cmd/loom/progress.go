@@ -125,8 +125,8 @@ func (p *progress) abort() {
 	fmt.Fprintln(p.w)
 }
 
-// interrupt receives SIGINT and SIGTERM (main subscribes it); a run checks
-// it between steps and stops with errInterrupted.
+// interrupt receives the first SIGINT or SIGTERM (main forwards it); a run
+// checks it between steps and stops with errInterrupted.
 var interrupt = make(chan os.Signal, 1)
 
 // errInterrupted ends a run that was interrupted; loom exits with status
