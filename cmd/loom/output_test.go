@@ -219,7 +219,9 @@ func checkHelpAndVersion(t *testing.T) {
 }
 
 // checkStatsSchemaStable: every record of every kind of scene has the same
-// keys, and time is step x dt exactly.
+// keys (eil_nodes, step_halvings, newton_iterations among them), time is
+// step x dt exactly, a swinging rod has elastic energy and strain, and
+// README.md documents every key.
 func checkStatsSchemaStable(t *testing.T) {
 	var keys string
 	for _, c := range [][]string{
@@ -277,6 +279,18 @@ func checkStatsSchemaStable(t *testing.T) {
 			if r.Time != float64(r.Step)*m.Dt {
 				t.Errorf("%s record %d: time %v, want step %d x dt %v = %v", c[0], i, r.Time, r.Step, m.Dt, float64(r.Step)*m.Dt)
 			}
+		}
+	}
+	// README's Outputs documents every field.
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc, _ := strings.Cut(string(readme), "- `stats.jsonl`:")
+	doc, _, _ = strings.Cut(doc, "\n- `")
+	for _, k := range append(strings.Split(keys, ","), "ms") {
+		if !strings.Contains(doc, "`"+k+"`") {
+			t.Errorf("README's stats.jsonl entry does not document %s", k)
 		}
 	}
 }
