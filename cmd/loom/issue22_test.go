@@ -54,10 +54,16 @@ func TestIssue22(t *testing.T) {
 			want: []string{"bodies[0].resolution: must be in [2, 512], got 4096"}},
 		{name: "resolution 1024", args: []string{"run", "drape", "--set", "bodies.0.resolution=1024"}, status: 1,
 			want: []string{"bodies[0].resolution: must be in [2, 512], got 1024"}},
-		{name: "resolution 512 runs or gets the memory estimate", check: checkMaxResolution},
+		{name: "resolution at the maximum runs or gets the memory estimate",
+			check: checkMaximum("drape", "bodies[0].resolution", 1<<30, fmt.Sprintf("bodies.0.resolution=%d", scenes.MaxResolution))},
 		{name: "rod nodes over the maximum", args: []string{"run", "rod-hang", "--set", fmt.Sprintf("rods.strands.0.nodes=%d", scenes.MaxRodNodes+1)}, status: 1,
 			want: []string{fmt.Sprintf("rods.strands[0].nodes: must be in [2, %d]", scenes.MaxRodNodes)}},
-		{name: "rod nodes at the maximum run or get the memory estimate", check: checkMaxRodNodes},
+		{name: "rod nodes at the maximum run or get the memory estimate",
+			check: checkMaximum("rod-hang", "rods.strands[0].nodes", 64<<20, fmt.Sprintf("rods.strands.0.nodes=%d", scenes.MaxRodNodes))},
+		{name: "remesh size_max asking the maximum runs or gets the memory estimate",
+			check: checkMaximum("sphere", "bodies[0].remesh.size_max", 64<<20, "bodies.0.remesh.size_min=0.004", "bodies.0.remesh.size_max=0.0042")},
+		{name: "remesh size_max asking more than the maximum", args: []string{"run", "sphere", "--set", "bodies.0.remesh.size_min=0.004", "--set", "bodies.0.remesh.size_max=0.004"}, status: 1,
+			want: []string{"bodies[0].remesh.size_max: 0.004 m asks for at least 1.44e+05 faces", fmt.Sprintf("at most %d", scenes.MaxRemeshAsk)}},
 		{name: "workers", check: checkWorkersValidation},
 		{name: "workers 100000000", args: []string{"run", "drape", "--workers", "100000000"}, status: 1,
 			want: []string{"--workers=100000000: the worker count must be from 1 to 1024"}},
@@ -153,42 +159,28 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
-// checkMaxResolution: the largest resolution the scene format allows, 512,
-// is either run (LOOM_LONG_TESTS: drape, two steps, about 4 GB and 100 s of
-// CPU time on 2 cores) or, with the memory limit set below the estimate, an
-// error with the estimate before any mesh is built.
-func checkMaxResolution(t *testing.T) {
-	set := fmt.Sprintf("bodies.0.resolution=%d", scenes.MaxResolution)
-	if os.Getenv("LOOM_LONG_TESTS") != "" {
-		out, err := runLoom(t, "run", "drape", "--steps", "2", "--set", set, "--out", filepath.Join(t.TempDir(), "run"))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
+// checkMaximum returns the check that the largest size the scene format
+// allows (the --set values) either runs (LOOM_LONG_TESTS: two steps; the
+// figures of scenes/README.md) or, with the memory limit set below loom's
+// estimate (limit bytes), is an error naming field with the estimate
+// before any mesh is built.
+func checkMaximum(scene, field string, limit int64, sets ...string) func(t *testing.T) {
+	return func(t *testing.T) {
+		args := []string{"run", scene, "--out", filepath.Join(t.TempDir(), "run")}
+		for _, s := range sets {
+			args = append(args, "--set", s)
 		}
-		return
-	}
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
-	_, err := runLoom(t, "run", "drape", "--set", set, "--out", filepath.Join(t.TempDir(), "run"))
-	if exitStatus(err) != 1 || !strings.Contains(err.Error(), "bodies[0].resolution: the scene needs about 4.3 GB by loom's estimate") {
-		t.Fatalf("resolution %d under a 1 GiB limit: %v", scenes.MaxResolution, err)
-	}
-}
-
-// checkMaxRodNodes: the most rod nodes a strand may have either run
-// (LOOM_LONG_TESTS: rod-hang, two steps) or, with the memory limit set
-// below the estimate, are an error with the estimate.
-func checkMaxRodNodes(t *testing.T) {
-	set := fmt.Sprintf("rods.strands.0.nodes=%d", scenes.MaxRodNodes)
-	if os.Getenv("LOOM_LONG_TESTS") != "" {
-		out, err := runLoom(t, "run", "rod-hang", "--steps", "2", "--set", set, "--out", filepath.Join(t.TempDir(), "run"))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
+		if os.Getenv("LOOM_LONG_TESTS") != "" {
+			if out, err := runLoom(t, append(args, "--steps", "2", "--workers", "1")...); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			return
 		}
-		return
-	}
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(64 << 20))
-	_, err := runLoom(t, "run", "rod-hang", "--set", set, "--out", filepath.Join(t.TempDir(), "run"))
-	if exitStatus(err) != 1 || !strings.Contains(err.Error(), "rods.strands[0].nodes: the scene needs about") {
-		t.Fatalf("%d rod nodes under a 64 MiB limit: %v", scenes.MaxRodNodes, err)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+		_, err := runLoom(t, args...)
+		if exitStatus(err) != 1 || !strings.Contains(err.Error(), field+": the scene needs about") {
+			t.Fatalf("%s %v under a %d MB memory limit: got %v, want an error with the estimate", scene, sets, limit>>20, err)
+		}
 	}
 }
 
@@ -314,7 +306,7 @@ func checkReadme(t *testing.T) {
 	for _, w := range []string{
 		fmt.Sprintf("vertices along the longer side, 2..%d", scenes.MaxResolution),
 		fmt.Sprintf("2..%d Lagrangian nodes", scenes.MaxRodNodes),
-		fmt.Sprintf("must be at most %d (`scenes.MaxRemeshFaces`)", scenes.MaxRemeshFaces),
+		fmt.Sprintf("must be at most %d (`scenes.MaxRemeshAsk`", scenes.MaxRemeshAsk),
 	} {
 		if !bytes.Contains(sceneDoc, []byte(w)) {
 			t.Errorf("scenes/README.md does not document the limit: want %q", w)
