@@ -53,6 +53,7 @@ type EOLResult struct {
 
 // MeasureEOL runs c from the start for c.Steps steps, reporting each to p.
 func MeasureEOL(c EOLCase, workers int, p Progress) (EOLResult, error) {
+	p.report(c.Name, 0, c.Steps)
 	sim, err := c.Load(workers)
 	if err != nil {
 		return EOLResult{}, err

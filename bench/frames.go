@@ -50,6 +50,7 @@ func MeasureFrames(c FrameCase, workers int, p Progress) (FrameResult, error) {
 	}
 	defer sim.Close()
 	spf := sim.Model.StepsPerFrame
+	p.report(c.Name, 0, c.Frames*spf)
 	r := FrameResult{Case: c.Name, Frames: c.Frames, MinFaces: 1 << 62}
 	sum, n := 0.0, 0
 	sim.Scheduler.ResetTimings()

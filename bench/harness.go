@@ -108,7 +108,8 @@ type Result struct {
 }
 
 // Progress receives how far a row is: done of its total steps (or
-// frames), after each one. A nil Progress reports nothing.
+// frames), 0 before the row loads its scene, then after each one. A nil
+// Progress reports nothing.
 type Progress func(row string, done, total int)
 
 func (p Progress) report(row string, done, total int) {
@@ -120,12 +121,13 @@ func (p Progress) report(row string, done, total int) {
 // Measure runs warmup steps, then steps timed steps of the case, reporting
 // each to p.
 func Measure(c Case, workers, warmup, steps int, p Progress) (Result, error) {
+	warmup = max(warmup, c.Warmup)
+	p.report(c.Name, 0, warmup+steps)
 	sim, err := c.Load(workers)
 	if err != nil {
 		return Result{}, err
 	}
 	defer sim.Close()
-	warmup = max(warmup, c.Warmup)
 	for i := 0; i < warmup; i++ {
 		if err := sim.Step(); err != nil {
 			return Result{}, fmt.Errorf("%s warm-up: %w", c.Name, err)

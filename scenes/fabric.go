@@ -14,9 +14,10 @@ const (
 	FabricKnit  = "knit"
 )
 
-// MaxFabricNodes bounds the nodes one fabric may generate, so that a mistyped
-// count cannot allocate without limit.
-const MaxFabricNodes = 1 << 22
+// MaxFabricNodes bounds the nodes one fabric may generate (by its
+// nodeEstimate), so that a mistyped count cannot allocate without limit: as
+// many as one strand may have.
+const MaxFabricNodes = MaxRodNodes
 
 // Fabric is a yarn-level patch built from its pattern (Sanchez-Banderas et
 // al. 2020 sec. 5): its yarns become strands named NAME/warpI, NAME/weftJ or

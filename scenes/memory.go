@@ -22,7 +22,8 @@ const (
 
 // MemoryEstimate returns the memory (bytes) the scene needs by the measured
 // costs above, and the field of its largest part: cloth vertices (a
-// remeshed body's at least as many as size_max asks for) and rod nodes.
+// remeshed body's at least as many as size_max asks for) and rod nodes
+// (a fabric's by its nodeEstimate, an upper bound).
 func (s *Scene) MemoryEstimate() (bytes float64, field string) {
 	per := float64(bytesPerVertexPCG)
 	if s.Solver.Linear == LinearLDLT {
@@ -50,6 +51,13 @@ func (s *Scene) MemoryEstimate() (bytes float64, field string) {
 			bytes += m
 			if m > largest {
 				largest, field = m, fmt.Sprintf("rods.strands[%d].nodes", si)
+			}
+		}
+		for fi := range r.Fabrics {
+			m := bytesPerRodNode * r.Fabrics[fi].nodeEstimate()
+			bytes += m
+			if m > largest {
+				largest, field = m, fmt.Sprintf("rods.fabrics[%d]", fi)
 			}
 		}
 	}

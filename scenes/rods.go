@@ -8,9 +8,12 @@ import (
 	"github.com/loomsim/loom/solver/fabric"
 )
 
-// MaxRodNodes bounds Strand.Nodes so that a mistyped override cannot
-// allocate without limit.
-const MaxRodNodes = 1 << 20
+// MaxRodNodes bounds Strand.Nodes at the longest strand run to the end of
+// its steps on a 2-core, 23 GB machine: rod-hang with 262144 nodes. At
+// 1048576 nodes (the earlier maximum) one step took 4.5 min of CPU time and
+// 5.9 GB, and the second had not ended after 3 more minutes.
+// scenes/README.md documents the same number (a cmd/loom test reads it).
+const MaxRodNodes = 1 << 18
 
 // Rods holds a scene's rods (yarns): elastic strands simulated with
 // Eulerian-on-Lagrangian nodes (Sanchez-Banderas et al. 2020).

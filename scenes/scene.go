@@ -15,16 +15,33 @@ import (
 	"unicode"
 )
 
-// MaxResolution bounds Body.Resolution so that meshes stay addressable with
-// int32 indices and memory stays reasonable.
-const MaxResolution = 4096
+// MaxResolution bounds Body.Resolution at the largest sheet run to the
+// end of its steps on a 2-core, 23 GB machine: drape at 512 (262144
+// vertices) ran two steps in 105 s of CPU time with a peak of 4.0 GB; 1024
+// would need about 17 GB by the memory estimate (memory.go), and at 4096
+// (275 GB) a run ended in an out-of-memory crash before the estimate
+// existed. scenes/README.md documents the same number (a cmd/loom test
+// reads it).
+const MaxResolution = 512
 
-// MaxRemeshFaces bounds the faces a remeshed body's sizes can ask for: the
-// remesher splits every edge longer than size_max, so a body of area A ends
-// with at least A / (sqrt(3)/4 size_max^2) faces (equilateral triangles of
-// side size_max), and a size_max that asks for more is an error before any
-// memory is spent (a size_max of 1e-8 m would otherwise split for ever).
-const MaxRemeshFaces = 1 << 22
+// MaxRemeshAsk bounds the faces a remeshed body's size_max can ask for:
+// the remesher splits every edge longer than size_max, so a body of area A
+// ends with at least A / (sqrt(3)/4 size_max^2) faces (equilateral
+// triangles of side size_max), and a size_max that asks for more is an
+// error before any memory is spent (a size_max of 1e-8 m would otherwise
+// split for ever). It is the largest ask run to the end of its steps on a
+// 2-core, 23 GB machine: sphere with size_max 4.2 mm (130918 faces asked)
+// remeshed its 4 faces into 288006 at step 1 and ran two steps in 77 s of
+// CPU time with a peak of 2.3 GB; at 2.2 mm (524288 asked) the first step
+// had passed 7 GB and 100 s of CPU time when it was stopped.
+const MaxRemeshAsk = 1 << 17
+
+// MaxRemeshFaces stops a body's remeshing, with an error naming its remesh
+// settings, once it has this many faces (the refinement criteria can ask
+// for edges down to size_min anywhere): four times MaxRemeshAsk, as the
+// remesher's meshes have about 2.2 times the faces asked (288006 for
+// 130918).
+const MaxRemeshFaces = 4 * MaxRemeshAsk
 
 // Scene is a complete simulation set-up.
 type Scene struct {
@@ -548,8 +565,8 @@ func validateBody(v *validator, b *Body, p string, names map[string]string) {
 		v.positive(rp+".size_min", r.SizeMin)
 		if !(r.SizeMax >= r.SizeMin) {
 			v.fail(rp+".size_max", "must be >= size_min (%v), got %v", r.SizeMin, r.SizeMax)
-		} else if area := b.Size[0] * b.Size[1]; r.SizeMax > 0 && area/(math.Sqrt(3)/4*r.SizeMax*r.SizeMax) > MaxRemeshFaces {
-			v.fail(rp+".size_max", "%v m asks for at least %.3g faces on the %v m^2 body (edges no longer than size_max); at most %d", r.SizeMax, area/(math.Sqrt(3)/4*r.SizeMax*r.SizeMax), area, MaxRemeshFaces)
+		} else if area := b.Size[0] * b.Size[1]; r.SizeMax > 0 && area/(math.Sqrt(3)/4*r.SizeMax*r.SizeMax) > MaxRemeshAsk {
+			v.fail(rp+".size_max", "%v m asks for at least %.3g faces on the %v m^2 body (edges no longer than size_max); at most %d", r.SizeMax, area/(math.Sqrt(3)/4*r.SizeMax*r.SizeMax), area, MaxRemeshAsk)
 		}
 		if !(r.AspectMin > 0 && r.AspectMin <= 1) {
 			v.fail(rp+".aspect_min", "must be in (0, 1], got %v", r.AspectMin)

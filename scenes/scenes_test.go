@@ -1044,7 +1044,7 @@ func TestPreconditioner(t *testing.T) {
 }
 
 // TestRemeshSizeBoundsFaces: a size_max that would ask for more than
-// MaxRemeshFaces faces is an error naming the field (it made the remesher
+// MaxRemeshAsk faces is an error naming the field (it made the remesher
 // split for ever at step 0); the built-in sizes pass.
 func TestRemeshSizeBoundsFaces(t *testing.T) {
 	sc := mustBuiltin(t, "sphere")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/loomsim/loom/bench"
@@ -14,7 +15,7 @@ import (
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	steps := fs.Int("steps", 20, "timed steps per scene")
+	steps := fs.Int("steps", 20, "timed steps per scene; when given, also the steps each EOL row runs from the start (default 300)")
 	warmup := fs.Int("warmup", 5, "untimed steps before timing")
 	workers := fs.Int("workers", 0, "worker goroutines, 1 to 1024 (default: LOOM_WORKERS or GOMAXPROCS)")
 	eolRows := fs.Bool("eol", true, "also run the EOL cloth scenes (Weidner 2018 Table 1: edge, wire, nails, jaws, push, throw, lo-res, friction, and edge/lo-res as Lagrangian cloth) from the start")
@@ -63,6 +64,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	cases, err := bench.SelectEOL(bench.EOLCases, names)
 	if err != nil {
 		return err
+	}
+	if given(fs, "steps") {
+		cases = slices.Clone(cases)
+		for i := range cases {
+			cases[i].Steps = *steps
+		}
 	}
 	if *repeat < 1 || *rounds < 1 {
 		return fmt.Errorf("bench: --repeat and --rounds must be >= 1")

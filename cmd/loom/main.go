@@ -12,7 +12,7 @@
 //
 // Exit status: 0 done (and for --help), 1 an error (printed), 130
 // interrupted (SIGINT or SIGTERM: the run stops between steps; the frames
-// written so far are complete).
+// written so far are complete; a second signal ends loom at once).
 package main
 
 import (
@@ -29,17 +29,34 @@ import (
 )
 
 func main() {
-	signal.Notify(interrupt, os.Interrupt, syscall.SIGTERM)
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // the flag set printed its usage
-		}
+	// The first SIGINT or SIGTERM stops a run between steps; a second one
+	// (a step can take minutes) ends loom at once, as the signal's default
+	// does (a frame being written then leaves its .tmp, which --overwrite
+	// removes).
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		interrupt <- s
+	}()
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil && !errors.Is(err, flag.ErrHelp) { // with ErrHelp the flag set printed its usage
 		fmt.Fprintln(os.Stderr, "loom:", err)
-		if errors.Is(err, errInterrupted) {
-			os.Exit(130)
-		}
-		os.Exit(1)
 	}
+	os.Exit(exitStatus(err))
+}
+
+// exitStatus is loom's exit status for run's result: 0 done (and --help),
+// 130 interrupted, 1 any other error.
+func exitStatus(err error) int {
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errInterrupted):
+		return 130
+	}
+	return 1
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -95,7 +112,8 @@ const usage = `usage:
                             serve a page that plays DIR's frames back (orbit, timeline, stats plot)
   loom scenes               list the built-in scenes
   loom version              print loom's version
-exit status: 0 done (and --help), 1 error, 130 interrupted (Ctrl-C: the frames written are complete)
+exit status: 0 done (and --help), 1 error, 130 interrupted (Ctrl-C: the frames written are complete;
+             a second Ctrl-C ends loom at once)
   loom bench [--steps N] [--workers K] [--adaptive=false] [--eol=false]
              [--eol-cases edge-eol,...] [--repeat R] [--cases sheet-100-amg,...] [--rounds R]
                             run the benchmark scenes and print tables
@@ -126,12 +144,17 @@ func version() string {
 // given (value n), else LOOM_WORKERS or GOMAXPROCS; both are checked by
 // ecs.CheckWorkers.
 func workerCount(fs *flag.FlagSet, n int) (int, error) {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "workers" })
-	if !given {
+	if !given(fs, "workers") {
 		return ecs.WorkerCount()
 	}
 	return n, ecs.CheckWorkers("--workers", n)
+}
+
+// given reports whether the flag name was set on the command line of fs.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // parseInterspersed parses flags that may come before or after positional

@@ -132,7 +132,7 @@ func TestScenesLists(t *testing.T) {
 // times each, and prints their table with the range of the runs; an unknown
 // case or a repeat below 1 is an error.
 func TestBenchEOLCases(t *testing.T) {
-	out, err := runLoom(t, "bench", "--eol-cases", "lo-res-reg", "--repeat", "2")
+	out, err := runLoom(t, "bench", "--eol-cases", "lo-res-reg", "--repeat", "2", "--steps", "10")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

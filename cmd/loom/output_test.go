@@ -36,12 +36,12 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestRunNeverDeletesForeignFiles: loom run refuses a non-empty folder;
+// checkNeverDeletesForeignFiles: loom run refuses a non-empty folder;
 // with --overwrite it removes only what an earlier run listed in its
 // manifest (frames of a longer earlier run, a temporary a killed run left),
 // refuses to replace a file it did not write, and leaves every other file as
 // it was, byte for byte.
-func TestRunNeverDeletesForeignFiles(t *testing.T) {
+func checkNeverDeletesForeignFiles(t *testing.T) {
 	dir := t.TempDir()
 	foreign := map[string]string{
 		"frame_99999.obj":        "# not loom's\n",
@@ -127,9 +127,9 @@ func equalMaps(a, b map[string]string) bool {
 	return true
 }
 
-// TestRunFileModes: loom's files are created with mode 0666 less the umask
+// checkFileModes: loom's files are created with mode 0666 less the umask
 // (0644 under umask 022), not 0600.
-func TestRunFileModes(t *testing.T) {
+func checkFileModes(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	dir := filepath.Join(t.TempDir(), "run")
@@ -151,9 +151,9 @@ func TestRunFileModes(t *testing.T) {
 	}
 }
 
-// TestDefaultOutFolderIsFresh: without --out, runs of a scene go to
+// checkDefaultOutFolderIsFresh: without --out, runs of a scene go to
 // out/SCENE, out/SCENE-2, ... and never into a folder that has files.
-func TestDefaultOutFolderIsFresh(t *testing.T) {
+func checkDefaultOutFolderIsFresh(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, want := range []string{"out/sphere-drop", "out/sphere-drop-2", "out/sphere-drop-3"} {
 		out, err := runLoom(t, "run", "sphere-drop", "--steps", "1", "--set", "bodies.0.resolution=4")
@@ -163,8 +163,8 @@ func TestDefaultOutFolderIsFresh(t *testing.T) {
 	}
 }
 
-// TestWorkersValidation: --workers and LOOM_WORKERS are checked alike.
-func TestWorkersValidation(t *testing.T) {
+// checkWorkersValidation: --workers and LOOM_WORKERS are checked alike.
+func checkWorkersValidation(t *testing.T) {
 	for _, c := range []struct {
 		env  string
 		args []string
@@ -187,13 +187,10 @@ func TestWorkersValidation(t *testing.T) {
 	}
 }
 
-// TestHelpAndVersion: --help exits 0 (the binary, not only run()), and
+// checkHelpAndVersion: --help exits 0 (the binary, not only run()), and
 // loom version prints a version line.
-func TestHelpAndVersion(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "loom")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+func checkHelpAndVersion(t *testing.T) {
+	bin := loomBinary(t)
 	for _, args := range [][]string{{"--help"}, {"help"}, {"run", "--help"}, {"render", "--help"}, {"export", "-h"}, {"bench", "--help"}, {"version"}} {
 		var out bytes.Buffer
 		cmd := exec.Command(bin, args...)
@@ -205,6 +202,12 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("loom %v printed nothing", args)
 		}
 	}
+	var stderr bytes.Buffer
+	bad := exec.Command(bin, "run", "no-such-scene")
+	bad.Stderr = &stderr
+	if err := bad.Run(); err == nil || bad.ProcessState.ExitCode() != 1 || !strings.HasPrefix(stderr.String(), "loom: ") {
+		t.Errorf("loom run no-such-scene: %v, exit %d, stderr %q; want exit 1 and the error on stderr", err, bad.ProcessState.ExitCode(), stderr.String())
+	}
 	out, _ := exec.Command(bin, "version").Output()
 	if !strings.HasPrefix(string(out), "loom ") || !strings.Contains(string(out), "go1.") {
 		t.Errorf("loom version: %q", out)
@@ -215,9 +218,11 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
-// TestStatsSchemaStable: every record of every kind of scene has the same
-// keys, and time is step x dt exactly.
-func TestStatsSchemaStable(t *testing.T) {
+// checkStatsSchemaStable: every record of every kind of scene has the same
+// keys (eil_nodes, step_halvings, newton_iterations among them), time is
+// step x dt exactly, a swinging rod has elastic energy and strain, and
+// README.md documents every key.
+func checkStatsSchemaStable(t *testing.T) {
 	var keys string
 	for _, c := range [][]string{
 		{"sphere-drop", "--set", "bodies.0.resolution=6"},
@@ -251,6 +256,11 @@ func TestStatsSchemaStable(t *testing.T) {
 				}
 			}
 			sort.Strings(ks)
+			for _, k := range []string{"eil_nodes", "step_halvings", "newton_iterations", "edge_size_min", "elastic_energy", "max_strain", "time"} {
+				if _, ok := rec[k]; !ok {
+					t.Fatalf("%s record %d lacks %s", c[0], i, k)
+				}
+			}
 			if keys == "" {
 				keys = strings.Join(ks, ",")
 			} else if strings.Join(ks, ",") != keys {
@@ -271,13 +281,25 @@ func TestStatsSchemaStable(t *testing.T) {
 			}
 		}
 	}
+	// README's Outputs documents every field.
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc, _ := strings.Cut(string(readme), "- `stats.jsonl`:")
+	doc, _, _ = strings.Cut(doc, "\n- `")
+	for _, k := range append(strings.Split(keys, ","), "ms") {
+		if !strings.Contains(doc, "`"+k+"`") {
+			t.Errorf("README's stats.jsonl entry does not document %s", k)
+		}
+	}
 }
 
-// TestObstaclesMoveInFrames: a sphere moved by a linear motion is written
+// checkObstaclesMoveInFrames: a sphere moved by a linear motion is written
 // in every frame at its scripted place: its vertices' mean (the
 // tessellation is symmetric about the centre) is the centre plus the
 // offset at the frame's time, and each vertex is at the radius from it.
-func TestObstaclesMoveInFrames(t *testing.T) {
+func checkObstaclesMoveInFrames(t *testing.T) {
 	dir := t.TempDir()
 	if out, err := runLoom(t, "run", "sphere-drop", "--steps", "10", "--set", "fps=100", "--set", "bodies.0.resolution=6", "--out", dir,
 		"--set", `obstacles.0.motion={"interpolation":"linear","keyframes":[{"t":0,"offset":[0,0,0]},{"t":1,"offset":[1,2,0]}]}`); err != nil {
@@ -318,14 +340,11 @@ func TestObstaclesMoveInFrames(t *testing.T) {
 	}
 }
 
-// TestInterruptExits130: SIGINT stops a run between steps with exit status
+// checkInterruptExits130: SIGINT stops a run between steps with exit status
 // 130, a message saying which frames are complete, no temporaries left, and
 // every frame in the folder complete (it reads back).
-func TestInterruptExits130(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "loom")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+func checkInterruptExits130(t *testing.T) {
+	bin := loomBinary(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, "run", "drape", "--out", dir, "--set", "bodies.0.resolution=30")
 	var out bytes.Buffer

@@ -76,7 +76,9 @@ func runScene(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	loading := newProgress(-1, "loading "+sc.Name, "", stderr)
 	ls, err := loom.LoadScene(sc, loom.Options{Workers: nw})
+	loading.finish()
 	if err != nil {
 		return err
 	}
@@ -241,6 +243,7 @@ func simulate(sim *systems.Sim, n int, rd *export.RunDir, o outputs, stdout, std
 	}
 	start := time.Now()
 	bar := newProgress(n, sim.Model.Name, "steps", stderr)
+	defer bar.abort() // a failed frame write; nothing after finish
 	for i := 1; i <= n; i++ {
 		if interrupted() {
 			bar.abort()
