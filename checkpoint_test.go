@@ -49,21 +49,21 @@ func runSteps(t *testing.T, s *Sim, n int, in drive) {
 // resumed Sim on another worker count) and compares every coordinate bit
 // for bit.
 func checkRestart(t *testing.T, load func(Options) *Sim, n int, in drive) {
-	straight := load(Options{Workers: 2, Record: true})
+	straight := load(Options{Workers: 2})
 	defer straight.Close()
 	top0 := straight.sim.World.TopologyVersion()
 	runSteps(t, straight, n, in)
 	want := coordinates(straight)
 	t.Logf("%d coordinates, topology version %d -> %d, %d vertices", len(want), top0, straight.sim.World.TopologyVersion(), straight.Stats().Vertices)
 
-	first := load(Options{Workers: 2, Record: true})
+	first := load(Options{Workers: 2})
 	runSteps(t, first, n/2, in)
 	path := filepath.Join(t.TempDir(), "run.loom")
 	if err := first.Save(path); err != nil {
 		t.Fatal(err)
 	}
 	first.Close()
-	resumed, err := Resume(path, Options{Workers: 1, Record: true})
+	resumed, err := Resume(path, Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func load(out *C.loom_sim, path *C.char, code C.loom_status, load func() (*loom.
 }
 
 func options(workers, record C.int32_t) loom.Options {
-	return loom.Options{Workers: int(workers), Record: record != 0}
+	return loom.Options{Workers: int(workers)}
 }
 
 //export loom_last_error
