@@ -9,6 +9,7 @@ import (
 	"github.com/loomsim/loom/internal/snapshot"
 	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/amg"
+	"github.com/loomsim/loom/solver/blockqp"
 )
 
 // A state image (loom's checkpoints) is the world's entities and
@@ -50,7 +51,10 @@ var StateConfig = snapshot.Config{Skip: func(t reflect.Type) bool {
 	}
 	foreign := strings.HasPrefix(pkg, "github.com/mlange-42/arche") || !strings.Contains(strings.Split(pkg, "/")[0], ".")
 	return foreign && snapshot.HasPointers(t)
-}, Types: []reflect.Type{reflect.TypeFor[*amg.Preconditioner]()}}
+},
+	Types: []reflect.Type{reflect.TypeFor[*amg.Preconditioner]()},
+	Lazy:  []reflect.Type{reflect.TypeFor[blockqp.Solver]()},
+}
 
 // EncodeState appends the image of s's state to e.
 func (s *Sim) EncodeState(e *snapshot.Encoder) {

@@ -48,6 +48,10 @@ type Config struct {
 	// target holds nil or another type (a value made lazily, after the
 	// target was built): decoding makes a zero one and decodes into it.
 	Types []reflect.Type
+	// Lazy are struct types whose function fields the type's own methods
+	// set when they find them nil (a zero value of it works): the image
+	// leaves them out and decoding sets them to nil.
+	Lazy []reflect.Type
 }
 
 // ErrImage is wrapped by every decoding error.
@@ -67,11 +71,22 @@ type kinds struct {
 	skip map[reflect.Type]bool
 	raw  map[reflect.Type]bool // pointer-free and nothing skipped: copied as memory
 	seen map[reflect.Type]bool // described in the type hash
+	lazy map[reflect.Type]bool
 	hash uint64
 }
 
+// unbound reports whether field i of struct type t is a function left
+// out (Config.Lazy).
+func (k *kinds) unbound(t reflect.Type, i int) bool {
+	return k.lazy[t] && t.Field(i).Type.Kind() == reflect.Func
+}
+
 func newKinds(cfg Config) *kinds {
-	return &kinds{cfg: cfg, skip: map[reflect.Type]bool{}, raw: map[reflect.Type]bool{}, seen: map[reflect.Type]bool{}, hash: 14695981039346656037}
+	k := &kinds{cfg: cfg, skip: map[reflect.Type]bool{}, raw: map[reflect.Type]bool{}, seen: map[reflect.Type]bool{}, lazy: map[reflect.Type]bool{}, hash: 14695981039346656037}
+	for _, t := range cfg.Lazy {
+		k.lazy[t] = true
+	}
+	return k
 }
 
 // skipped reports whether values of type t are left to the target.
@@ -204,6 +219,7 @@ type Encoder struct {
 type at struct {
 	base unsafe.Pointer
 	size uintptr
+	typ  reflect.Type
 }
 
 // enter makes addressable v the object being walked and returns the one
@@ -212,6 +228,7 @@ func (a *at) enter(v reflect.Value) at {
 	old := *a
 	a.base = v.Addr().UnsafePointer()
 	a.size = v.Type().Size()
+	a.typ = v.Type()
 	return old
 }
 
@@ -280,7 +297,7 @@ func (e *Encoder) value(v reflect.Value) {
 		}
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if t.Field(i).Tag.Get("snapshot") != "-" {
+			if t.Field(i).Tag.Get("snapshot") != "-" && !e.k.unbound(t, i) {
 				e.value(field(v, i))
 			}
 		}
@@ -534,6 +551,10 @@ func (d *Decoder) value(v reflect.Value) error {
 	case reflect.Struct:
 		for i := range t.NumField() {
 			if t.Field(i).Tag.Get("snapshot") == "-" {
+				continue
+			}
+			if d.k.unbound(t, i) {
+				field(v, i).SetZero()
 				continue
 			}
 			if err := d.value(field(v, i)); err != nil {
@@ -832,8 +853,14 @@ func (e *Encoder) fn(v reflect.Value) {
 func (d *Decoder) fn(v reflect.Value) error {
 	t := v.Type()
 	tag, err := d.tag(t)
-	if err != nil || tag == tagKeep {
+	if err != nil {
 		return err
+	}
+	if tag == tagKeep {
+		if v.IsNil() {
+			return fmt.Errorf("%w: a function (%s) in a %s that is not a bound method of its object, where the target has none (a type for Config.Lazy?)", ErrImage, t, d.typ)
+		}
+		return nil
 	}
 	if tag != tagNew {
 		v.SetZero()
