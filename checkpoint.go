@@ -29,8 +29,8 @@ import (
 // The file is the line "loom checkpoint", a header line of JSON (format
 // version, scene, where its files are, step, image size, machine
 // architecture), the image's bytes, and a line "crc32 XXXXXXXX" over the
-// header and the image, so that truncation and corruption are found before
-// anything is decoded. An image holds numbers in the machine's byte order
+// header line and the image (as version 1's over its record), so that
+// truncation and corruption are found before anything is decoded. An image holds numbers in the machine's byte order
 // and is read by the build of loom that wrote it (a type hash checks it).
 
 // CheckpointVersion is the version of the checkpoint format written. Version
@@ -114,21 +114,24 @@ func readCheckpoint(path string) (*checkpointHead, []byte, error) {
 	if !ok {
 		return nil, nil, bad("not a loom checkpoint (no %q line)", checkpointMagic[:len(checkpointMagic)-1])
 	}
-	// A version 1 file is one JSON record and its checksum line; this
-	// format's header line starts the same way, so that the version is
-	// read before anything else.
-	line, rest, ok := bytes.Cut(body, []byte("\n"))
-	if !ok {
-		return nil, nil, bad("truncated (no header line)")
+	// The checksum line ends the file: without it the file was cut.
+	const tail = len("\ncrc32 01234567\n")
+	n := len(body) - tail
+	if n < 0 || !bytes.HasPrefix(body[n:], []byte("\ncrc32 ")) || body[len(body)-1] != '\n' {
+		return nil, nil, bad("truncated, or written to after its end (no checksum line at the end)")
 	}
+	rec, sum := body[:n], body[n+len("\ncrc32 "):len(body)-1]
+	if want := fmt.Sprintf("%08x", crc32.ChecksumIEEE(rec)); string(sum) != want {
+		return nil, nil, bad("corrupted (checksum %s, contents give %s)", sum, want)
+	}
+	// A version 1 file's record is one line of JSON; this format's header
+	// line starts the same way, so that the version is read first.
+	line, image, _ := bytes.Cut(rec, []byte("\n"))
 	var version struct {
 		Version *int `json:"version"`
 	}
 	if err := json.Unmarshal(line, &version); err != nil || version.Version == nil {
-		if bytes.HasSuffix(data, []byte("\n")) && bytes.Contains(body, []byte("\ncrc32 ")) {
-			return nil, nil, bad("corrupted header line (%v)", err)
-		}
-		return nil, nil, bad("truncated (the header line is cut)")
+		return nil, nil, bad("no format version in the header line (%v)", err)
 	}
 	if *version.Version != CheckpointVersion {
 		return nil, nil, bad("format version %d; this loom reads version %d (version 1 replayed the run; rerun the scene with --checkpoint-every to make a new checkpoint)", *version.Version, CheckpointVersion)
@@ -137,26 +140,8 @@ func readCheckpoint(path string) (*checkpointHead, []byte, error) {
 	if err := decodeStrict(line, &head); err != nil {
 		return nil, nil, bad("header: %v", err)
 	}
-	const tail = len("\ncrc32 01234567\n")
-	if head.Bytes < 0 || head.Step < 0 {
-		return nil, nil, bad("header: negative image size %d or step %d", head.Bytes, head.Step)
-	}
-	if len(rest) < head.Bytes+tail {
-		return nil, nil, bad("truncated (%d bytes after the header, want %d: the %d-byte image and the checksum line)", len(rest), head.Bytes+tail, head.Bytes)
-	}
-	if len(rest) > head.Bytes+tail {
-		return nil, nil, bad("corrupted (%d bytes after the header, want %d)", len(rest), head.Bytes+tail)
-	}
-	image, sum := rest[:head.Bytes], rest[head.Bytes:]
-	if !bytes.HasPrefix(sum, []byte("\ncrc32 ")) || sum[len(sum)-1] != '\n' {
-		return nil, nil, bad("corrupted (no checksum line after the image)")
-	}
-	crc := crc32.NewIEEE()
-	crc.Write(line)
-	crc.Write([]byte{'\n'})
-	crc.Write(image)
-	if got, want := string(sum[len("\ncrc32 "):len(sum)-1]), fmt.Sprintf("%08x", crc.Sum32()); got != want {
-		return nil, nil, bad("corrupted (checksum %s, contents give %s)", got, want)
+	if head.Step < 0 || head.Bytes != len(image) {
+		return nil, nil, bad("header: step %d, image of %d bytes, but %d follow", head.Step, head.Bytes, len(image))
 	}
 	if head.Arch != runtime.GOARCH {
 		return nil, nil, bad("written on %s; this machine is %s (an image holds numbers in the writer's byte order)", head.Arch, runtime.GOARCH)

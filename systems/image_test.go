@@ -52,9 +52,9 @@ func TestStateImageBitwise(t *testing.T) {
 		{"rod-crossing", nil, 200, func(s *Sim) (string, bool) {
 			return "yarn contacts", len(s.Rods.Contacts) > 0
 		}},
-		{"layers", [][2]string{{"bodies.0.resolution", "6"}, {"bodies.1.resolution", "6"}, {"bodies.2.resolution", "6"}}, 200, func(s *Sim) (string, bool) {
+		{"twist", nil, 200, func(s *Sim) (string, bool) {
 			l := s.SelfCollision.Last
-			return "self-contact repulsions or impacts", l.Repelled+l.Impacts > 0
+			return "self-contact proximity rows, repulsions or impacts", len(s.State.Pairs)+l.Repelled+l.Impacts > 0
 		}},
 		{"paper-drape", [][2]string{{"bodies.0.resolution", "11"}}, 200, func(s *Sim) (string, bool) {
 			return "developable bodies", s.Developable != nil && len(s.Developable.bodies) > 0
