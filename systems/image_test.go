@@ -33,8 +33,9 @@ func activity(s *Sim) string {
 // in every bit of every entity's state (positions, velocities, material
 // coordinates, EOL states, rod nodes, faces: stateHash) and in each body's
 // triangles, on a Lagrangian, an adaptive (remeshing), an EOL, a rod (with
-// yarn contacts), a self-contact and a developable scene. The scenes run
-// small (--set overrides); LOOM_LONG_TESTS runs them longer and larger.
+// yarn contacts) and a developable scene, run small (--set overrides);
+// LOOM_LONG_TESTS adds a self-contact scene (twist) and the others at full
+// size. Decoding must run no system (every system's time stays zero).
 func TestStateImageBitwise(t *testing.T) {
 	long := os.Getenv("LOOM_LONG_TESTS") != ""
 	cases := []imageCase{
@@ -52,16 +53,19 @@ func TestStateImageBitwise(t *testing.T) {
 		{"rod-crossing", nil, 200, func(s *Sim) (string, bool) {
 			return "yarn contacts", len(s.Rods.Contacts) > 0
 		}},
-		{"twist", nil, 200, func(s *Sim) (string, bool) {
-			l := s.SelfCollision.Last
-			return "self-contact proximity rows, repulsions or impacts", len(s.State.Pairs)+l.Repelled+l.Impacts > 0
-		}},
 		{"paper-drape", [][2]string{{"bodies.0.resolution", "11"}}, 200, func(s *Sim) (string, bool) {
 			return "developable bodies", s.Developable != nil && len(s.Developable.bodies) > 0
 		}},
 	}
 	if long {
-		cases = append(cases, imageCase{"sphere", nil, 200, nil}, imageCase{"edge", nil, 200, nil}, imageCase{"crumple", nil, 200, nil})
+		// Self-contact with proximity rows in the QP: the neck of the
+		// wrung tube (30 rows by step 50 at dt = 0.01 s): 87 s on a
+		// loaded 2-core machine, too slow for the default run, and no
+		// small scene was found with self-contact acting by step 100.
+		cases = append(cases, imageCase{"twist", [][2]string{{"dt", "0.01"}}, 100, func(s *Sim) (string, bool) {
+			l := s.SelfCollision.Last
+			return "self-contact proximity rows, repulsions or impacts", len(s.State.Pairs)+l.Repelled+l.Impacts > 0
+		}}, imageCase{"sphere", nil, 200, nil}, imageCase{"edge", nil, 200, nil}, imageCase{"paper-drape", nil, 200, nil})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
