@@ -577,25 +577,36 @@ func (d *Decoder) value(v reflect.Value) error {
 	return nil
 }
 
-func (d *Decoder) pointer(v reflect.Value) error {
+// shared reads the tag of pointer or map v and sets v when it is nil or a
+// reference to an object decoded before; done = false: a new object
+// follows.
+func (d *Decoder) shared(v reflect.Value) (done bool, err error) {
 	t := v.Type()
 	tag, err := d.tag(t)
 	if err != nil {
-		return err
+		return true, err
 	}
 	switch tag {
 	case tagNil:
 		v.SetZero()
-		return nil
+		return true, nil
 	case tagRef:
-		p, err := d.ref(t)
+		o, err := d.ref(t)
 		if err != nil {
-			return err
+			return true, err
 		}
-		v.Set(p)
-		return nil
+		v.Set(o)
+		return true, nil
 	case tagKeep:
-		return fmt.Errorf("%w: keep tag for a %s at offset %d", ErrImage, t, d.off-1)
+		return true, fmt.Errorf("%w: keep tag for a %s at offset %d", ErrImage, t, d.off-1)
+	}
+	return false, nil
+}
+
+func (d *Decoder) pointer(v reflect.Value) error {
+	t := v.Type()
+	if done, err := d.shared(v); done || err != nil {
+		return err
 	}
 	p := v
 	if v.IsNil() || !d.claim(objKey{v.UnsafePointer(), t}) {
@@ -604,7 +615,7 @@ func (d *Decoder) pointer(v reflect.Value) error {
 	}
 	d.objs = append(d.objs, p)
 	old := d.enter(p.Elem())
-	err = d.value(p.Elem())
+	err := d.value(p.Elem())
 	d.at = old
 	if err != nil {
 		return err
@@ -700,23 +711,8 @@ func (d *Decoder) array(v reflect.Value, c int) reflect.Value {
 
 func (d *Decoder) mapValue(v reflect.Value) error {
 	t := v.Type()
-	tag, err := d.tag(t)
-	if err != nil {
+	if done, err := d.shared(v); done || err != nil {
 		return err
-	}
-	switch tag {
-	case tagNil:
-		v.SetZero()
-		return nil
-	case tagRef:
-		m, err := d.ref(t)
-		if err != nil {
-			return err
-		}
-		v.Set(m)
-		return nil
-	case tagKeep:
-		return fmt.Errorf("%w: keep tag for a %s at offset %d", ErrImage, t, d.off-1)
 	}
 	n, err := d.length("a map")
 	if err != nil {
