@@ -6,29 +6,37 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"hash/fnv"
 	"io"
-	"math"
 	"os"
+	"runtime"
 
+	"github.com/loomsim/loom/internal/snapshot"
 	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/systems"
 )
 
-// A checkpoint is a replay record, not a memory image: the scene (as JSON),
-// the number of steps taken, every input applied from outside with the step
-// it came before, and a hash of the state reached. Resume loads the scene,
-// replays the steps and inputs, and checks the hash; since every step is
-// bitwise deterministic (for any worker count), the resumed run continues
-// bit for bit as the saved one would have, remeshed topology, EOL vertices,
-// rod nodes, solver warm starts and scripted motions included. Resuming costs
-// the time of the steps replayed.
+// A checkpoint is a state image: the scene (as JSON, to build the model
+// from) and the whole mutable state of the run (systems.Sim.EncodeState:
+// every entity and component in arche's storage order, every system's
+// persistent fields and warm starts, the clock, the scripted and driven
+// motions, the topology version), followed by this package's own (the
+// obstacle handles' slots). Resume builds the model from the scene, adds
+// the obstacles added while running, and lays the image over it: its cost
+// is the size of the state, not the number of steps taken, and the resumed
+// run continues bit for bit as the saved one would have, on any worker
+// count.
 //
-// The file is the line "loom checkpoint", the JSON record, and a line
-// "crc32 XXXXXXXX" over the record, so that truncation and corruption are
-// found before anything is replayed.
+// The file is the line "loom checkpoint", a header line of JSON (format
+// version, scene, where its files are, step, image size, machine
+// architecture), the image's bytes, and a line "crc32 XXXXXXXX" over the
+// header line and the image (as version 1's over its record), so that
+// truncation and corruption are found before anything is decoded. An image holds numbers in the machine's byte order
+// and is read by the build of loom that wrote it (a type hash checks it).
 
-// CheckpointVersion is the version of the checkpoint format written.
-const CheckpointVersion = 1
+// CheckpointVersion is the version of the checkpoint format written. Version
+// 1 was a replay record (scene, inputs, step count); version 2 is a state
+// image.
+const CheckpointVersion = 2
 
 const checkpointMagic = "loom checkpoint\n"
 
@@ -36,84 +44,19 @@ const checkpointMagic = "loom checkpoint\n"
 // contents.
 var ErrCheckpoint = errors.New("loom: bad checkpoint")
 
-// Input operations.
-const (
-	opPose     = "pose"
-	opVelocity = "velocity"
-	opAdd      = "add-obstacle"
-	opRemove   = "remove-obstacle"
-	opPin      = "pin"
-	opUnpin    = "unpin"
-	opAttach   = "attach"
-)
-
-// input is one call that changed the simulation from outside.
-type input struct {
-	Step     int              `json:"step"` // steps taken when it was applied
-	Op       string           `json:"op"`
-	Obstacle uint64           `json:"obstacle,omitempty"`
-	Body     int              `json:"body,omitempty"`
-	Vertex   int              `json:"vertex,omitempty"`
-	V        [7]float64       `json:"v"`
-	Add      *scenes.Obstacle `json:"add,omitempty"`
-}
-
-// checkpoint is the record a checkpoint file holds.
-type checkpoint struct {
-	Version int             `json:"version"`
-	Scene   json.RawMessage `json:"scene"`
-	Assets  string          `json:"assets,omitempty"` // where the scene's files are (scenes.Scene.AssetRoot)
-	Steps   int             `json:"steps"`
-	Inputs  []input         `json:"inputs"`
-	State   string          `json:"state"` // stateHash of the state reached
-}
-
-// log records input in for Save.
-func (s *Sim) log(in input) {
-	if !s.record {
-		s.unrecorded = true
-		return
-	}
-	in.Step = s.sim.Clock.Step
-	s.inputs = append(s.inputs, in)
-}
-
-// stateHash is an FNV-1a hash of the clock and every cloth vertex's and rod
-// node's position, bit for bit.
-func (s *Sim) stateHash() string {
-	h := fnv.New64a()
-	var b [8]byte
-	put := func(x float64) {
-		u := math.Float64bits(x)
-		for k := range b {
-			b[k] = byte(u >> (8 * k))
-		}
-		h.Write(b[:])
-	}
-	put(float64(s.sim.Clock.Step))
-	put(s.sim.Clock.Time)
-	for i := range s.sim.Bodies {
-		s.pos = s.acc.AppendPositions(i, s.pos[:0])
-		put(float64(len(s.pos)))
-		for _, x := range s.pos {
-			put(x[0])
-			put(x[1])
-			put(x[2])
-		}
-	}
-	if r := s.sim.Rods; r != nil {
-		for _, x := range r.Step.X {
-			put(x[0])
-			put(x[1])
-			put(x[2])
-		}
-	}
-	return fmt.Sprintf("%016x", h.Sum64())
+// checkpointHead is the header line of a checkpoint file.
+type checkpointHead struct {
+	Version int               `json:"version"`
+	Scene   json.RawMessage   `json:"scene"`
+	Assets  string            `json:"assets,omitempty"` // where the scene's files are (scenes.Scene.AssetRoot)
+	Added   []scenes.Obstacle `json:"added,omitempty"`  // obstacles added while running, in order
+	Step    int               `json:"step"`
+	Arch    string            `json:"arch"`        // runtime.GOARCH of the writer
+	Bytes   int               `json:"image_bytes"` // of the state image
 }
 
 // Save writes a checkpoint of s to path (atomically: a temporary file
-// renamed). A run driven from outside can be saved only with
-// Options.Record.
+// renamed).
 func (s *Sim) Save(path string) error {
 	var buf bytes.Buffer
 	if err := s.WriteCheckpoint(&buf); err != nil {
@@ -131,138 +74,130 @@ func (s *Sim) WriteCheckpoint(w io.Writer) error {
 	if s.closed {
 		return ErrClosed
 	}
-	if s.unrecorded {
-		return fmt.Errorf("%w: Save: inputs were applied without Options.Record, so the run cannot be replayed", ErrInvalidValue)
-	}
 	scene, err := json.Marshal(s.scene)
 	if err != nil {
 		return err
 	}
-	rec, err := json.Marshal(checkpoint{Version: CheckpointVersion, Scene: scene, Assets: s.scene.AssetRoot(), Steps: s.sim.Clock.Step, Inputs: s.inputs, State: s.stateHash()})
+	enc := snapshot.NewEncoder(systems.StateConfig)
+	s.sim.EncodeState(enc)
+	enc.Encode(&s.obstacles)
+	image := enc.Bytes()
+	head, err := json.Marshal(checkpointHead{Version: CheckpointVersion, Scene: scene, Assets: s.scene.AssetRoot(), Added: s.added,
+		Step: s.sim.Clock.Step, Arch: runtime.GOARCH, Bytes: len(image)})
 	if err != nil {
 		return err
 	}
+	crc := crc32.NewIEEE()
+	crc.Write(head)
+	crc.Write([]byte{'\n'})
+	crc.Write(image)
 	var buf bytes.Buffer
 	buf.WriteString(checkpointMagic)
-	buf.Write(rec)
-	fmt.Fprintf(&buf, "\ncrc32 %08x\n", crc32.ChecksumIEEE(rec))
+	buf.Write(head)
+	buf.WriteByte('\n')
+	buf.Write(image)
+	fmt.Fprintf(&buf, "\ncrc32 %08x\n", crc.Sum32())
 	_, err = w.Write(buf.Bytes())
 	return err
 }
 
-// readCheckpoint reads and checks a checkpoint file.
-func readCheckpoint(path string) (*checkpoint, error) {
+// readCheckpoint reads and checks a checkpoint file: its header and image.
+func readCheckpoint(path string) (*checkpointHead, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrCheckpoint, path, fmt.Sprintf(format, args...))
 	}
 	body, ok := bytes.CutPrefix(data, []byte(checkpointMagic))
 	if !ok {
-		return nil, bad("not a loom checkpoint (no %q line)", checkpointMagic[:len(checkpointMagic)-1])
+		return nil, nil, bad("not a loom checkpoint (no %q line)", checkpointMagic[:len(checkpointMagic)-1])
 	}
-	i := bytes.LastIndex(body, []byte("\ncrc32 "))
-	if i < 0 || !bytes.HasSuffix(body, []byte("\n")) {
-		return nil, bad("truncated (no checksum line at the end)")
+	// The checksum line ends the file: without it the file was cut.
+	const tail = len("\ncrc32 01234567\n")
+	n := len(body) - tail
+	if n < 0 || !bytes.HasPrefix(body[n:], []byte("\ncrc32 ")) || body[len(body)-1] != '\n' {
+		return nil, nil, bad("truncated, or written to after its end (no checksum line at the end)")
 	}
-	rec, sum := body[:i], bytes.TrimSpace(body[i+len("\ncrc32 "):])
+	rec, sum := body[:n], body[n+len("\ncrc32 "):len(body)-1]
 	if want := fmt.Sprintf("%08x", crc32.ChecksumIEEE(rec)); string(sum) != want {
-		return nil, bad("corrupted (checksum %s, contents give %s)", sum, want)
+		return nil, nil, bad("corrupted (checksum %s, contents give %s)", sum, want)
 	}
-	var head struct {
-		Version int `json:"version"`
+	// A version 1 file's record is one line of JSON; this format's header
+	// line starts the same way, so that the version is read first.
+	line, image, _ := bytes.Cut(rec, []byte("\n"))
+	var version struct {
+		Version *int `json:"version"`
 	}
-	if err := json.Unmarshal(rec, &head); err != nil {
-		return nil, bad("%v", err)
+	if err := json.Unmarshal(line, &version); err != nil || version.Version == nil {
+		return nil, nil, bad("no format version in the header line (%v)", err)
 	}
-	if head.Version != CheckpointVersion {
-		return nil, bad("format version %d; this loom reads version %d (rerun the scene to make a new checkpoint)", head.Version, CheckpointVersion)
+	if *version.Version != CheckpointVersion {
+		return nil, nil, bad("format version %d; this loom reads version %d (version 1 replayed the run; rerun the scene with --checkpoint-every to make a new checkpoint)", *version.Version, CheckpointVersion)
 	}
-	var c checkpoint
-	if err := decodeStrict(rec, &c); err != nil {
-		return nil, bad("%v", err)
+	var head checkpointHead
+	if err := decodeStrict(line, &head); err != nil {
+		return nil, nil, bad("header: %v", err)
 	}
-	if c.Steps < 0 {
-		return nil, bad("negative step count %d", c.Steps)
+	if head.Step < 0 || head.Bytes != len(image) {
+		return nil, nil, bad("header: step %d, image of %d bytes, but %d follow", head.Step, head.Bytes, len(image))
 	}
-	return &c, nil
+	if head.Arch != runtime.GOARCH {
+		return nil, nil, bad("written on %s; this machine is %s (an image holds numbers in the writer's byte order)", head.Arch, runtime.GOARCH)
+	}
+	return &head, image, nil
 }
 
-// Resume loads the checkpoint at path and brings the simulation to the
-// state it was saved in (see the format above); the resumed Sim keeps the
-// input log, so it can be saved again.
+// Resume loads the checkpoint at path: it builds the model from the
+// checkpoint's scene and lays the saved state over it, without stepping.
 func Resume(path string, opt Options) (*Sim, error) {
-	c, err := readCheckpoint(path)
+	head, image, err := readCheckpoint(path)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := decodeScene(c.Scene)
+	fail := func(err error) error { return fmt.Errorf("%w: %s: %w", ErrCheckpoint, path, err) }
+	sc, err := decodeScene(head.Scene)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		return nil, fail(err)
 	}
-	if c.Assets != "" {
-		sc.SetAssetRoot(c.Assets)
+	if head.Assets != "" {
+		sc.SetAssetRoot(head.Assets)
 	}
-	record := opt.Record
-	opt.Record = true
 	s, err := newSim(sc, opt)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrCheckpoint, path, err)
+		return nil, fail(err)
 	}
-	next := 0
-	for step := 0; ; step++ {
-		for ; next < len(c.Inputs) && c.Inputs[next].Step == step; next++ {
-			if err := s.apply(&c.Inputs[next]); err != nil {
-				s.Close()
-				return nil, fmt.Errorf("%w: %s: input %d (%s before step %d): %w", ErrCheckpoint, path, next, c.Inputs[next].Op, step+1, err)
-			}
-		}
-		if step == c.Steps {
-			break
-		}
-		if err := s.Step(); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("%w: %s: replaying: %w", ErrCheckpoint, path, err)
-		}
-	}
-	if next < len(c.Inputs) {
+	if err := s.restore(head, image); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("%w: %s: input %d is at step %d, out of order or after the %d steps saved", ErrCheckpoint, path, next, c.Inputs[next].Step, c.Steps)
+		return nil, fail(err)
 	}
-	if h := s.stateHash(); h != c.State {
-		s.Close()
-		return nil, fmt.Errorf("%w: %s: the replayed state (hash %s) is not the saved one (%s): made by another version of loom?", ErrCheckpoint, path, h, c.State)
-	}
-	s.record = record
 	return s, nil
 }
 
-// apply replays input in.
-func (s *Sim) apply(in *input) error {
-	b := Body(pack(s.serial, in.Body))
-	o := Obstacle(in.Obstacle)
-	v := in.V
-	switch in.Op {
-	case opPose:
-		return s.SetObstaclePose(o, [3]float64{v[0], v[1], v[2]}, [4]float64{v[3], v[4], v[5], v[6]})
-	case opVelocity:
-		return s.SetObstacleVelocity(o, [3]float64{v[0], v[1], v[2]}, [3]float64{v[3], v[4], v[5]})
-	case opAdd:
-		if in.Add == nil {
-			return fmt.Errorf("no obstacle to add")
+// restore lays state image over s, freshly built from head's scene.
+func (s *Sim) restore(head *checkpointHead, image []byte) error {
+	for i, o := range head.Added {
+		// Spawned here for their motion scripts (the image's world
+		// replaces the entities).
+		if _, _, err := s.spawnObstacle(o); err != nil {
+			return fmt.Errorf("added obstacle %d (%s): %w", i, o.Name, err)
 		}
-		_, err := s.AddObstacle(*in.Add)
-		return err
-	case opRemove:
-		return s.RemoveObstacle(o)
-	case opPin:
-		return s.Pin(b, in.Vertex)
-	case opUnpin:
-		return s.Unpin(b, in.Vertex)
-	case opAttach:
-		return s.Attach(b, in.Vertex, o)
 	}
-	return fmt.Errorf("unknown input %q", in.Op)
+	s.added = head.Added
+	dec := snapshot.NewDecoder(systems.StateConfig, image)
+	if err := s.sim.DecodeState(dec); err != nil {
+		return err
+	}
+	if err := dec.Decode(&s.obstacles); err != nil {
+		return err
+	}
+	if err := dec.Finish(); err != nil {
+		return err
+	}
+	if s.sim.Clock.Step != head.Step {
+		return fmt.Errorf("%w: the image is at step %d, the header says %d", snapshot.ErrImage, s.sim.Clock.Step, head.Step)
+	}
+	s.measure()
+	return nil
 }

@@ -162,7 +162,6 @@ func (s *Sim) SetObstaclePose(h Obstacle, position [3]float64, orientation [4]fl
 	if err := s.drive(sl, dense.Vec3(position), q.Normalize().Mat()); err != nil {
 		return err
 	}
-	s.log(input{Op: opPose, Obstacle: uint64(h), V: [7]float64{position[0], position[1], position[2], orientation[0], orientation[1], orientation[2], orientation[3]}})
 	return nil
 }
 
@@ -186,7 +185,6 @@ func (s *Sim) SetObstacleVelocity(h Obstacle, v, omega [3]float64) error {
 	if err := s.drive(sl, p, r); err != nil {
 		return err
 	}
-	s.log(input{Op: opVelocity, Obstacle: uint64(h), V: [7]float64{v[0], v[1], v[2], omega[0], omega[1], omega[2]}})
 	return nil
 }
 
@@ -235,21 +233,11 @@ func (s *Sim) AddObstacle(o scenes.Obstacle) (Obstacle, error) {
 			return 0, fmt.Errorf("%w: AddObstacle: an obstacle named %q exists", ErrInvalidValue, o.Name)
 		}
 	}
-	// Resolve it as the only obstacle of the scene: the scene's checks
-	// and its resolution into the model, in one place.
-	one := *s.scene
-	one.Obstacles = []scenes.Obstacle{o}
-	m, err := one.Model()
+	e, k, err := s.spawnObstacle(o)
 	if err != nil {
 		return 0, fmt.Errorf("%w: AddObstacle %q: %w", ErrInvalidValue, o.Name, err)
 	}
-	mo := m.Obstacles[0]
-	k := &kinematic{base: mo.Motion}
-	mo.Motion = k
-	e, err := s.acc.AddObstacle(&mo)
-	if err != nil {
-		return 0, fmt.Errorf("%w: AddObstacle %q: %w", ErrInvalidValue, o.Name, err)
-	}
+	s.added = append(s.added, o)
 	slot := slices.IndexFunc(s.obstacles, func(sl obstacleSlot) bool { return !sl.alive() })
 	if slot < 0 {
 		s.obstacles = append(s.obstacles, obstacleSlot{})
@@ -258,8 +246,24 @@ func (s *Sim) AddObstacle(o scenes.Obstacle) (Obstacle, error) {
 	sl := &s.obstacles[slot]
 	sl.ent, sl.motion = e, k
 	sl.gen++
-	s.log(input{Op: opAdd, Add: &o})
 	return Obstacle(pack(sl.gen, slot)), nil
+}
+
+// spawnObstacle resolves o as the only obstacle of the scene (the scene's
+// checks and its resolution into the model, in one place) and spawns it
+// with a kinematic motion.
+func (s *Sim) spawnObstacle(o scenes.Obstacle) (ecs.Entity, *kinematic, error) {
+	one := *s.scene
+	one.Obstacles = []scenes.Obstacle{o}
+	m, err := one.Model()
+	if err != nil {
+		return ecs.Entity{}, nil, err
+	}
+	mo := m.Obstacles[0]
+	k := &kinematic{base: mo.Motion}
+	mo.Motion = k
+	e, err := s.acc.AddObstacle(&mo)
+	return e, k, err
 }
 
 // AddObstacleJSON is AddObstacle with the obstacle as JSON in the scene
@@ -284,6 +288,5 @@ func (s *Sim) RemoveObstacle(h Obstacle) error {
 		return fmt.Errorf("%w: RemoveObstacle: %w", ErrInvalidValue, err)
 	}
 	sl.ent = ecs.Entity{}
-	s.log(input{Op: opRemove, Obstacle: uint64(h)})
 	return nil
 }

@@ -49,11 +49,6 @@ type Options struct {
 	// Workers is the number of worker goroutines; 0: LOOM_WORKERS or
 	// GOMAXPROCS. Results are bitwise identical for any count.
 	Workers int
-	// Record keeps the log of inputs (poses, velocities, added and removed
-	// obstacles, pins) that Save needs to checkpoint a run driven from
-	// outside. The log grows with every input, so a step that sets a pose
-	// allocates now and then while it is on.
-	Record bool
 }
 
 // Stats are the statistics of the last step.
@@ -82,10 +77,10 @@ type Sim struct {
 	// Buffers reused by the readers.
 	pos, nrm []dense.Vec3
 
-	// Checkpoint log (checkpoint.go).
-	record     bool
-	inputs     []input
-	unrecorded bool // an input was applied while Record was off
+	// added is every obstacle added while running, in order: Resume adds
+	// them again, so that their motion scripts exist before the state
+	// image is laid over the Sim (checkpoint.go).
+	added []scenes.Obstacle
 }
 
 var serials atomic.Uint32
@@ -173,7 +168,7 @@ func newSim(sc *scenes.Scene, opt Options) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sim{scene: sc, sim: es, acc: systems.NewAccess(es), serial: serials.Add(1), record: opt.Record}
+	s := &Sim{scene: sc, sim: es, acc: systems.NewAccess(es), serial: serials.Add(1)}
 	for i, e := range s.acc.Obstacles(nil) {
 		s.obstacles = append(s.obstacles, obstacleSlot{ent: e, gen: 1, motion: motions[i]})
 	}

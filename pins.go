@@ -30,7 +30,6 @@ func (s *Sim) Pin(b Body, v int) error {
 		return err
 	}
 	s.acc.Pin(i, v, components.Pinned{Anchor: x, Script: -1})
-	s.log(input{Op: opPin, Body: i, Vertex: v})
 	return nil
 }
 
@@ -44,7 +43,6 @@ func (s *Sim) Unpin(b Body, v int) error {
 	if !s.acc.Unpin(i, v) {
 		return fmt.Errorf("%w: Unpin: vertex %d of body %q is not pinned", ErrInvalidValue, v, s.sim.Bodies[i].Name)
 	}
-	s.log(input{Op: opUnpin, Body: i, Vertex: v})
 	return nil
 }
 
@@ -69,6 +67,5 @@ func (s *Sim) Attach(b Body, v int, o Obstacle) error {
 	off, r := dense.Vec3(k.Offset(t)), dense.Mat3(k.Rotation(t))
 	anchor := ob.Pivot.Add(r.T().MulVec(x.Sub(ob.Pivot).Sub(off)))
 	s.acc.Pin(i, v, components.Pinned{Anchor: anchor, Script: ob.Script, Pivot: ob.Pivot})
-	s.log(input{Op: opAttach, Body: i, Vertex: v, Obstacle: uint64(o)})
 	return nil
 }

@@ -120,8 +120,8 @@ func load(out *C.loom_sim, path *C.char, code C.loom_status, load func() (*loom.
 	return C.LOOM_OK
 }
 
-func options(workers, record C.int32_t) loom.Options {
-	return loom.Options{Workers: int(workers), Record: record != 0}
+func options(workers C.int32_t) loom.Options {
+	return loom.Options{Workers: int(workers)}
 }
 
 //export loom_last_error
@@ -138,23 +138,23 @@ func loom_last_error(buf *C.char, n C.size_t) C.size_t {
 }
 
 //export loom_load_file
-func loom_load_file(path *C.char, workers, record C.int32_t, out *C.loom_sim) (rc C.loom_status) {
+func loom_load_file(path *C.char, workers C.int32_t, out *C.loom_sim) (rc C.loom_status) {
 	defer guard(&rc)
-	return load(out, path, C.LOOM_ERR_SCENE, func() (*loom.Sim, error) { return loom.Load(C.GoString(path), options(workers, record)) })
+	return load(out, path, C.LOOM_ERR_SCENE, func() (*loom.Sim, error) { return loom.Load(C.GoString(path), options(workers)) })
 }
 
 //export loom_load_json
-func loom_load_json(json *C.char, n C.size_t, workers, record C.int32_t, out *C.loom_sim) (rc C.loom_status) {
+func loom_load_json(json *C.char, n C.size_t, workers C.int32_t, out *C.loom_sim) (rc C.loom_status) {
 	defer guard(&rc)
 	return load(out, json, C.LOOM_ERR_SCENE, func() (*loom.Sim, error) {
-		return loom.LoadBytes(C.GoBytes(unsafe.Pointer(json), C.int(n)), options(workers, record))
+		return loom.LoadBytes(C.GoBytes(unsafe.Pointer(json), C.int(n)), options(workers))
 	})
 }
 
 //export loom_resume
-func loom_resume(path *C.char, workers, record C.int32_t, out *C.loom_sim) (rc C.loom_status) {
+func loom_resume(path *C.char, workers C.int32_t, out *C.loom_sim) (rc C.loom_status) {
 	defer guard(&rc)
-	return load(out, path, C.LOOM_ERR_CHECKPOINT, func() (*loom.Sim, error) { return loom.Resume(C.GoString(path), options(workers, record)) })
+	return load(out, path, C.LOOM_ERR_CHECKPOINT, func() (*loom.Sim, error) { return loom.Resume(C.GoString(path), options(workers)) })
 }
 
 //export loom_save

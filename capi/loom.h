@@ -38,11 +38,11 @@ extern "C" {
 size_t loom_last_error(char *buf, size_t len);
 
 /* Loading: a scene file path or built-in scene name; JSON text; a
- * checkpoint. workers: 0 for LOOM_WORKERS or the number of CPUs. record:
- * keep the input log that loom_save needs for a run driven from outside. */
-loom_status loom_load_file(const char *path, int32_t workers, int32_t record, loom_sim *out);
-loom_status loom_load_json(const char *json, size_t len, int32_t workers, int32_t record, loom_sim *out);
-loom_status loom_resume(const char *path, int32_t workers, int32_t record, loom_sim *out);
+ * checkpoint (a state image: resuming costs its size, not the steps taken).
+ * workers: 0 for LOOM_WORKERS or the number of CPUs. */
+loom_status loom_load_file(const char *path, int32_t workers, loom_sim *out);
+loom_status loom_load_json(const char *json, size_t len, int32_t workers, loom_sim *out);
+loom_status loom_resume(const char *path, int32_t workers, loom_sim *out);
 loom_status loom_save(loom_sim sim, const char *path);
 loom_status loom_close(loom_sim sim);
 

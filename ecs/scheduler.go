@@ -15,7 +15,7 @@ type System interface {
 // wall time spent in each.
 type Scheduler struct {
 	systems []System
-	elapsed []time.Duration
+	elapsed []time.Duration `snapshot:"-"` // measurements, not state: a checkpoint leaves them out
 }
 
 // NewScheduler returns a scheduler for the systems, in the order given.

@@ -19,6 +19,7 @@ import (
 type Access struct {
 	sim      *Sim
 	pos      generic.Map1[components.Position]
+	vel      generic.Map1[components.Velocity]
 	obstacle generic.Map1[components.Obstacle]
 	isObs    generic.Map[components.Obstacle]
 	pinned   generic.Map1[components.Pinned]
@@ -30,7 +31,7 @@ type Access struct {
 // NewAccess returns the accessor of s.
 func NewAccess(s *Sim) *Access {
 	w := s.World.ECS
-	return &Access{sim: s, pos: generic.NewMap1[components.Position](w), obstacle: generic.NewMap1[components.Obstacle](w),
+	return &Access{sim: s, pos: generic.NewMap1[components.Position](w), vel: generic.NewMap1[components.Velocity](w), obstacle: generic.NewMap1[components.Obstacle](w),
 		isObs:  generic.NewMap[components.Obstacle](w),
 		pinned: generic.NewMap1[components.Pinned](w), isPinned: generic.NewMap[components.Pinned](w), eol: generic.NewFilter1[components.EOL](),
 		scripts: ecs.Resource[Scripts](s.World)}
@@ -41,6 +42,15 @@ func NewAccess(s *Sim) *Access {
 func (a *Access) AppendPositions(i int, dst []dense.Vec3) []dense.Vec3 {
 	for _, e := range a.sim.Bodies[i].Verts {
 		dst = append(dst, dense.Vec3(*a.pos.Get(e)))
+	}
+	return dst
+}
+
+// AppendVelocities appends body i's vertex velocities, in the order of
+// Bodies[i].Verts, to dst.
+func (a *Access) AppendVelocities(i int, dst []dense.Vec3) []dense.Vec3 {
+	for _, e := range a.sim.Bodies[i].Verts {
+		dst = append(dst, dense.Vec3(*a.vel.Get(e)))
 	}
 	return dst
 }
