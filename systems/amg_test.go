@@ -69,6 +69,7 @@ func TestAMGOnClothMatrices(t *testing.T) {
 // with contacts solve, and the trajectory is bitwise the same on 1, 2 and 8
 // workers and close to block-Jacobi's.
 func TestAMGRemeshedContact(t *testing.T) {
+	t.Parallel()
 	const n = 48
 	run := func(pre string, workers int) (*Sim, *ImplicitSolve) {
 		sim := build(t, load(t, "sphere", [2]string{"solver.preconditioner", pre},

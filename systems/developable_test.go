@@ -122,6 +122,7 @@ func TestBDF2Dissipation(t *testing.T) {
 // only: at resolution 15, 43 mm edges, the sphere pokes 1.2 mm through
 // faces between vertices held 2 mm off it.)
 func TestPaperDrape(t *testing.T) {
+	t.Parallel()
 	n := 70
 	if long() {
 		n = 750

@@ -173,6 +173,7 @@ type doneMeansCase struct {
 // Meshes are coarsened and runs shortened so that the test stays quick;
 // drape-corner and skirt take longer and run with LOOM_LONG_TESTS.
 func TestSelfContactDoneMeans(t *testing.T) {
+	t.Parallel()
 	const maxPen = 1e-4 // m: the issue's bound, not to be loosened
 	cases := []doneMeansCase{
 		{scene: "crumple", sets: [][2]string{{"bodies.0.pins", `[{"at": [7, 7], "release": 0.3}]`}, {"bodies.0.resolution", "15"}, {"duration", "0.7"}}},

@@ -154,6 +154,7 @@ func TestEOLAssemblyMatchesTriplets(t *testing.T) {
 // (measured: 3e-4; both solve to the scene's relative tolerance 1e-4, and
 // the steps after the first contacts diverge by remeshing).
 func TestEOLContactQP(t *testing.T) {
+	t.Parallel()
 	sims := [2]*Sim{}
 	for k, solver := range []string{"qp", "filter"} {
 		sims[k] = build(t, load(t, "edge", append(append([][2]string{}, edgeSets...), [2]string{"solver.contact_solver", solver})...), 2)

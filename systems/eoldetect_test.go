@@ -84,6 +84,7 @@ func refNear(f *geom.Feature, lo, hi dense.Vec3, margin float64) bool {
 // crossings near the features' ends, reaches and sides), and with a face
 // moved onto each point feature and box corner.
 func TestEOLDetectMatchesReference(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name             string
 		duration         float64

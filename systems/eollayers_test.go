@@ -14,6 +14,7 @@ import (
 // mm) of the feature; only the lower sheet, which touches the edge, gets
 // EOL vertices there (shieldHits), in every step.
 func TestEOLLayersOneOnFeature(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "edge-layers", [2]string{"duration", "0.2"})
 	sim := build(t, sc, 2)
 	if sim.Bodies[0].Name != "bottom" || sim.Bodies[1].Name != "top" {

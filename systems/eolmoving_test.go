@@ -23,6 +23,7 @@ import (
 // threw its EOL vertices up at 2u, the sinking one lifted every one of them
 // off at each step.)
 func TestEOLMovingBox(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		u    [3]float64

@@ -77,6 +77,7 @@ func eolRun(t *testing.T, sc *scenes.Scene) *Sim {
 // (the full ones take minutes at about 2000 faces): each must run without
 // error, create EOL vertices and keep the cloth out of the obstacles.
 func TestEOLScenes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		full    float64 // s simulated
@@ -121,6 +122,7 @@ func TestEOLScenes(t *testing.T) {
 // subtracts F Xdot from it (eq. 2), so at rest this can only overstate the
 // motion, and the 1 mm/s bound is conservative.
 func TestEOLSceneFriction(t *testing.T) {
+	t.Parallel()
 	type result struct{ speed, zc float64 }
 	run := func(mu float64) result {
 		sc := eolShort(t, "friction", 0.8, 0.04, 0.1)
@@ -164,6 +166,7 @@ func TestEOLSceneFriction(t *testing.T) {
 // scene's trailing border stuck on the box's near corner at 0.62 s and the
 // cloth slowed from 1.5 to about 0.4 m/s (crossing at 0.87 s, 0.71 s now).
 func TestEOLThrowCrossesBox(t *testing.T) {
+	t.Parallel()
 	sc := eolShort(t, "throw", 1, 0.08, 0.16)
 	if long() {
 		var err error

@@ -55,6 +55,7 @@ func nonPlanarity(t *testing.T, x []float64) float64 {
 // plane, which stays flat to rounding: the measure tells a flat sheet from a
 // flapping one.
 func TestFlagFlaps(t *testing.T) {
+	t.Parallel()
 	const steps05 = 100 // 0.5 s
 	t.Run("flaps", func(t *testing.T) {
 		sim := build(t, load(t, "flag", [2]string{"bodies.0.remesh.size_min", "0.1"}), 2)

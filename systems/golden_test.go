@@ -85,6 +85,7 @@ func stateHash(w *ecs.World) uint64 {
 // meant to change them updates the file (go test -run Golden -update-golden)
 // in the same commit.
 func TestGoldenTrajectories(t *testing.T) {
+	t.Parallel()
 	want := map[string]uint64{}
 	if !*updateGolden {
 		fh, err := os.Open("testdata/golden.txt")
@@ -105,29 +106,35 @@ func TestGoldenTrajectories(t *testing.T) {
 		}
 		fh.Close()
 	}
-	var lines []string
-	for _, info := range scenes.Builtins() {
-		t.Run(info.Name, func(t *testing.T) {
-			n, ok := goldenSteps[info.Name]
-			if !ok {
-				t.Fatalf("built-in scene %q has no golden step count", info.Name)
-			}
-			sim := build(t, load(t, info.Name, goldenSets[info.Name]...), 2)
-			steps(t, sim, n, nil)
-			got := stateHash(sim.World.ECS)
-			st := sim.Measure()
-			t.Logf("%d steps: %d vertices, %d faces, %d contacts, EOL vertices %v, rod nodes %d", n, st.Vertices, st.Faces, st.Contacts, ptrOr(st.EOLVertices), st.Nodes)
-			lines = append(lines, fmt.Sprintf("%s %d %016x", info.Name, n, got))
-			if *updateGolden {
-				return
-			}
-			if w, ok := want[info.Name]; !ok {
-				t.Errorf("no reference hash in testdata/golden.txt")
-			} else if w != got {
-				t.Errorf("state hash after %d steps is %016x, reference %016x", n, got, w)
-			}
-		})
-	}
+	// The scenes run in parallel (subtests of "scenes", which returns when
+	// all are done); each writes its own line.
+	infos := scenes.Builtins()
+	lines := make([]string, len(infos))
+	t.Run("scenes", func(t *testing.T) {
+		for i, info := range infos {
+			t.Run(info.Name, func(t *testing.T) {
+				t.Parallel()
+				n, ok := goldenSteps[info.Name]
+				if !ok {
+					t.Fatalf("built-in scene %q has no golden step count", info.Name)
+				}
+				sim := build(t, load(t, info.Name, goldenSets[info.Name]...), 2)
+				steps(t, sim, n, nil)
+				got := stateHash(sim.World.ECS)
+				st := sim.Measure()
+				t.Logf("%d steps: %d vertices, %d faces, %d contacts, EOL vertices %v, rod nodes %d", n, st.Vertices, st.Faces, st.Contacts, ptrOr(st.EOLVertices), st.Nodes)
+				lines[i] = fmt.Sprintf("%s %d %016x", info.Name, n, got)
+				if *updateGolden {
+					return
+				}
+				if w, ok := want[info.Name]; !ok {
+					t.Errorf("no reference hash in testdata/golden.txt")
+				} else if w != got {
+					t.Errorf("state hash after %d steps is %016x, reference %016x", n, got, w)
+				}
+			})
+		}
+	})
 	if *updateGolden {
 		out := "# scene steps state-hash (2 workers); regenerate with go test -run Golden -update-golden\n" + strings.Join(lines, "\n") + "\n"
 		if err := os.WriteFile("testdata/golden.txt", []byte(out), 0o644); err != nil {

@@ -10,6 +10,7 @@ import "testing"
 // contacts' shared nodes left unused x blocks, zero rows of the matrix.
 // They must now converge (they still halve the step: 5, 3 and 2 halvings).
 func TestKnitFirstSteps(t *testing.T) {
+	t.Parallel()
 	sim := build(t, load(t, "knit-sphere"), 1)
 	steps(t, sim, 3, func(i int) {
 		r := sim.Rods.LastResult

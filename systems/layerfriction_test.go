@@ -17,6 +17,7 @@ import (
 // that it stays on the slope); without
 // friction it slides at 15 degrees too.
 func TestLayerFriction(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		deg, mu float64
 		slide   bool

@@ -232,6 +232,7 @@ func dressSmall(t *testing.T) *scenes.Scene {
 // contact thickness (the budget the rows keep: see the note on receding
 // surfaces in the report of issue 16; it measures 0.46 mm here).
 func TestDressDeterministicAndOutOfBody(t *testing.T) {
+	t.Parallel()
 	const det, n = 40, 100
 	var ref []float64
 	for _, workers := range []int{1, 2, 8} {

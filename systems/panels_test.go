@@ -12,6 +12,7 @@ import (
 // every vert on a panel's side edge is a seam vert, and the material area is
 // the sheet's.
 func TestTubePanels(t *testing.T) {
+	t.Parallel()
 	sc := load(t, "skirt", [2]string{"bodies.0.panels", "3"}, [2]string{"bodies.0.remesh.size_min", "0.03"},
 		[2]string{"bodies.0.remesh.size_max", "0.06"}, [2]string{"bodies.0.remesh.every", "4"})
 	sim := build(t, sc, 2)

@@ -252,13 +252,15 @@ var knownPassThrough = map[string]bool{"incline": true, "pocket": true, "tablecl
 // shortPassSteps shortens TestNoPassThrough for scenes whose steps are slow
 // (without LOOM_LONG_TESTS): knit-sphere's Newton still halves most of its
 // steps, about 3 s a step on 2 shared cores. It lands on the sphere at step
-// 40; the long form checks all of it.
+// 40; the long form checks all of it, and fails: at step 76 two of its yarns
+// come within 1.6e-5 m (a known defect, like the stacked fabrics').
 var shortPassSteps = map[string]int{"knit-sphere": 10}
 
 // TestNoPassThrough runs every built-in rod scene (the first 120 steps;
 // LOOM_LONG_TESTS: all of every scene) under the checker. TestRodCrossing
 // checks all of rod-crossing, through the yarns' meeting at 2.15 s.
 func TestNoPassThrough(t *testing.T) {
+	t.Parallel()
 	for _, info := range scenes.Builtins() {
 		sc, err := scenes.Builtin(info.Name)
 		if err != nil {

@@ -59,6 +59,7 @@ func steps(t *testing.T, sim *Sim, n int, each func(i int)) {
 // TestDeterministicAcrossWorkers runs scenes with 1, 2 and 8 workers and
 // compares every coordinate and velocity bit for bit.
 func TestDeterministicAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		scene string
 		sets  [][2]string
