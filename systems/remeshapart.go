@@ -58,12 +58,11 @@ func (rm *BodyRemesher) crossings(r geom.Runner, body ecs.Entity, m *remesh.Mesh
 		if !cw.of[p.A] && !cw.of[p.B] {
 			continue
 		}
-		fa, fb := cw.faces[3*p.A:3*p.A+3], cw.faces[3*p.B:3*p.B+3]
-		if !geom.TrianglesIntersect(vec(cw.x, fa[0]), vec(cw.x, fa[1]), vec(cw.x, fa[2]), vec(cw.x, fb[0]), vec(cw.x, fb[1]), vec(cw.x, fb[2])) {
+		if !facesIntersect(cw.x, cw.faces, p) {
 			continue
 		}
 		n++
-		for _, v := range append(fa[:3:3], fb...) {
+		for _, v := range append(cw.faces[3*p.A:3*p.A+3:3*p.A+3], cw.faces[3*p.B:3*p.B+3]...) {
 			if mark != nil && v >= off {
 				mark(v - off)
 			}

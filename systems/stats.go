@@ -252,10 +252,16 @@ func selfIntersections(r geom.Runner, x []float64, faces []int32) int {
 	bvh.Build(r, x, faces, 0)
 	count := 0
 	for _, p := range bvh.SelfPairs(nil) {
-		fe, fg := faces[3*p.A:3*p.A+3], faces[3*p.B:3*p.B+3]
-		if geom.TrianglesIntersect(vec(x, fe[0]), vec(x, fe[1]), vec(x, fe[2]), vec(x, fg[0]), vec(x, fg[1]), vec(x, fg[2])) {
+		if facesIntersect(x, faces, p) {
 			count++
 		}
 	}
 	return count
+}
+
+// facesIntersect reports whether the faces of pair p (indices into faces,
+// 3 vertex indices into x each) intersect (geom.TrianglesIntersect).
+func facesIntersect(x []float64, faces []int32, p geom.TriPair) bool {
+	fa, fb := faces[3*p.A:3*p.A+3], faces[3*p.B:3*p.B+3]
+	return geom.TrianglesIntersect(vec(x, fa[0]), vec(x, fa[1]), vec(x, fa[2]), vec(x, fb[0]), vec(x, fb[1]), vec(x, fb[2]))
 }
