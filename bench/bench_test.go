@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
 	"runtime"
 	"testing"
@@ -8,6 +9,21 @@ import (
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/systems"
 )
+
+// large adds the big rows (the 200x200 sheets, the 100x100 QP contact step,
+// the 100k-node rod set): one of their steps takes seconds and their
+// warm-ups minutes, so without it `go test -bench . ./bench/` finishes in a
+// few minutes:
+// go test -run '^$' -bench . ./bench/ -large
+var large = flag.Bool("large", false, "also run the 200x200 sheets, the 100x100 QP contact step and the 100k-node rod set")
+
+// sized returns small, with big appended only when -large is set.
+func sized[T any](small, big []T) []T {
+	if *large {
+		return append(small, big...)
+	}
+	return small
+}
 
 // workerCounts is 1, 2, 4, ... up to GOMAXPROCS, and always includes 2.
 func workerCounts() []int {
@@ -76,24 +92,24 @@ func timeSteps(b *testing.B, step func() error) {
 }
 
 // BenchmarkImplicitStep times one full step (collision, force fill, implicit
-// PCG solve, integration) of an N x N vertex drape sheet in motion, for 1, 2,
-// 4, ... workers.
+// PCG solve, integration) of an N x N vertex drape sheet in motion (N = 50,
+// 100; 200 with -large), for 1, 2, 4, ... workers.
 func BenchmarkImplicitStep(b *testing.B) {
-	for _, c := range Cases[:3] { // sheet-50, -100, -200 with PCG
+	for _, name := range sized([]string{"sheet-50", "sheet-100"}, []string{"sheet-200"}) {
 		for _, workers := range workerCounts() {
-			b.Run(fmt.Sprintf("%s/workers=%d", c.Name, workers), func(b *testing.B) {
-				sim := warm(b, c, workers, 20)
+			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+				sim := warm(b, caseNamed(b, name), workers, 20)
 				timeSteps(b, sim.Step)
 			})
 		}
 	}
 }
 
-// BenchmarkPreconditioner times one step of the 100x100 and 200x200 drape
-// with block-Jacobi and with AMG PCG (solver/amg), 1 and 2 workers, and
-// reports the PCG iterations of the last timed step.
+// BenchmarkPreconditioner times one step of the 100x100 drape (and the
+// 200x200 with -large) with block-Jacobi and with AMG PCG (solver/amg), 1 and
+// 2 workers, and reports the PCG iterations of the last timed step.
 func BenchmarkPreconditioner(b *testing.B) {
-	for _, name := range []string{"sheet-100-bj", "sheet-100-amg", "sheet-200-bj", "sheet-200-amg"} {
+	for _, name := range sized([]string{"sheet-100-bj", "sheet-100-amg"}, []string{"sheet-200-bj", "sheet-200-amg"}) {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
 				sim := warm(b, caseNamed(b, name), workers, 10)
@@ -137,10 +153,15 @@ func BenchmarkLDLTStep(b *testing.B) {
 }
 
 // BenchmarkQPStep times one QP-constrained step (Weidner 2018 eq. 12) of a
-// 100x100 sheet lying on the sphere, and reports its contact rows and the
-// factorizations the QP took.
+// 50x50 sheet lying on the sphere (100x100, the sphere-qp-100 case, with
+// -large: one of its steps takes 10-30 s here), and reports its contact rows
+// and the factorizations the QP took.
 func BenchmarkQPStep(b *testing.B) {
 	c := caseNamed(b, "sphere-qp-100")
+	if !*large {
+		c.Name = "sphere-qp-50"
+		c.Sets = append([][2]string{{"bodies.0.resolution", "50"}}, c.Sets[1:]...)
+	}
 	sim := warm(b, c, 2, c.Warmup)
 	timeSteps(b, sim.Step)
 	b.ReportMetric(float64(len(sim.State.Contacts)), "contacts")
