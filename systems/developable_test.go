@@ -76,6 +76,7 @@ func sagBound(tol float64) float64 { return 0.5 * math.Sqrt(tol) }
 // so the projection converges ever more slowly as the tolerance falls; the
 // test logs the sag of each run and whether it is under 0.1%.
 func TestPinnedSquare(t *testing.T) {
+	t.Parallel()
 	res, n := "11", 200
 	tols := []float64{1e-4}
 	if long() {
