@@ -85,6 +85,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		// Developable cloth: projection, ghost-mesh contacts with friction
 		// (the paper reaches the sphere at about step 40).
 		{"paper-drape", [][2]string{{"bodies.0.resolution", "11"}}, 100, false},
+		// Developable cloth pinned at two corners (pins on the ghost mesh).
+		{"pinned-square", [][2]string{{"bodies.0.resolution", "11"}}, 100, false},
 		// Developable cloth with self-contact on the ghost mesh: the bar
 		// and the boxes as kinematic geometry from the start, the sheet's
 		// halves meeting in the slot later.
