@@ -466,14 +466,14 @@ func (s *Scene) Validate() error {
 }
 
 // validatePipeline rejects settings that the pipeline of solver.mode has no
-// stage for, rather than ignoring them: strain limits outside the Lagrangian
-// pipelines, and an LDL^T linear solver where only the EOL QP solves.
+// stage for, rather than ignoring them: strain limits in the conformal
+// pipeline, and an LDL^T linear solver where only the EOL QP solves.
 func validatePipeline(v *validator, s *Scene) {
 	if s.Solver.Mode != ModeEOL && s.Solver.Mode != ModeConformal {
 		return
 	}
 	for bi := range s.Bodies {
-		if s.Bodies[bi].StrainLimits != nil {
+		if s.Bodies[bi].StrainLimits != nil && s.Solver.Mode == ModeConformal {
 			v.fail(fmt.Sprintf("bodies[%d].strain_limits", bi), "not supported in solver.mode %q (its pipeline has no strain-limiting stage); remove it, or use mode \"\" or %q", s.Solver.Mode, ModeNonConformal)
 		}
 	}

@@ -41,6 +41,7 @@ type EOLCloth struct {
 	thickness float64
 	friction  float64
 	density   map[ecs.Entity]float64 // per body entity
+	strainMax map[ecs.Entity]float64 // per body entity with strain limits: its largest principal strain
 
 	eolF    *generic.Filter1[components.EOL]
 	eolMap  generic.Map[components.EOL]

@@ -236,7 +236,7 @@ func (c *EOLCloth) scatterMaterial() {
 // moving EOL vertex ev's material coordinate from u by a*du keeps each of its
 // faces counter-clockwise with at least a tenth of its current material
 // area, never shrinks a face already below 1e-4 min_edge^2, and stretches no
-// face beyond maxEulerStretch (or further, if it is already beyond): the
+// face beyond eulerStretch (or further, if it is already beyond): the
 // material may not run over a neighbour faster than the conformal
 // preprocessing between steps can collapse it, nor squeeze a face to nothing
 // over many steps.
@@ -270,7 +270,7 @@ func (c *EOLCloth) materialStepLimit(ev *eolVertex, u, du dense.Vec2) float64 {
 			if a < 0.1*a0 || (a < floor && a < a0) {
 				return false
 			}
-			if st := c.faceStretch(f, ev.v, p); st > math.Max(maxEulerStretch, c.stretch0[k]) {
+			if st := c.faceStretch(f, ev.v, p); st > math.Max(c.eulerStretch(f), c.stretch0[k]) {
 				return false
 			}
 		}
@@ -408,8 +408,20 @@ func (c *EOLCloth) borderEdge(a, b int32) bool {
 }
 
 // maxEulerStretch is the largest principal stretch (world over material
-// length) an Eulerian step may give a face (see materialStepLimit).
+// length) an Eulerian step may give a face of a body without strain limits
+// (see materialStepLimit).
 const maxEulerStretch = 2
+
+// eulerStretch is the largest principal stretch an Eulerian step may give
+// face f: 1 + the strain limit of its body where it has one (the limit
+// StrainLimit holds the Lagrangian motion to, so that neither half of the
+// step breaks it), else maxEulerStretch.
+func (c *EOLCloth) eulerStretch(f int32) float64 {
+	if m, ok := c.strainMax[c.state.FaceBody[f]]; ok {
+		return 1 + m
+	}
+	return maxEulerStretch
+}
 
 // faceStretch returns the largest principal stretch of face f at the
 // current world positions, with vertex v's material coordinate at p (v < 0:

@@ -39,7 +39,9 @@ func lagrangianCloth(s *stages) []ecs.System {
 // EOL vertices gathered ahead of the Lagrangian contacts, and the QP of
 // eq. 12 over world and material velocities. Friction and lift-off change
 // the solved velocities before self-collision, as contact-response does in
-// the Lagrangian pipeline, so that nothing after it undoes its guarantee.
+// the Lagrangian pipeline, so that nothing after it undoes its guarantee;
+// bodies with strain limits are limited in between (Narain et al. 2012 sec.
+// 5, with the EOL vertices fixed: StrainLimit).
 func eolCloth(s *stages) []ecs.System {
 	return present(
 		s.pinRelease,
@@ -52,6 +54,7 @@ func eolCloth(s *stages) []ecs.System {
 		s.wind,
 		s.eolSolve,
 		s.eolFriction,
+		s.strainLimit,
 		s.selfCollision,
 		s.eolIntegrate,
 	)

@@ -126,6 +126,13 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		}
 		if len(limited) > 0 {
 			sim.StrainLimit = NewStrainLimit(st, limited, limits)
+			if sim.EOL != nil {
+				sim.StrainLimit.eol = sim.EOL
+				sim.EOL.strainMax = map[ecs.Entity]float64{}
+				for i, e := range limited {
+					sim.EOL.strainMax[e] = limits[i].Max
+				}
+			}
 			s.strainLimit = sim.StrainLimit
 		}
 	}

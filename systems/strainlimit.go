@@ -15,8 +15,16 @@ import (
 // xhat = x + h v', the limiter moves them to the closest (mass-weighted,
 // eq. 22) positions within the limits, and the velocities follow by eq. 14,
 // v' <- v' + (x - xhat)/h, so that Integrate lands exactly on x.
+//
+// In the EOL pipeline (eol non-nil) it runs after EOLFriction: the EOL
+// vertices that stay on their features are fixed (their world velocities
+// keep them on the feature; their material velocities are the Eulerian
+// step's, which materialStepLimit bounds), so the limiter moves only the
+// Lagrangian vertices, and the rest shapes and masses, which the Eulerian
+// steps change without a topology change, are re-read every step.
 type StrainLimit struct {
 	state    *ClothState
+	eol      *EOLCloth
 	bodies   []limitedBody
 	topology uint64
 	built    bool
@@ -30,6 +38,7 @@ type limitedBody struct {
 	nodes  []int32 // local node -> DOF
 	faces  []int32 // local face -> ClothState face
 	prob   strainlimit.Problem
+	pinned []bool // per local node, pinned (b.prob.Fixed without the EOL vertices)
 }
 
 // NewStrainLimit returns the system for the given bodies and their limits.
@@ -76,9 +85,11 @@ func (s *StrainLimit) rebuild() {
 		b.prob.X = make([]dense.Vec3, n)
 		b.prob.Mass = make([]float64, n)
 		b.prob.Fixed = make([]bool, n)
+		b.pinned = make([]bool, n)
 		for i, v := range b.nodes {
 			b.prob.Mass[i] = st.Mass[v]
-			b.prob.Fixed[i] = st.pinned(int(v))
+			b.pinned[i] = st.pinned(int(v))
+			b.prob.Fixed[i] = b.pinned[i]
 		}
 		b.prob.Min, b.prob.Max = b.limits.Min, b.limits.Max
 		b.prob.Invalidate()
@@ -95,6 +106,9 @@ func (s *StrainLimit) Step(w *ecs.World) error {
 	h := st.H
 	for bi := range s.bodies {
 		b := &s.bodies[bi]
+		if s.eol != nil {
+			s.refreshEOL(b)
+		}
 		for i, v := range b.nodes {
 			for k := range 3 {
 				b.prob.X[i][k] = st.X[3*v+int32(k)] + h*st.VNew[3*v+int32(k)]
@@ -113,6 +127,9 @@ func (s *StrainLimit) Step(w *ecs.World) error {
 		s.Last[bi] = res
 		// Eq. 14: v' = (x - x_start)/h, the velocity that lands on x.
 		for i, v := range b.nodes {
+			if b.prob.Fixed[i] && !b.pinned[i] {
+				continue // an EOL vertex: its velocity stays the solve's
+			}
 			for k := range 3 {
 				j := 3*v + int32(k)
 				st.VNew[j] = (b.prob.X[i][k] - st.X[j]) / h
@@ -120,6 +137,21 @@ func (s *StrainLimit) Step(w *ecs.World) error {
 		}
 	}
 	return nil
+}
+
+// refreshEOL re-reads body b's rest shapes and masses, which the EOL
+// material update changes every step, and fixes the EOL vertices that stay
+// on their features this step (not lifted off by EOLFriction).
+func (s *StrainLimit) refreshEOL(b *limitedBody) {
+	st, c := s.state, s.eol
+	for j, e := range b.faces {
+		b.prob.Rest[j] = st.FaceRest[e]
+	}
+	for i, v := range b.nodes {
+		b.prob.Mass[i] = st.Mass[v]
+		k := c.eolOf[v]
+		b.prob.Fixed[i] = b.pinned[i] || (k >= 0 && !c.verts[k].lifted)
+	}
 }
 
 // iterations is body bi's iteration count of the last step: optimizer
