@@ -268,16 +268,32 @@ func (b *BVH) SelfPairs(dst []TriPair) []TriPair {
 // returned for reuse); the pairs of the triangles of one block are found
 // together by parallel callers without a shared sort.
 func (b *BVH) OverlappingAfter(a int32, dst, stack []int32) ([]int32, []int32) {
+	if len(b.nodes) == 0 {
+		return dst[:0], stack
+	}
+	return b.overlapping(&b.nodes[b.leaf[a]].Box, a, dst, stack)
+}
+
+// OverlappingBox appends to dst[:0] every triangle whose padded box
+// overlaps q, in increasing order: a query of another tree's triangle
+// (LeafBox) against this one. Like OverlappingAfter it only reads the tree,
+// with the caller's dst and stack.
+func (b *BVH) OverlappingBox(q *AABB, dst, stack []int32) ([]int32, []int32) {
+	return b.overlapping(q, -1, dst, stack)
+}
+
+// overlapping appends to dst[:0] every triangle B > after whose padded box
+// overlaps q, in increasing order.
+func (b *BVH) overlapping(q *AABB, after int32, dst, stack []int32) ([]int32, []int32) {
 	dst = dst[:0]
 	if len(b.nodes) == 0 {
 		return dst, stack
 	}
-	box := &b.nodes[b.leaf[a]].Box
 	st := append(stack[:0], 0)
 	for len(st) > 0 {
 		n := &b.nodes[st[len(st)-1]]
 		st = st[:len(st)-1]
-		if n.MaxTri <= a || !n.Box.Overlaps(box) {
+		if n.MaxTri <= after || !n.Box.Overlaps(q) {
 			continue
 		}
 		if n.Left < 0 {
@@ -289,6 +305,9 @@ func (b *BVH) OverlappingAfter(a int32, dst, stack []int32) ([]int32, []int32) {
 	slices.Sort(dst)
 	return dst, st
 }
+
+// LeafBox returns triangle t's padded box as last fitted.
+func (b *BVH) LeafBox(t int32) *AABB { return &b.nodes[b.leaf[t]].Box }
 
 // boxSize is the sum of a box's extents: which of two nodes to descend.
 func boxSize(b *AABB) float64 {

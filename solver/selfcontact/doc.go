@@ -54,12 +54,15 @@
 // 1, and Params.KinematicOnly leaves the cloth's pairs with itself out (a
 // scene with obstacles and no self-contact).
 //
-// Candidate pairs come from a geom.BVH over all triangles; every
-// vertex-face pair whose vertex is not in the face and every edge-edge pair
-// sharing no vertex is tested, including those of triangles that share a
-// vertex (a tight fold crosses its own one-ring). A pass runs in parallel
-// over fixed blocks of triangles: each triangle's BVH query
-// (BVH.OverlappingAfter), its pairs' narrow phase, and the hits into the block's
+// Candidate pairs come from two geom.BVHs, one over the cloth's triangles
+// and one over the kinematic ones (refitted once per pass kind of a Solve,
+// since their motion is fixed over it); every vertex-face pair whose vertex
+// is not in the face and every edge-edge pair sharing no vertex is tested,
+// including those of triangles that share a vertex (a tight fold crosses its
+// own one-ring). A pass runs in parallel over fixed blocks of cloth
+// triangles: each triangle's queries (BVH.OverlappingAfter in the cloth's
+// tree, unless KinematicOnly, and BVH.OverlappingBox in the kinematic one),
+// its pairs' narrow phase, and the hits into the block's
 // own list. The narrow phase rejects cheaply first, and only what cannot be
 // a hit: boxes apart by more than the thickness (proximity) or, for CCD,
 // swept boxes apart by more than the tolerance or a start distance that the

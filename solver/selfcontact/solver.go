@@ -111,8 +111,12 @@ type Solver struct {
 	vertOwner []int32
 	edgeOwner []int32
 
-	bvh    geom.BVH
-	blocks []block
+	// bvh holds the cloth's triangles, kbvh the kinematic ones (triangle
+	// t of kbvh is triangle ncf+t of faces): a pass queries each cloth
+	// triangle against both, and the kinematic tree is refitted only when
+	// its boxes change (their motion is fixed over a Solve).
+	bvh, kbvh geom.BVH
+	blocks    []block
 
 	// state read by the parallel bodies during a Solve.
 	x0      []float64
@@ -220,7 +224,8 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64, k Ki
 			s.edgeOwner[e] = int32(f)
 		}
 	}
-	s.bvh.Build(r, x0, faces, 0)
+	s.bvh.Build(r, x0, faces[:3*s.ncf], 0)
+	s.kbvh.Build(r, x0, faces[3*s.ncf:], 0)
 	nb := (s.ncf + blockTris - 1) / blockTris // blocks of cloth triangles
 	s.blocks = slices.Grow(s.blocks[:0], nb)[:nb]
 	s.proxFn = s.proxTest
@@ -280,7 +285,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	if p.Fold != nil && len(p.Fold) != s.nc {
 		return st, fmt.Errorf("selfcontact: %d fold labels for %d vertices", len(p.Fold), s.nc)
 	}
-	if s.bvh.Len() == 0 {
+	if s.bvh.Len()+s.kbvh.Len() == 0 {
 		return st, nil
 	}
 	iters := p.CollisionIterations
@@ -300,8 +305,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	s.tol = 1e-3 * p.Thickness
 
 	// 1. Repulsions at x0 (Bridson 2002 sec. 7.2).
-	s.bvh.Margin = 0.5 * max(p.Thickness, p.KinematicThickness)
-	s.bvh.Refit(r, x0)
+	s.refit(r, x0, x0, 0.5*max(p.Thickness, p.KinematicThickness), true)
 	s.run(r, s.proxFn)
 	for b := range s.blocks {
 		if p.NoRepulsions {
@@ -322,7 +326,6 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 		s.parent[i] = -1 // not in a zone
 	}
 	zones := iters == 0
-	s.bvh.Margin = 0.5 * s.tol
 	s.active = slices.Grow(s.active[:0], s.nv)[:s.nv]
 	s.vPrev = slices.Grow(s.vPrev[:0], 3*s.nv)[:3*s.nv]
 	for i := range s.active {
@@ -333,7 +336,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 			s.x1[i] = x0[i] + h*v[i]
 		}
 		copy(s.vPrev, v)
-		s.bvh.RefitSwept(r, x0, s.x1)
+		s.refit(r, x0, s.x1, 0.5*s.tol, pass == 0)
 		s.run(r, s.ccdFn)
 		st.Iterations++
 		n := 0
@@ -399,6 +402,19 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	return st, nil
 }
 
+// refit fits the trees to the motion x0 -> x1 with leaf boxes padded by
+// margin: the cloth's, and the kinematic one when kin is set (the first
+// fit of a pass kind; the kinematic vertices keep their motion over a
+// Solve).
+func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
+	s.bvh.Margin = margin
+	s.bvh.RefitSwept(r, x0, x1)
+	if kin {
+		s.kbvh.Margin = margin
+		s.kbvh.RefitSwept(r, x0, x1)
+	}
+}
+
 // run runs a pass: for every triangle pair the BVH reports, the narrow
 // phase test on each of its prims, in parallel over blocks of triangles;
 // each block keeps its hits in order.
@@ -413,23 +429,31 @@ func (s *Solver) run(r Runner, test func(pr prim, sl *slot) bool) {
 }
 
 func (s *Solver) blockRange(lo, hi int) {
-	nt := int32(s.ncf) // kinematic triangles only pair with later ones: none
+	nt := int32(s.ncf)
 	for b := lo; b < hi; b++ {
 		blk := &s.blocks[b]
 		blk.hits = blk.hits[:0]
 		for ta := int32(b * blockTris); ta < min(int32(b+1)*blockTris, nt); ta++ {
-			blk.tris, blk.stack = s.bvh.OverlappingAfter(ta, blk.tris, blk.stack)
-			for _, tb := range blk.tris {
-				if s.kinOnly && tb < nt {
-					continue
-				}
-				blk.prims = s.pairPrims(blk.prims[:0], ta, tb)
-				for _, pr := range blk.prims {
-					blk.hits = append(blk.hits, slot{})
-					if !s.test(pr, &blk.hits[len(blk.hits)-1]) {
-						blk.hits = blk.hits[:len(blk.hits)-1]
-					}
-				}
+			if !s.kinOnly {
+				blk.tris, blk.stack = s.bvh.OverlappingAfter(ta, blk.tris, blk.stack)
+				s.testPairs(blk, ta, 0)
+			}
+			// Kinematic triangles only pair with the cloth's.
+			blk.tris, blk.stack = s.kbvh.OverlappingBox(s.bvh.LeafBox(ta), blk.tris, blk.stack)
+			s.testPairs(blk, ta, nt)
+		}
+	}
+}
+
+// testPairs runs the pass's narrow phase on the prims of cloth triangle ta
+// with each triangle off+t of blk.tris, appending the hits to blk.hits.
+func (s *Solver) testPairs(blk *block, ta, off int32) {
+	for _, t := range blk.tris {
+		blk.prims = s.pairPrims(blk.prims[:0], ta, off+t)
+		for _, pr := range blk.prims {
+			blk.hits = append(blk.hits, slot{})
+			if !s.test(pr, &blk.hits[len(blk.hits)-1]) {
+				blk.hits = blk.hits[:len(blk.hits)-1]
 			}
 		}
 	}
