@@ -271,7 +271,7 @@ func (b *BVH) OverlappingAfter(a int32, dst, stack []int32) ([]int32, []int32) {
 	if len(b.nodes) == 0 {
 		return dst[:0], stack
 	}
-	return b.overlapping(&b.nodes[b.leaf[a]].Box, a, dst, stack)
+	return b.overlapping(&b.nodes[b.leaf[a]].Box, a, nil, 0, dst, stack)
 }
 
 // OverlappingBox appends to dst[:0] every triangle whose padded box
@@ -279,12 +279,21 @@ func (b *BVH) OverlappingAfter(a int32, dst, stack []int32) ([]int32, []int32) {
 // (LeafBox) against this one. Like OverlappingAfter it only reads the tree,
 // with the caller's dst and stack.
 func (b *BVH) OverlappingBox(q *AABB, dst, stack []int32) ([]int32, []int32) {
-	return b.overlapping(q, -1, dst, stack)
+	return b.overlapping(q, -1, nil, 0, dst, stack)
+}
+
+// OverlappingSwept is OverlappingBox for a tree fitted at a rigid body's
+// reference positions (with Margin 0) that moves by m over the step: every
+// triangle whose box carried along m (Sweep.Box) and padded by margin
+// overlaps q. Only the boxes the query visits are transformed: no refit.
+func (b *BVH) OverlappingSwept(q *AABB, m *Sweep, margin float64, dst, stack []int32) ([]int32, []int32) {
+	return b.overlapping(q, -1, m, margin, dst, stack)
 }
 
 // overlapping appends to dst[:0] every triangle B > after whose padded box
-// overlaps q, in increasing order.
-func (b *BVH) overlapping(q *AABB, after int32, dst, stack []int32) ([]int32, []int32) {
+// (carried along m and padded by margin, when m is set) overlaps q, in
+// increasing order.
+func (b *BVH) overlapping(q *AABB, after int32, m *Sweep, margin float64, dst, stack []int32) ([]int32, []int32) {
 	dst = dst[:0]
 	if len(b.nodes) == 0 {
 		return dst, stack
@@ -293,7 +302,14 @@ func (b *BVH) overlapping(q *AABB, after int32, dst, stack []int32) ([]int32, []
 	for len(st) > 0 {
 		n := &b.nodes[st[len(st)-1]]
 		st = st[:len(st)-1]
-		if n.MaxTri <= after || !n.Box.Overlaps(q) {
+		if n.MaxTri <= after {
+			continue
+		}
+		if m == nil {
+			if !n.Box.Overlaps(q) {
+				continue
+			}
+		} else if box := m.Box(&n.Box, margin); !box.Overlaps(q) {
 			continue
 		}
 		if n.Left < 0 {

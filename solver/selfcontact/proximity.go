@@ -45,7 +45,7 @@ func (s *Solver) Proximities(r Runner, dst []Proximity, x0 []float64, p Params, 
 	if !(p.Thickness > 0) || !(p.KinematicThickness > 0) || !(reach >= 0) {
 		return dst, errors.New("selfcontact: thicknesses must be > 0 and reach >= 0")
 	}
-	if s.bvh.Len()+s.kbvh.Len() == 0 {
+	if len(s.faces) == 0 {
 		return dst, nil
 	}
 	s.x0 = append(append(s.xa[:0], x0...), k.X...)

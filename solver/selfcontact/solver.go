@@ -83,6 +83,7 @@ const blockTris = 64
 // block is one block's scratch and hits.
 type block struct {
 	tris, stack []int32
+	kin         []int32 // the kinematic triangles met, numbered as in faces
 	prims       []prim
 	hits        []slot
 }
@@ -111,12 +112,12 @@ type Solver struct {
 	vertOwner []int32
 	edgeOwner []int32
 
-	// bvh holds the cloth's triangles, kbvh the kinematic ones (triangle
-	// t of kbvh is triangle ncf+t of faces): a pass queries each cloth
-	// triangle against both, and the kinematic tree is refitted only when
-	// its boxes change (their motion is fixed over a Solve).
-	bvh, kbvh geom.BVH
-	blocks    []block
+	// bvh holds the cloth's triangles; each kinematic body has its own
+	// tree (kinBody). A pass queries each cloth triangle against all.
+	bvh    geom.BVH
+	kin    []kinBody
+	kp     []float64 // every vertex's position at SetTopology: the kinematic bodies' reference frame
+	blocks []block
 
 	// state read by the parallel bodies during a Solve.
 	x0      []float64
@@ -148,6 +149,24 @@ type Solver struct {
 	fits   []affineFit
 	fitOf  []int32 // per root: index into fits
 	body   []int32 // per vertex: its kinematic body's lowest vertex (itself for cloth)
+}
+
+// kinBody is a kinematic body (a connected set of kinematic triangles) and
+// the BVH over its triangles. Its motion is fixed over a Solve, so its tree
+// is fitted once per pass kind (refit). When the body moves rigidly - its
+// positions an affine map of its reference ones kp, as a rigid pose and its
+// linearised step are - the tree keeps its boxes at kp and the queries
+// carry the boxes they visit along the motion (geom.Sweep): no refit of its
+// (often many, for a finely meshed round obstacle) triangles.
+type kinBody struct {
+	bvh    geom.BVH
+	tris   []int32 // its triangles' indices in faces, increasing
+	verts  []int32 // its vertices
+	frame  geom.AffineFrame
+	sweep  geom.Sweep
+	swept  bool    // the queries carry the tree's kp boxes along sweep
+	margin float64 // the pass's margin, for swept queries
+	atRef  bool    // the tree's boxes are those at kp, unpadded
 }
 
 // SetTopology (re)builds the edge list and the BVH for nv cloth vertices
@@ -225,7 +244,6 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64, k Ki
 		}
 	}
 	s.bvh.Build(r, x0, faces[:3*s.ncf], 0)
-	s.kbvh.Build(r, x0, faces[3*s.ncf:], 0)
 	nb := (s.ncf + blockTris - 1) / blockTris // blocks of cloth triangles
 	s.blocks = slices.Grow(s.blocks[:0], nb)[:nb]
 	s.proxFn = s.proxTest
@@ -258,7 +276,44 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64, k Ki
 	for i := range int32(nv) {
 		s.body[i] = root(i)
 	}
+	s.buildKinematic(r)
 	return nil
+}
+
+// buildKinematic groups the kinematic triangles into bodies (by s.body, in
+// the order of their first triangles) and builds each body's tree and
+// affine frame at the reference positions kp (the current xa).
+func (s *Solver) buildKinematic(r Runner) {
+	s.kp = append(s.kp[:0], s.xa...)
+	s.kin = s.kin[:0]
+	of := make([]int32, s.nv) // body index of each body's lowest vertex
+	for i := range of {
+		of[i] = -1
+	}
+	var faces [][]int32
+	for t := s.ncf; t < len(s.faces)/3; t++ {
+		f := s.faces[3*t : 3*t+3]
+		b := s.body[f[0]]
+		if of[b] < 0 {
+			of[b] = int32(len(s.kin))
+			s.kin = append(s.kin, kinBody{})
+			faces = append(faces, nil)
+		}
+		i := of[b]
+		s.kin[i].tris = append(s.kin[i].tris, int32(t))
+		faces[i] = append(faces[i], f...)
+	}
+	for v := s.nc; v < s.nv; v++ {
+		if i := of[s.body[v]]; i >= 0 {
+			s.kin[i].verts = append(s.kin[i].verts, int32(v))
+		}
+	}
+	for i := range s.kin {
+		kb := &s.kin[i]
+		kb.bvh.Build(r, s.kp, faces[i], 0)
+		kb.frame = geom.NewAffineFrame(s.kp, kb.verts)
+		kb.atRef = true
+	}
 }
 
 // Solve corrects the cloth velocities v (3 per vertex, in place) so that
@@ -285,7 +340,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	if p.Fold != nil && len(p.Fold) != s.nc {
 		return st, fmt.Errorf("selfcontact: %d fold labels for %d vertices", len(p.Fold), s.nc)
 	}
-	if s.bvh.Len()+s.kbvh.Len() == 0 {
+	if len(s.faces) == 0 {
 		return st, nil
 	}
 	iters := p.CollisionIterations
@@ -409,9 +464,36 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 	s.bvh.Margin = margin
 	s.bvh.RefitSwept(r, x0, x1)
-	if kin {
-		s.kbvh.Margin = margin
-		s.kbvh.RefitSwept(r, x0, x1)
+	if !kin {
+		return
+	}
+	for i := range s.kin {
+		kb := &s.kin[i]
+		if kb.frame.Ok() {
+			A0, B0, d0 := kb.frame.Fit(s.kp, x0, kb.verts)
+			A1, B1, d1 := kb.frame.Fit(s.kp, x1, kb.verts)
+			// A deviation (NaN included) beyond the margin is not a
+			// rigid motion: refitting is then the tighter broad phase.
+			if dev := max(d0, d1); dev <= margin {
+				if !kb.atRef {
+					kb.bvh.Margin = 0
+					kb.bvh.Refit(r, s.kp)
+					kb.atRef = true
+				}
+				kb.sweep = geom.Sweep{A0: A0, A1: A1, B0: B0, B1: B1}
+				// Twice the fitted deviation, and the rounding of the
+				// box transform (relative 1e-12 of the coordinates).
+				root := kb.bvh.Bounds()
+				w := kb.sweep.Box(&root, 0)
+				scale := max(math.Abs(w.Lo[0]), math.Abs(w.Lo[1]), math.Abs(w.Lo[2]), math.Abs(w.Hi[0]), math.Abs(w.Hi[1]), math.Abs(w.Hi[2]))
+				kb.sweep.Pad = 2*dev + 1e-12*(1+scale)
+				kb.swept, kb.margin = true, margin
+				continue
+			}
+		}
+		kb.swept, kb.atRef = false, false
+		kb.bvh.Margin = margin
+		kb.bvh.RefitSwept(r, x0, x1)
 	}
 }
 
@@ -436,20 +518,35 @@ func (s *Solver) blockRange(lo, hi int) {
 		for ta := int32(b * blockTris); ta < min(int32(b+1)*blockTris, nt); ta++ {
 			if !s.kinOnly {
 				blk.tris, blk.stack = s.bvh.OverlappingAfter(ta, blk.tris, blk.stack)
-				s.testPairs(blk, ta, 0)
+				s.testPairs(blk, ta, blk.tris)
 			}
 			// Kinematic triangles only pair with the cloth's.
-			blk.tris, blk.stack = s.kbvh.OverlappingBox(s.bvh.LeafBox(ta), blk.tris, blk.stack)
-			s.testPairs(blk, ta, nt)
+			q := s.bvh.LeafBox(ta)
+			blk.kin = blk.kin[:0]
+			for i := range s.kin {
+				kb := &s.kin[i]
+				if kb.swept {
+					blk.tris, blk.stack = kb.bvh.OverlappingSwept(q, &kb.sweep, kb.margin, blk.tris, blk.stack)
+				} else {
+					blk.tris, blk.stack = kb.bvh.OverlappingBox(q, blk.tris, blk.stack)
+				}
+				for _, t := range blk.tris {
+					blk.kin = append(blk.kin, kb.tris[t])
+				}
+			}
+			if len(s.kin) > 1 {
+				slices.Sort(blk.kin)
+			}
+			s.testPairs(blk, ta, blk.kin)
 		}
 	}
 }
 
 // testPairs runs the pass's narrow phase on the prims of cloth triangle ta
-// with each triangle off+t of blk.tris, appending the hits to blk.hits.
-func (s *Solver) testPairs(blk *block, ta, off int32) {
-	for _, t := range blk.tris {
-		blk.prims = s.pairPrims(blk.prims[:0], ta, off+t)
+// with each triangle of tbs (increasing), appending the hits to blk.hits.
+func (s *Solver) testPairs(blk *block, ta int32, tbs []int32) {
+	for _, tb := range tbs {
+		blk.prims = s.pairPrims(blk.prims[:0], ta, tb)
 		for _, pr := range blk.prims {
 			blk.hits = append(blk.hits, slot{})
 			if !s.test(pr, &blk.hits[len(blk.hits)-1]) {
