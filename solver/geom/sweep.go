@@ -17,30 +17,37 @@ type Sweep struct {
 	A0, A1 dense.Mat3
 	B0, B1 dense.Vec3
 	Pad    float64
+
+	abs0, abs1 dense.Mat3 // |A0|, |A1| elementwise (Prepare)
+}
+
+// Prepare readies s for Box after its maps are set.
+func (s *Sweep) Prepare() {
+	for i := range 3 {
+		for j := range 3 {
+			s.abs0[i][j], s.abs1[i][j] = math.Abs(s.A0[i][j]), math.Abs(s.A1[i][j])
+		}
+	}
 }
 
 // Box returns a box holding every point of the reference-frame box b at
 // both ends of the sweep (so over the whole linear motion, which is convex
 // in t), padded by Pad and margin: the image of b's centre c and half-size
-// e under each map is A c + B, half-size |A| e.
+// e under each map is A c + B, half-size |A| e. Prepare must have run.
 func (s *Sweep) Box(b *AABB, margin float64) AABB {
-	var c, e dense.Vec3
+	c0, c1, c2 := 0.5*(b.Lo[0]+b.Hi[0]), 0.5*(b.Lo[1]+b.Hi[1]), 0.5*(b.Lo[2]+b.Hi[2])
+	e0, e1, e2 := 0.5*(b.Hi[0]-b.Lo[0]), 0.5*(b.Hi[1]-b.Lo[1]), 0.5*(b.Hi[2]-b.Lo[2])
+	p := s.Pad + margin
+	var out AABB
 	for k := range 3 {
-		c[k], e[k] = 0.5*(b.Lo[k]+b.Hi[k]), 0.5*(b.Hi[k]-b.Lo[k])
+		a0, a1, m0, m1 := &s.A0[k], &s.A1[k], &s.abs0[k], &s.abs1[k]
+		w0 := a0[0]*c0 + a0[1]*c1 + a0[2]*c2 + s.B0[k]
+		w1 := a1[0]*c0 + a1[1]*c1 + a1[2]*c2 + s.B1[k]
+		r0 := m0[0]*e0 + m0[1]*e1 + m0[2]*e2 + p
+		r1 := m1[0]*e0 + m1[1]*e1 + m1[2]*e2 + p
+		out.Lo[k], out.Hi[k] = min(w0-r0, w1-r1), max(w0+r0, w1+r1)
 	}
-	out := EmptyAABB()
-	for _, m := range [2]struct {
-		A *dense.Mat3
-		B *dense.Vec3
-	}{{&s.A0, &s.B0}, {&s.A1, &s.B1}} {
-		for k := range 3 {
-			a := &m.A[k]
-			w := a[0]*c[0] + a[1]*c[1] + a[2]*c[2] + m.B[k]
-			r := math.Abs(a[0])*e[0] + math.Abs(a[1])*e[1] + math.Abs(a[2])*e[2]
-			out.Lo[k], out.Hi[k] = min(out.Lo[k], w-r), max(out.Hi[k], w+r)
-		}
-	}
-	return out.Pad(s.Pad + margin)
+	return out
 }
 
 // AffineFrame fits the affine map p -> A p + B that carries a body's

@@ -471,7 +471,10 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 		kb := &s.kin[i]
 		if kb.frame.Ok() {
 			A0, B0, d0 := kb.frame.Fit(s.kp, x0, kb.verts)
-			A1, B1, d1 := kb.frame.Fit(s.kp, x1, kb.verts)
+			A1, B1, d1 := A0, B0, d0
+			if &x1[0] != &x0[0] {
+				A1, B1, d1 = kb.frame.Fit(s.kp, x1, kb.verts)
+			}
 			// A deviation (NaN included) beyond the margin is not a
 			// rigid motion: refitting is then the tighter broad phase.
 			if dev := max(d0, d1); dev <= margin {
@@ -481,6 +484,7 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 					kb.atRef = true
 				}
 				kb.sweep = geom.Sweep{A0: A0, A1: A1, B0: B0, B1: B1}
+				kb.sweep.Prepare()
 				// Twice the fitted deviation, and the rounding of the
 				// box transform (relative 1e-12 of the coordinates).
 				root := kb.bvh.Bounds()
