@@ -163,6 +163,9 @@ type kinBody struct {
 	tris   []int32 // its triangles' indices in faces, increasing
 	verts  []int32 // its vertices
 	frame  geom.AffineFrame
+	fitA   dense.Mat3 // the affine fit of the last proximity pass's x0 (refit)
+	fitB   dense.Vec3
+	fitDev float64
 	sweep  geom.Sweep
 	swept  bool    // the queries carry the tree's kp boxes along sweep
 	margin float64 // the pass's margin, for swept queries
@@ -458,9 +461,10 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 }
 
 // refit fits the trees to the motion x0 -> x1 with leaf boxes padded by
-// margin: the cloth's, and the kinematic one when kin is set (the first
+// margin: the cloth's, and the kinematic ones when kin is set (the first
 // fit of a pass kind; the kinematic vertices keep their motion over a
-// Solve).
+// Solve). A fit of a motion (x1 not x0) follows one at rest at the same x0
+// (the proximity pass of the Solve) and reuses its affine fit of x0.
 func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 	s.bvh.Margin = margin
 	s.bvh.RefitSwept(r, x0, x1)
@@ -470,7 +474,10 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 	for i := range s.kin {
 		kb := &s.kin[i]
 		if kb.frame.Ok() {
-			A0, B0, d0 := kb.frame.Fit(s.kp, x0, kb.verts)
+			if &x1[0] == &x0[0] {
+				kb.fitA, kb.fitB, kb.fitDev = kb.frame.Fit(s.kp, x0, kb.verts)
+			}
+			A0, B0, d0 := kb.fitA, kb.fitB, kb.fitDev
 			A1, B1, d1 := A0, B0, d0
 			if &x1[0] != &x0[0] {
 				A1, B1, d1 = kb.frame.Fit(s.kp, x1, kb.verts)
