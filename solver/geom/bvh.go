@@ -271,33 +271,37 @@ func (b *BVH) OverlappingAfter(a int32, dst, stack []int32) ([]int32, []int32) {
 	if len(b.nodes) == 0 {
 		return dst[:0], stack
 	}
-	return b.overlapping(&b.nodes[b.leaf[a]].Box, a, nil, 0, dst, stack)
+	dst, stack, _ = b.overlapping(&b.nodes[b.leaf[a]].Box, a, nil, 0, dst, stack)
+	return dst, stack
 }
 
 // OverlappingBox appends to dst[:0] every triangle whose padded box
 // overlaps q, in increasing order: a query of another tree's triangle
 // (LeafBox) against this one. Like OverlappingAfter it only reads the tree,
-// with the caller's dst and stack.
-func (b *BVH) OverlappingBox(q *AABB, dst, stack []int32) ([]int32, []int32) {
+// with the caller's dst and stack; it also returns the number of boxes it
+// tested.
+func (b *BVH) OverlappingBox(q *AABB, dst, stack []int32) ([]int32, []int32, int) {
 	return b.overlapping(q, -1, nil, 0, dst, stack)
 }
 
 // OverlappingSwept is OverlappingBox for a tree fitted at a rigid body's
 // reference positions (with Margin 0) that moves by m over the step: every
 // triangle whose box carried along m (Sweep.Box) and padded by margin
-// overlaps q. Only the boxes the query visits are transformed: no refit.
-func (b *BVH) OverlappingSwept(q *AABB, m *Sweep, margin float64, dst, stack []int32) ([]int32, []int32) {
+// overlaps q. Only the boxes the query tests are transformed (their number
+// is returned): no refit.
+func (b *BVH) OverlappingSwept(q *AABB, m *Sweep, margin float64, dst, stack []int32) ([]int32, []int32, int) {
 	return b.overlapping(q, -1, m, margin, dst, stack)
 }
 
 // overlapping appends to dst[:0] every triangle B > after whose padded box
 // (carried along m and padded by margin, when m is set) overlaps q, in
-// increasing order.
-func (b *BVH) overlapping(q *AABB, after int32, m *Sweep, margin float64, dst, stack []int32) ([]int32, []int32) {
+// increasing order, and the number of boxes tested.
+func (b *BVH) overlapping(q *AABB, after int32, m *Sweep, margin float64, dst, stack []int32) ([]int32, []int32, int) {
 	dst = dst[:0]
 	if len(b.nodes) == 0 {
-		return dst, stack
+		return dst, stack, 0
 	}
+	tested := 0
 	st := append(stack[:0], 0)
 	for len(st) > 0 {
 		n := &b.nodes[st[len(st)-1]]
@@ -305,6 +309,7 @@ func (b *BVH) overlapping(q *AABB, after int32, m *Sweep, margin float64, dst, s
 		if n.MaxTri <= after {
 			continue
 		}
+		tested++
 		if m == nil {
 			if !n.Box.Overlaps(q) {
 				continue
@@ -319,8 +324,11 @@ func (b *BVH) overlapping(q *AABB, after int32, m *Sweep, margin float64, dst, s
 		st = append(st, n.Left, n.Right)
 	}
 	slices.Sort(dst)
-	return dst, st
+	return dst, st, tested
 }
+
+// Nodes returns the number of boxes in the tree (2 per triangle, less 1).
+func (b *BVH) Nodes() int { return len(b.nodes) }
 
 // LeafBox returns triangle t's padded box as last fitted.
 func (b *BVH) LeafBox(t int32) *AABB { return &b.nodes[b.leaf[t]].Box }

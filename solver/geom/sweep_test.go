@@ -104,7 +104,7 @@ func TestOverlappingSwept(t *testing.T) {
 		v := rng.IntN(n)
 		c := dense.Vec3(x0[3*v : 3*v+3]).Add(dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.05))
 		q := AABB{Lo: c, Hi: c.Add(dense.Vec3{0.02, 0.02, 0.02})}
-		got, stack = b.OverlappingSwept(&q, &m, margin, got, stack)
+		got, stack, _ = b.OverlappingSwept(&q, &m, margin, got, stack)
 		if !slices.IsSorted(got) {
 			t.Fatal("not in increasing order")
 		}

@@ -84,6 +84,7 @@ const blockTris = 64
 type block struct {
 	tris, stack []int32
 	kin         []int32 // the kinematic triangles met, numbered as in faces
+	tested      []int   // per kinematic body, the boxes its queries tested in the pass
 	prims       []prim
 	hits        []slot
 }
@@ -159,17 +160,18 @@ type Solver struct {
 // carry the boxes they visit along the motion (geom.Sweep): no refit of its
 // (often many, for a finely meshed round obstacle) triangles.
 type kinBody struct {
-	bvh    geom.BVH
-	tris   []int32 // its triangles' indices in faces, increasing
-	verts  []int32 // its vertices
-	frame  geom.AffineFrame
-	fitA   dense.Mat3 // the affine fit of the last proximity pass's x0 (refit)
-	fitB   dense.Vec3
-	fitDev float64
-	sweep  geom.Sweep
-	swept  bool    // the queries carry the tree's kp boxes along sweep
-	margin float64 // the pass's margin, for swept queries
-	atRef  bool    // the tree's boxes are those at kp, unpadded
+	bvh      geom.BVH
+	tris     []int32 // its triangles' indices in faces, increasing
+	verts    []int32 // its vertices
+	frame    geom.AffineFrame
+	fitA     dense.Mat3 // the affine fit of the last proximity pass's x0 (refit)
+	fitB     dense.Vec3
+	fitDev   float64
+	trySweep bool // the Solve tries the sweep (refit)
+	sweep    geom.Sweep
+	swept    bool    // the queries carry the tree's kp boxes along sweep
+	margin   float64 // the pass's margin, for swept queries
+	atRef    bool    // the tree's boxes are those at kp, unpadded
 }
 
 // SetTopology (re)builds the edge list and the BVH for nv cloth vertices
@@ -473,10 +475,24 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 	}
 	for i := range s.kin {
 		kb := &s.kin[i]
-		if kb.frame.Ok() {
-			if &x1[0] == &x0[0] {
+		// The sweep transforms every box a query tests; a refit fits
+		// every box once. At the first fit of a Solve (at rest: x1 is
+		// x0), the last pass's queries choose for the Solve: the sweep
+		// while they tested fewer boxes than the tree has. Either holds
+		// every candidate, so the choice changes no result.
+		if &x1[0] == &x0[0] {
+			tested := 0
+			for b := range s.blocks {
+				if t := s.blocks[b].tested; i < len(t) {
+					tested += t[i]
+				}
+			}
+			kb.trySweep = kb.frame.Ok() && tested < kb.bvh.Nodes()
+			if kb.trySweep {
 				kb.fitA, kb.fitB, kb.fitDev = kb.frame.Fit(s.kp, x0, kb.verts)
 			}
+		}
+		if kb.trySweep {
 			A0, B0, d0 := kb.fitA, kb.fitB, kb.fitDev
 			A1, B1, d1 := A0, B0, d0
 			if &x1[0] != &x0[0] {
@@ -526,6 +542,8 @@ func (s *Solver) blockRange(lo, hi int) {
 	for b := lo; b < hi; b++ {
 		blk := &s.blocks[b]
 		blk.hits = blk.hits[:0]
+		blk.tested = slices.Grow(blk.tested[:0], len(s.kin))[:len(s.kin)]
+		clear(blk.tested)
 		for ta := int32(b * blockTris); ta < min(int32(b+1)*blockTris, nt); ta++ {
 			if !s.kinOnly {
 				blk.tris, blk.stack = s.bvh.OverlappingAfter(ta, blk.tris, blk.stack)
@@ -536,11 +554,13 @@ func (s *Solver) blockRange(lo, hi int) {
 			blk.kin = blk.kin[:0]
 			for i := range s.kin {
 				kb := &s.kin[i]
+				var n int
 				if kb.swept {
-					blk.tris, blk.stack = kb.bvh.OverlappingSwept(q, &kb.sweep, kb.margin, blk.tris, blk.stack)
+					blk.tris, blk.stack, n = kb.bvh.OverlappingSwept(q, &kb.sweep, kb.margin, blk.tris, blk.stack)
 				} else {
-					blk.tris, blk.stack = kb.bvh.OverlappingBox(q, blk.tris, blk.stack)
+					blk.tris, blk.stack, n = kb.bvh.OverlappingBox(q, blk.tris, blk.stack)
 				}
+				blk.tested[i] += n
 				for _, t := range blk.tris {
 					blk.kin = append(blk.kin, kb.tris[t])
 				}
