@@ -153,14 +153,14 @@ type Solver struct {
 }
 
 // kinBody is a kinematic body (a connected set of kinematic triangles) and
-// the BVH over its triangles. Its motion is fixed over a Solve, so its tree
-// is fitted once per pass kind (refit). When the body moves rigidly - its
-// positions an affine map of its reference ones kp, as a rigid pose and its
-// linearised step are - the tree keeps its boxes at kp and the queries
-// carry the boxes they visit along the motion (geom.Sweep): no refit of its
-// (often many, for a finely meshed round obstacle) triangles.
+// the BVHs over its triangles. Its motion is fixed over a Solve, so its
+// tree bvh is fitted once per pass kind (refit). When the body moves
+// rigidly - its positions an affine map of its reference ones kp, as a
+// rigid pose and its linearised step are - the queries may instead carry
+// the boxes of ref, fitted once at kp, along the motion (geom.Sweep): no
+// refit of its (often many, for a finely meshed round obstacle) triangles.
 type kinBody struct {
-	bvh      geom.BVH
+	bvh, ref geom.BVH
 	tris     []int32 // its triangles' indices in faces, increasing
 	verts    []int32 // its vertices
 	frame    geom.AffineFrame
@@ -171,8 +171,13 @@ type kinBody struct {
 	sweep    geom.Sweep
 	swept    bool    // the queries carry the tree's kp boxes along sweep
 	margin   float64 // the pass's margin, for swept queries
-	atRef    bool    // the tree's boxes are those at kp, unpadded
 }
+
+// sweepHysteresis: a body whose queries refit switches to the sweep when
+// the last pass tested fewer than 1/sweepHysteresis of its boxes (the
+// sweep's transformed boxes are looser, and its queries test more), one
+// that sweeps to the refit when they tested as many as it has.
+const sweepHysteresis = 4
 
 // SetTopology (re)builds the edge list and the BVH for nv cloth vertices
 // and the triangles faces (3 per triangle) at positions x0, and the
@@ -317,7 +322,9 @@ func (s *Solver) buildKinematic(r Runner) {
 		kb := &s.kin[i]
 		kb.bvh.Build(r, s.kp, faces[i], 0)
 		kb.frame = geom.NewAffineFrame(s.kp, kb.verts)
-		kb.atRef = true
+		if kb.frame.Ok() {
+			kb.ref.Build(r, s.kp, faces[i], 0)
+		}
 	}
 }
 
@@ -478,7 +485,8 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 		// The sweep transforms every box a query tests; a refit fits
 		// every box once. At the first fit of a Solve (at rest: x1 is
 		// x0), the last pass's queries choose for the Solve: the sweep
-		// while they tested fewer boxes than the tree has. Either holds
+		// while they tested fewer boxes than the tree has (fewer than a
+		// sweepHysteresis-th of them, when they refit). Either holds
 		// every candidate, so the choice changes no result.
 		if &x1[0] == &x0[0] {
 			tested := 0
@@ -487,7 +495,11 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 					tested += t[i]
 				}
 			}
-			kb.trySweep = kb.frame.Ok() && tested < kb.bvh.Nodes()
+			limit := kb.bvh.Nodes()
+			if !kb.swept {
+				limit /= sweepHysteresis
+			}
+			kb.trySweep = kb.frame.Ok() && tested < limit
 			if kb.trySweep {
 				kb.fitA, kb.fitB, kb.fitDev = kb.frame.Fit(s.kp, x0, kb.verts)
 			}
@@ -501,16 +513,11 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 			// A deviation (NaN included) beyond the margin is not a
 			// rigid motion: refitting is then the tighter broad phase.
 			if dev := max(d0, d1); dev <= margin {
-				if !kb.atRef {
-					kb.bvh.Margin = 0
-					kb.bvh.Refit(r, s.kp)
-					kb.atRef = true
-				}
 				kb.sweep = geom.Sweep{A0: A0, A1: A1, B0: B0, B1: B1}
 				kb.sweep.Prepare()
 				// Twice the fitted deviation, and the rounding of the
 				// box transform (relative 1e-12 of the coordinates).
-				root := kb.bvh.Bounds()
+				root := kb.ref.Bounds()
 				w := kb.sweep.Box(&root, 0)
 				scale := max(math.Abs(w.Lo[0]), math.Abs(w.Lo[1]), math.Abs(w.Lo[2]), math.Abs(w.Hi[0]), math.Abs(w.Hi[1]), math.Abs(w.Hi[2]))
 				kb.sweep.Pad = 2*dev + 1e-12*(1+scale)
@@ -518,7 +525,7 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 				continue
 			}
 		}
-		kb.swept, kb.atRef = false, false
+		kb.swept = false
 		kb.bvh.Margin = margin
 		kb.bvh.RefitSwept(r, x0, x1)
 	}
@@ -556,7 +563,7 @@ func (s *Solver) blockRange(lo, hi int) {
 				kb := &s.kin[i]
 				var n int
 				if kb.swept {
-					blk.tris, blk.stack, n = kb.bvh.OverlappingSwept(q, &kb.sweep, kb.margin, blk.tris, blk.stack)
+					blk.tris, blk.stack, n = kb.ref.OverlappingSwept(q, &kb.sweep, kb.margin, blk.tris, blk.stack)
 				} else {
 					blk.tris, blk.stack, n = kb.bvh.OverlappingBox(q, blk.tris, blk.stack)
 				}
