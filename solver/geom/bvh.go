@@ -194,18 +194,44 @@ func (b *BVH) refitRange(lo, hi int) {
 	for _, id := range b.level[lo:hi] {
 		n := &b.nodes[id]
 		if n.Left >= 0 {
-			n.Box = b.nodes[n.Left].Box
-			n.Box.Include(&b.nodes[n.Right].Box)
+			l, r := &b.nodes[n.Left].Box, &b.nodes[n.Right].Box
+			for k := range 3 {
+				n.Box.Lo[k], n.Box.Hi[k] = lower(l.Lo[k], r.Lo[k]), upper(l.Hi[k], r.Hi[k])
+			}
 			continue
 		}
-		box := EmptyAABB()
-		for j := range 3 {
-			v := 3 * int(b.faces[3*int(n.Tri)+j])
-			box = box.Grow(dense.Vec3{b.x0[v], b.x0[v+1], b.x0[v+2]})
-			box = box.Grow(dense.Vec3{b.x1[v], b.x1[v+1], b.x1[v+2]})
+		f := b.faces[3*int(n.Tri) : 3*int(n.Tri)+3]
+		for k := range 3 {
+			v := b.x0[3*int(f[0])+k]
+			l, h := v, v
+			for j, x := range [2][]float64{b.x0, b.x1} {
+				for _, u := range f[1-j:] {
+					v := x[3*int(u)+k]
+					l, h = lower(l, v), upper(h, v)
+				}
+			}
+			n.Box.Lo[k], n.Box.Hi[k] = l-b.Margin, h+b.Margin
 		}
-		n.Box = box.Pad(b.Margin)
 	}
+}
+
+// lower is min(a, b) for the boxes of a refit, without the builtin's
+// ordering of signed zeros (which no box comparison sees): NaN when either
+// is NaN, so that a NaN coordinate makes its axis never apart, as Grow and
+// Include do.
+func lower(a, b float64) float64 {
+	if b < a || b != b {
+		return b
+	}
+	return a
+}
+
+// upper is max(a, b) as lower is min.
+func upper(a, b float64) float64 {
+	if b > a || b != b {
+		return b
+	}
+	return a
 }
 
 func (b *BVH) shareVertex(s, t int32) bool {
