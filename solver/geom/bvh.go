@@ -194,18 +194,44 @@ func (b *BVH) refitRange(lo, hi int) {
 	for _, id := range b.level[lo:hi] {
 		n := &b.nodes[id]
 		if n.Left >= 0 {
-			n.Box = b.nodes[n.Left].Box
-			n.Box.Include(&b.nodes[n.Right].Box)
+			l, r := &b.nodes[n.Left].Box, &b.nodes[n.Right].Box
+			for k := range 3 {
+				n.Box.Lo[k], n.Box.Hi[k] = lower(l.Lo[k], r.Lo[k]), upper(l.Hi[k], r.Hi[k])
+			}
 			continue
 		}
-		box := EmptyAABB()
-		for j := range 3 {
-			v := 3 * int(b.faces[3*int(n.Tri)+j])
-			box = box.Grow(dense.Vec3{b.x0[v], b.x0[v+1], b.x0[v+2]})
-			box = box.Grow(dense.Vec3{b.x1[v], b.x1[v+1], b.x1[v+2]})
+		f := b.faces[3*int(n.Tri) : 3*int(n.Tri)+3]
+		for k := range 3 {
+			v := b.x0[3*int(f[0])+k]
+			l, h := v, v
+			for j, x := range [2][]float64{b.x0, b.x1} {
+				for _, u := range f[1-j:] {
+					v := x[3*int(u)+k]
+					l, h = lower(l, v), upper(h, v)
+				}
+			}
+			n.Box.Lo[k], n.Box.Hi[k] = l-b.Margin, h+b.Margin
 		}
-		n.Box = box.Pad(b.Margin)
 	}
+}
+
+// lower is min(a, b) for the boxes of a refit, without the builtin's
+// ordering of signed zeros (which no box comparison sees): NaN when either
+// is NaN, so that a NaN coordinate makes its axis never apart, as Grow and
+// Include do.
+func lower(a, b float64) float64 {
+	if b < a || b != b {
+		return b
+	}
+	return a
+}
+
+// upper is max(a, b) as lower is min.
+func upper(a, b float64) float64 {
+	if b > a || b != b {
+		return b
+	}
+	return a
 }
 
 func (b *BVH) shareVertex(s, t int32) bool {
@@ -268,16 +294,53 @@ func (b *BVH) SelfPairs(dst []TriPair) []TriPair {
 // returned for reuse); the pairs of the triangles of one block are found
 // together by parallel callers without a shared sort.
 func (b *BVH) OverlappingAfter(a int32, dst, stack []int32) ([]int32, []int32) {
+	if len(b.nodes) == 0 {
+		return dst[:0], stack
+	}
+	dst, stack, _ = b.overlapping(&b.nodes[b.leaf[a]].Box, a, nil, 0, dst, stack)
+	return dst, stack
+}
+
+// OverlappingBox appends to dst[:0] every triangle whose padded box
+// overlaps q, in increasing order: a query of another tree's triangle
+// (LeafBox) against this one. Like OverlappingAfter it only reads the tree,
+// with the caller's dst and stack; it also returns the number of boxes it
+// tested.
+func (b *BVH) OverlappingBox(q *AABB, dst, stack []int32) ([]int32, []int32, int) {
+	return b.overlapping(q, -1, nil, 0, dst, stack)
+}
+
+// OverlappingSwept is OverlappingBox for a tree fitted at a rigid body's
+// reference positions (with Margin 0) that moves by m over the step: every
+// triangle whose box carried along m (Sweep.Box) and padded by margin
+// overlaps q. Only the boxes the query tests are transformed (their number
+// is returned): no refit.
+func (b *BVH) OverlappingSwept(q *AABB, m *Sweep, margin float64, dst, stack []int32) ([]int32, []int32, int) {
+	return b.overlapping(q, -1, m, margin, dst, stack)
+}
+
+// overlapping appends to dst[:0] every triangle B > after whose padded box
+// (carried along m and padded by margin, when m is set) overlaps q, in
+// increasing order, and the number of boxes tested.
+func (b *BVH) overlapping(q *AABB, after int32, m *Sweep, margin float64, dst, stack []int32) ([]int32, []int32, int) {
 	dst = dst[:0]
 	if len(b.nodes) == 0 {
-		return dst, stack
+		return dst, stack, 0
 	}
-	box := &b.nodes[b.leaf[a]].Box
+	tested := 0
 	st := append(stack[:0], 0)
 	for len(st) > 0 {
 		n := &b.nodes[st[len(st)-1]]
 		st = st[:len(st)-1]
-		if n.MaxTri <= a || !n.Box.Overlaps(box) {
+		if n.MaxTri <= after {
+			continue
+		}
+		tested++
+		if m == nil {
+			if !n.Box.Overlaps(q) {
+				continue
+			}
+		} else if box := m.Box(&n.Box, margin); !box.Overlaps(q) {
 			continue
 		}
 		if n.Left < 0 {
@@ -287,8 +350,14 @@ func (b *BVH) OverlappingAfter(a int32, dst, stack []int32) ([]int32, []int32) {
 		st = append(st, n.Left, n.Right)
 	}
 	slices.Sort(dst)
-	return dst, st
+	return dst, st, tested
 }
+
+// Nodes returns the number of boxes in the tree (2 per triangle, less 1).
+func (b *BVH) Nodes() int { return len(b.nodes) }
+
+// LeafBox returns triangle t's padded box as last fitted.
+func (b *BVH) LeafBox(t int32) *AABB { return &b.nodes[b.leaf[t]].Box }
 
 // boxSize is the sum of a box's extents: which of two nodes to descend.
 func boxSize(b *AABB) float64 {

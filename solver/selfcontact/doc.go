@@ -54,12 +54,20 @@
 // 1, and Params.KinematicOnly leaves the cloth's pairs with itself out (a
 // scene with obstacles and no self-contact).
 //
-// Candidate pairs come from a geom.BVH over all triangles; every
-// vertex-face pair whose vertex is not in the face and every edge-edge pair
-// sharing no vertex is tested, including those of triangles that share a
-// vertex (a tight fold crosses its own one-ring). A pass runs in parallel
-// over fixed blocks of triangles: each triangle's BVH query
-// (BVH.OverlappingAfter), its pairs' narrow phase, and the hits into the block's
+// Candidate pairs come from geom.BVHs: one over the cloth's triangles and
+// one per kinematic body (a connected set of kinematic triangles). A body's
+// motion is fixed over a Solve, so its tree is fitted once per pass kind;
+// and when the body moves rigidly (its positions an affine map of those at
+// SetTopology, found by geom.AffineFrame and checked at every vertex), the
+// tree keeps its boxes from SetTopology and the queries carry the boxes they
+// visit along the step's motion (geom.Sweep), so that a finely meshed round
+// obstacle costs no refit per step. Every vertex-face pair whose vertex is
+// not in the face and every edge-edge pair sharing no vertex is tested,
+// including those of triangles that share a vertex (a tight fold crosses
+// its own one-ring). A pass runs in parallel over fixed blocks of cloth
+// triangles: each triangle's queries (BVH.OverlappingAfter in the cloth's
+// tree, unless KinematicOnly, and OverlappingSwept or OverlappingBox in each
+// kinematic body's), its pairs' narrow phase, and the hits into the block's
 // own list. The narrow phase rejects cheaply first, and only what cannot be
 // a hit: boxes apart by more than the thickness (proximity) or, for CCD,
 // swept boxes apart by more than the tolerance or a start distance that the

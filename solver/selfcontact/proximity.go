@@ -45,13 +45,12 @@ func (s *Solver) Proximities(r Runner, dst []Proximity, x0 []float64, p Params, 
 	if !(p.Thickness > 0) || !(p.KinematicThickness > 0) || !(reach >= 0) {
 		return dst, errors.New("selfcontact: thicknesses must be > 0 and reach >= 0")
 	}
-	if s.bvh.Len() == 0 {
+	if len(s.faces) == 0 {
 		return dst, nil
 	}
 	s.x0 = append(append(s.xa[:0], x0...), k.X...)
 	s.thick, s.kthick, s.kinOnly = p.Thickness+reach, p.KinematicThickness+reach, p.KinematicOnly
-	s.bvh.Margin = 0.5 * max(s.thick, s.kthick)
-	s.bvh.Refit(r, s.x0)
+	s.refit(r, s.x0, s.x0, 0.5*max(s.thick, s.kthick), true)
 	s.run(r, s.proxFn)
 	nc := int32(s.nc)
 	for b := range s.blocks {

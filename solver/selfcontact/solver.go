@@ -83,6 +83,8 @@ const blockTris = 64
 // block is one block's scratch and hits.
 type block struct {
 	tris, stack []int32
+	kin         []int32 // the kinematic triangles met, numbered as in faces
+	tested      []int   // per kinematic body, the boxes its queries tested in the pass
 	prims       []prim
 	hits        []slot
 }
@@ -111,7 +113,11 @@ type Solver struct {
 	vertOwner []int32
 	edgeOwner []int32
 
+	// bvh holds the cloth's triangles; each kinematic body has its own
+	// tree (kinBody). A pass queries each cloth triangle against all.
 	bvh    geom.BVH
+	kin    []kinBody
+	kp     []float64 // every vertex's position at SetTopology: the kinematic bodies' reference frame
 	blocks []block
 
 	// state read by the parallel bodies during a Solve.
@@ -145,6 +151,33 @@ type Solver struct {
 	fitOf  []int32 // per root: index into fits
 	body   []int32 // per vertex: its kinematic body's lowest vertex (itself for cloth)
 }
+
+// kinBody is a kinematic body (a connected set of kinematic triangles) and
+// the BVHs over its triangles. Its motion is fixed over a Solve, so its
+// tree bvh is fitted once per pass kind (refit). When the body moves
+// rigidly - its positions an affine map of its reference ones kp, as a
+// rigid pose and its linearised step are - the queries may instead carry
+// the boxes of ref, fitted once at kp, along the motion (geom.Sweep): no
+// refit of its (often many, for a finely meshed round obstacle) triangles.
+type kinBody struct {
+	bvh, ref geom.BVH
+	tris     []int32 // its triangles' indices in faces, increasing
+	verts    []int32 // its vertices
+	frame    geom.AffineFrame
+	fitA     dense.Mat3 // the affine fit of the last proximity pass's x0 (refit)
+	fitB     dense.Vec3
+	fitDev   float64
+	trySweep bool // the Solve tries the sweep (refit)
+	sweep    geom.Sweep
+	swept    bool    // the queries carry the tree's kp boxes along sweep
+	margin   float64 // the pass's margin, for swept queries
+}
+
+// sweepHysteresis: a body whose queries refit switches to the sweep when
+// the last pass tested fewer than 1/sweepHysteresis of its boxes (the
+// sweep's transformed boxes are looser, and its queries test more), one
+// that sweeps to the refit when they tested as many as it has.
+const sweepHysteresis = 4
 
 // SetTopology (re)builds the edge list and the BVH for nv cloth vertices
 // and the triangles faces (3 per triangle) at positions x0, and the
@@ -220,7 +253,7 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64, k Ki
 			s.edgeOwner[e] = int32(f)
 		}
 	}
-	s.bvh.Build(r, x0, faces, 0)
+	s.bvh.Build(r, x0, faces[:3*s.ncf], 0)
 	nb := (s.ncf + blockTris - 1) / blockTris // blocks of cloth triangles
 	s.blocks = slices.Grow(s.blocks[:0], nb)[:nb]
 	s.proxFn = s.proxTest
@@ -253,7 +286,46 @@ func (s *Solver) SetTopology(r Runner, nv int, faces []int32, x0 []float64, k Ki
 	for i := range int32(nv) {
 		s.body[i] = root(i)
 	}
+	s.buildKinematic(r)
 	return nil
+}
+
+// buildKinematic groups the kinematic triangles into bodies (by s.body, in
+// the order of their first triangles) and builds each body's tree and
+// affine frame at the reference positions kp (the current xa).
+func (s *Solver) buildKinematic(r Runner) {
+	s.kp = append(s.kp[:0], s.xa...)
+	s.kin = s.kin[:0]
+	of := make([]int32, s.nv) // body index of each body's lowest vertex
+	for i := range of {
+		of[i] = -1
+	}
+	var faces [][]int32
+	for t := s.ncf; t < len(s.faces)/3; t++ {
+		f := s.faces[3*t : 3*t+3]
+		b := s.body[f[0]]
+		if of[b] < 0 {
+			of[b] = int32(len(s.kin))
+			s.kin = append(s.kin, kinBody{})
+			faces = append(faces, nil)
+		}
+		i := of[b]
+		s.kin[i].tris = append(s.kin[i].tris, int32(t))
+		faces[i] = append(faces[i], f...)
+	}
+	for v := s.nc; v < s.nv; v++ {
+		if i := of[s.body[v]]; i >= 0 {
+			s.kin[i].verts = append(s.kin[i].verts, int32(v))
+		}
+	}
+	for i := range s.kin {
+		kb := &s.kin[i]
+		kb.bvh.Build(r, s.kp, faces[i], 0)
+		kb.frame = geom.NewAffineFrame(s.kp, kb.verts)
+		if kb.frame.Ok() {
+			kb.ref.Build(r, s.kp, faces[i], 0)
+		}
+	}
 }
 
 // Solve corrects the cloth velocities v (3 per vertex, in place) so that
@@ -280,7 +352,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	if p.Fold != nil && len(p.Fold) != s.nc {
 		return st, fmt.Errorf("selfcontact: %d fold labels for %d vertices", len(p.Fold), s.nc)
 	}
-	if s.bvh.Len() == 0 {
+	if len(s.faces) == 0 {
 		return st, nil
 	}
 	iters := p.CollisionIterations
@@ -300,8 +372,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	s.tol = 1e-3 * p.Thickness
 
 	// 1. Repulsions at x0 (Bridson 2002 sec. 7.2).
-	s.bvh.Margin = 0.5 * max(p.Thickness, p.KinematicThickness)
-	s.bvh.Refit(r, x0)
+	s.refit(r, x0, x0, 0.5*max(p.Thickness, p.KinematicThickness), true)
 	s.run(r, s.proxFn)
 	for b := range s.blocks {
 		if p.NoRepulsions {
@@ -322,7 +393,6 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 		s.parent[i] = -1 // not in a zone
 	}
 	zones := iters == 0
-	s.bvh.Margin = 0.5 * s.tol
 	s.active = slices.Grow(s.active[:0], s.nv)[:s.nv]
 	s.vPrev = slices.Grow(s.vPrev[:0], 3*s.nv)[:3*s.nv]
 	for i := range s.active {
@@ -333,7 +403,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 			s.x1[i] = x0[i] + h*v[i]
 		}
 		copy(s.vPrev, v)
-		s.bvh.RefitSwept(r, x0, s.x1)
+		s.refit(r, x0, s.x1, 0.5*s.tol, pass == 0)
 		s.run(r, s.ccdFn)
 		st.Iterations++
 		n := 0
@@ -399,6 +469,68 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	return st, nil
 }
 
+// refit fits the trees to the motion x0 -> x1 with leaf boxes padded by
+// margin: the cloth's, and the kinematic ones when kin is set (the first
+// fit of a pass kind; the kinematic vertices keep their motion over a
+// Solve). A fit of a motion (x1 not x0) follows one at rest at the same x0
+// (the proximity pass of the Solve) and reuses its affine fit of x0.
+func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
+	s.bvh.Margin = margin
+	s.bvh.RefitSwept(r, x0, x1)
+	if !kin {
+		return
+	}
+	for i := range s.kin {
+		kb := &s.kin[i]
+		// The sweep transforms every box a query tests; a refit fits
+		// every box once. At the first fit of a Solve (at rest: x1 is
+		// x0), the last pass's queries choose for the Solve: the sweep
+		// while they tested fewer boxes than the tree has (fewer than a
+		// sweepHysteresis-th of them, when they refit). Either holds
+		// every candidate, so the choice changes no result.
+		if &x1[0] == &x0[0] {
+			tested := 0
+			for b := range s.blocks {
+				if t := s.blocks[b].tested; i < len(t) {
+					tested += t[i]
+				}
+			}
+			limit := kb.bvh.Nodes()
+			if !kb.swept {
+				limit /= sweepHysteresis
+			}
+			kb.trySweep = kb.frame.Ok() && tested < limit
+			if kb.trySweep {
+				kb.fitA, kb.fitB, kb.fitDev = kb.frame.Fit(s.kp, x0, kb.verts)
+			}
+		}
+		if kb.trySweep {
+			A0, B0, d0 := kb.fitA, kb.fitB, kb.fitDev
+			A1, B1, d1 := A0, B0, d0
+			if &x1[0] != &x0[0] {
+				A1, B1, d1 = kb.frame.Fit(s.kp, x1, kb.verts)
+			}
+			// A deviation (NaN included) beyond the margin is not a
+			// rigid motion: refitting is then the tighter broad phase.
+			if dev := max(d0, d1); dev <= margin {
+				kb.sweep = geom.Sweep{A0: A0, A1: A1, B0: B0, B1: B1}
+				kb.sweep.Prepare()
+				// Twice the fitted deviation, and the rounding of the
+				// box transform (relative 1e-12 of the coordinates).
+				root := kb.ref.Bounds()
+				w := kb.sweep.Box(&root, 0)
+				scale := max(math.Abs(w.Lo[0]), math.Abs(w.Lo[1]), math.Abs(w.Lo[2]), math.Abs(w.Hi[0]), math.Abs(w.Hi[1]), math.Abs(w.Hi[2]))
+				kb.sweep.Pad = 2*dev + 1e-12*(1+scale)
+				kb.swept, kb.margin = true, margin
+				continue
+			}
+		}
+		kb.swept = false
+		kb.bvh.Margin = margin
+		kb.bvh.RefitSwept(r, x0, x1)
+	}
+}
+
 // run runs a pass: for every triangle pair the BVH reports, the narrow
 // phase test on each of its prims, in parallel over blocks of triangles;
 // each block keeps its hits in order.
@@ -413,23 +545,50 @@ func (s *Solver) run(r Runner, test func(pr prim, sl *slot) bool) {
 }
 
 func (s *Solver) blockRange(lo, hi int) {
-	nt := int32(s.ncf) // kinematic triangles only pair with later ones: none
+	nt := int32(s.ncf)
 	for b := lo; b < hi; b++ {
 		blk := &s.blocks[b]
 		blk.hits = blk.hits[:0]
+		blk.tested = slices.Grow(blk.tested[:0], len(s.kin))[:len(s.kin)]
+		clear(blk.tested)
 		for ta := int32(b * blockTris); ta < min(int32(b+1)*blockTris, nt); ta++ {
-			blk.tris, blk.stack = s.bvh.OverlappingAfter(ta, blk.tris, blk.stack)
-			for _, tb := range blk.tris {
-				if s.kinOnly && tb < nt {
-					continue
+			if !s.kinOnly {
+				blk.tris, blk.stack = s.bvh.OverlappingAfter(ta, blk.tris, blk.stack)
+				s.testPairs(blk, ta, blk.tris)
+			}
+			// Kinematic triangles only pair with the cloth's.
+			q := s.bvh.LeafBox(ta)
+			blk.kin = blk.kin[:0]
+			for i := range s.kin {
+				kb := &s.kin[i]
+				var n int
+				if kb.swept {
+					blk.tris, blk.stack, n = kb.ref.OverlappingSwept(q, &kb.sweep, kb.margin, blk.tris, blk.stack)
+				} else {
+					blk.tris, blk.stack, n = kb.bvh.OverlappingBox(q, blk.tris, blk.stack)
 				}
-				blk.prims = s.pairPrims(blk.prims[:0], ta, tb)
-				for _, pr := range blk.prims {
-					blk.hits = append(blk.hits, slot{})
-					if !s.test(pr, &blk.hits[len(blk.hits)-1]) {
-						blk.hits = blk.hits[:len(blk.hits)-1]
-					}
+				blk.tested[i] += n
+				for _, t := range blk.tris {
+					blk.kin = append(blk.kin, kb.tris[t])
 				}
+			}
+			if len(s.kin) > 1 {
+				slices.Sort(blk.kin)
+			}
+			s.testPairs(blk, ta, blk.kin)
+		}
+	}
+}
+
+// testPairs runs the pass's narrow phase on the prims of cloth triangle ta
+// with each triangle of tbs (increasing), appending the hits to blk.hits.
+func (s *Solver) testPairs(blk *block, ta int32, tbs []int32) {
+	for _, tb := range tbs {
+		blk.prims = s.pairPrims(blk.prims[:0], ta, tb)
+		for _, pr := range blk.prims {
+			blk.hits = append(blk.hits, slot{})
+			if !s.test(pr, &blk.hits[len(blk.hits)-1]) {
+				blk.hits = blk.hits[:len(blk.hits)-1]
 			}
 		}
 	}

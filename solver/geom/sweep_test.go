@@ -1,0 +1,135 @@
+package geom
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/loomsim/loom/solver/dense"
+)
+
+// rigidStep returns random reference points p (3 per point, in a 0.4 m
+// cube) and their positions at the start and end of a step of h with a
+// random rigid pose (x1 = R p + t) and velocity field v = vel + omega x
+// (x1 - c), x0 = x1 - h v: the motion SelfCollision gives an obstacle.
+func rigidStep(rng *rand.Rand, n int, h float64) (p, x0, x1 []float64) {
+	R := dense.QuatExp(dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}).Mat()
+	t := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	vel := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	omega := dense.Vec3{3 * rng.NormFloat64(), 3 * rng.NormFloat64(), 3 * rng.NormFloat64()}
+	for range n {
+		q := dense.Vec3{0.4 * rng.Float64(), 0.4 * rng.Float64(), 0.4 * rng.Float64()}
+		x := R.MulVec(q).Add(t)
+		v := vel.Add(omega.Cross(x.Sub(t)))
+		y := x.Sub(v.Scale(h))
+		p = append(p, q[0], q[1], q[2])
+		x0 = append(x0, y[0], y[1], y[2])
+		x1 = append(x1, x[0], x[1], x[2])
+	}
+	return p, x0, x1
+}
+
+func allVerts(n int) []int32 {
+	v := make([]int32, n)
+	for i := range v {
+		v[i] = int32(i)
+	}
+	return v
+}
+
+// TestAffineFrameFit: the affine fit of a rigid step's start and end
+// positions is exact to rounding; a jitter of 1e-4 shows as that
+// deviation; a flat body has no frame.
+func TestAffineFrameFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	p, x0, x1 := rigidStep(rng, 200, 0.01)
+	verts := allVerts(200)
+	f := NewAffineFrame(p, verts)
+	if !f.Ok() {
+		t.Fatal("no frame for a solid cloud")
+	}
+	for _, x := range [][]float64{x0, x1} {
+		if _, _, dev := f.Fit(p, x, verts); !(dev < 1e-13) {
+			t.Fatalf("rigid deviation %g", dev)
+		}
+	}
+	x1[3*17+1] += 1e-4
+	if _, _, dev := f.Fit(p, x1, verts); math.Abs(dev-1e-4) > 1e-12 {
+		t.Fatalf("jittered deviation %g, want 1e-4", dev)
+	}
+	x1[3*17+1] = math.NaN()
+	if _, _, dev := f.Fit(p, x1, verts); !math.IsNaN(dev) {
+		t.Fatalf("NaN position: deviation %g", dev)
+	}
+	flat := slices.Clone(p)
+	for i := 2; i < len(flat); i += 3 {
+		flat[i] = 0.1
+	}
+	if g := NewAffineFrame(flat, verts); g.Ok() {
+		t.Fatal("a flat body has a frame")
+	}
+}
+
+// TestOverlappingSwept: on random triangles of a rigid step, the tree
+// fitted once at the reference positions and queried with the fitted
+// sweep reports, in increasing order, every triangle whose swept box
+// (brute force over its corners at both ends, padded by the margin)
+// overlaps the query, and few others.
+func TestOverlappingSwept(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 300
+	p, x0, x1 := rigidStep(rng, n, 0.01)
+	var faces []int32
+	for range 400 {
+		a := rng.IntN(n)
+		// Triangles of nearby points: three of the 20 following a.
+		faces = append(faces, int32(a), int32((a+1+rng.IntN(20))%n), int32((a+1+rng.IntN(20))%n))
+	}
+	verts := allVerts(n)
+	f := NewAffineFrame(p, verts)
+	var m Sweep
+	d0, d1 := 0.0, 0.0
+	m.A0, m.B0, d0 = f.Fit(p, x0, verts)
+	m.A1, m.B1, d1 = f.Fit(p, x1, verts)
+	m.Pad = 2*max(d0, d1) + 1e-12
+	m.Prepare()
+	var b BVH
+	b.Build(nil, p, faces, 0)
+	const margin = 0.002
+	var got, stack []int32
+	extra, exact := 0, 0
+	for range 200 {
+		// Near a random vertex's start position.
+		v := rng.IntN(n)
+		c := dense.Vec3(x0[3*v : 3*v+3]).Add(dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.05))
+		q := AABB{Lo: c, Hi: c.Add(dense.Vec3{0.02, 0.02, 0.02})}
+		got, stack, _ = b.OverlappingSwept(&q, &m, margin, got, stack)
+		if !slices.IsSorted(got) {
+			t.Fatal("not in increasing order")
+		}
+		for tri := range int32(len(faces) / 3) {
+			box := EmptyAABB()
+			for _, x := range [][]float64{x0, x1} {
+				for _, v := range faces[3*tri : 3*tri+3] {
+					box = box.Grow(dense.Vec3(x[3*v : 3*v+3]))
+				}
+			}
+			box = box.Pad(margin)
+			_, found := slices.BinarySearch(got, tri)
+			if box.Overlaps(&q) {
+				exact++
+			}
+			if box.Overlaps(&q) && !found {
+				t.Fatalf("triangle %d overlaps the query and is not reported", tri)
+			}
+			if !box.Overlaps(&q) && found {
+				extra++
+			}
+		}
+	}
+	if exact < 200 {
+		t.Fatalf("only %d overlaps in all: the queries miss the triangles", exact)
+	}
+	t.Logf("%d overlaps, %d reported beyond them (rotated boxes are looser)", exact, extra)
+}
