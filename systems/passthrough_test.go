@@ -334,13 +334,15 @@ func TestPassThroughChecker(t *testing.T) {
 	}
 }
 
-// knownPassThrough are the built-in scenes whose yarns the checker catches
-// today, with the step it found first: the stacked woven fabrics' yarns of
-// different layers come closer than half the sum of their radii (the layers
-// are built 0.05-0.2 mm apart and held only by the contacts found at load).
-// TestNoPassThrough requires that they still fail, so a fix shows up as a
-// failure asking to take the scene off this list.
-var knownPassThrough = map[string]bool{"incline": true, "pocket": true, "tablecloth": true, "tag": true}
+// knownPassThrough are the built-in scenes that fail today (the checker
+// or the step). Their yarns used to be caught at steps 40-51, but those were
+// all released persistent contacts (see releaseSteps), not crossings; past
+// them, in pocket and tablecloth Newton does not converge after 6 halvings
+// (pocket at step 41, right after its first contacts are released;
+// tablecloth at step 49, with halvings from step 44 as it slides off the
+// table edge). TestNoPassThrough requires that they still fail, so a fix
+// shows up as a failure asking to take the scene off this list.
+var knownPassThrough = map[string]bool{"pocket": true, "tablecloth": true}
 
 // shortPassSteps shortens TestNoPassThrough for scenes whose steps are slow
 // (without LOOM_LONG_TESTS): knit-sphere's Newton still halves most of its
@@ -349,9 +351,8 @@ var knownPassThrough = map[string]bool{"incline": true, "pocket": true, "tablecl
 // come within 1.6e-5 m (a known defect, like the stacked fabrics').
 var shortPassSteps = map[string]int{"knit-sphere": 10}
 
-// TestNoPassThrough runs every built-in rod scene (the first 80 steps, past
-// the stacked fabrics' known failures at steps 40-51; LOOM_LONG_TESTS: all
-// of every scene) under the checker. TestRodCrossing
+// TestNoPassThrough runs every built-in rod scene (the first 80 steps;
+// LOOM_LONG_TESTS: all of every scene) under the checker. TestRodCrossing
 // checks all of rod-crossing, through the yarns' meeting at 2.15 s.
 func TestNoPassThrough(t *testing.T) {
 	t.Parallel()
@@ -376,7 +377,7 @@ func TestNoPassThrough(t *testing.T) {
 		found := ""
 		for i := 0; i < n && found == ""; i++ {
 			if err := sim.Step(); err != nil {
-				t.Errorf("%s step %d: %v", info.Name, i, err)
+				found = fmt.Sprintf("step %d: %v", i, err)
 				break
 			}
 			if msg := c.check(sim); msg != "" {
