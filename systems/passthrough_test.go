@@ -338,7 +338,7 @@ func TestPassThroughChecker(t *testing.T) {
 // or the step). Their yarns used to be caught at steps 40-51, but those were
 // all released persistent contacts (see releaseSteps), not crossings; past
 // them, in pocket and tablecloth Newton does not converge after 6 halvings
-// (pocket at step 41, right after its first contacts are released;
+// (pocket at step 50, after its first contacts are released at step 40;
 // tablecloth at step 49, with halvings from step 44 as it slides off the
 // table edge). TestNoPassThrough requires that they still fail, so a fix
 // shows up as a failure asking to take the scene off this list.

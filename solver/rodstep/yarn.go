@@ -58,12 +58,6 @@ const detectSlack = 0.5
 // spring rather than the full Coulomb force (IPC's eps_v).
 const frictionVel = 1e-4
 
-// restArc is a remembered rest distance re of a pair on the arcs [a0, a1]
-// and [b0, b1] of its two rods.
-type restArc struct {
-	a0, a1, b0, b1, re float64
-}
-
 type yarnSegment struct {
 	a, b, rod int32
 	u0, u1    float64
@@ -96,9 +90,9 @@ type yarnWork struct {
 	keepFn  func(a, b int32) bool
 	obsMuN  []float64    // per node: mu N of its obstacle contact at the step's start
 	obsNrm  []dense.Vec3 // per node: that contact's normal
-	// rest holds the rest distances under the radii, per rod pair (see
-	// restDistances), reff the rest distance of each pair of this solve.
-	rest, restNext map[[2]int32][]restArc
+	// rest is each pair's rest distance (keyed by its four nodes' IDs),
+	// reff the rest distance of each pair of this solve.
+	rest, restNext map[[4]uint64]float64
 	reff           []float64
 }
 
@@ -136,29 +130,18 @@ const rampSteps = 50
 // detection caught late) starts at the distance it has and grows back to the
 // radii over rampSteps (sub)steps, so that the penalty separates them
 // gradually instead of with a kick of k r^2/r.
-//
-// The memory is kept per rod pair and arc: a pair inherits the largest rest
-// distance remembered for the same two rods on segments overlapping its own
-// in u on both. (Keyed by the segments' end nodes it was lost whenever a
-// node between them turned EIL or back, or the nodes were renumbered, and
-// the pair restarted at the distance it had: a ratchet.)
 func (s *State) restDistances() {
 	y := &s.ws.yarn
 	if y.rest == nil {
-		y.rest, y.restNext = map[[2]int32][]restArc{}, map[[2]int32][]restArc{}
+		y.rest, y.restNext = map[[4]uint64]float64{}, map[[4]uint64]float64{}
 	}
 	clear(y.restNext)
 	y.reff = y.reff[:0]
 	for _, p := range y.pairs {
 		a, b := y.segs[p.A], y.segs[p.B]
-		key := [2]int32{a.rod, b.rod}
+		key := [4]uint64{s.id(a.a), s.id(a.b), s.id(b.a), s.id(b.b)}
 		r := s.radii(p)
-		re, ok := 0.0, false
-		for _, m := range y.rest[key] {
-			if m.a0 < a.u1 && a.u0 < m.a1 && m.b0 < b.u1 && b.u0 < m.b1 {
-				re, ok = max(re, m.re), true
-			}
-		}
+		re, ok := y.rest[key]
 		if ok {
 			re = min(r, re+r/rampSteps)
 		} else {
@@ -167,10 +150,18 @@ func (s *State) restDistances() {
 		}
 		y.reff = append(y.reff, re)
 		if re < r {
-			y.restNext[key] = append(y.restNext[key], restArc{a0: a.u0, a1: a.u1, b0: b.u0, b1: b.u1, re: re})
+			y.restNext[key] = re
 		}
 	}
 	y.rest, y.restNext = y.restNext, y.rest
+}
+
+// id returns node i's identity (State.ID).
+func (s *State) id(i int32) uint64 {
+	if s.ID == nil {
+		return uint64(i)
+	}
+	return s.ID[i]
 }
 
 // listSegments lists the segments between consecutive non-EIL nodes of the
