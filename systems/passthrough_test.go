@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/loomsim/loom/ecs"
@@ -21,6 +22,14 @@ import (
 // contact between the two (there the model joins the centrelines), and
 // yarns layered by persistent contacts on opposite sides of a third yarn
 // (see rodstep's yarn.go: the model puts such layers in one surface).
+// A persistent contact that goes away (its yarns pulled apart or one slid
+// off the other's end: SB2020 sec. 5) leaves the two centrelines meeting at
+// its point; the same pairs near it are given releaseSteps steps to get
+// half the sum of the radii apart; meanwhile a crossing of such a pair
+// counts only if it starts with them at least that far apart (two
+// centrelines just released from one point have no side yet: the end of
+// a yarn that slid off the other one retracting and lifting within a
+// halved step reads as a crossing on the straight path between frames).
 
 // checkSeg is a segment between consecutive nodes (in u) of one strand.
 type checkSeg struct {
@@ -112,11 +121,26 @@ func passedThrough(a0, b0, a1, b1 checkSeg, tol float64) bool {
 	return false
 }
 
+// releaseSteps is how many steps after a persistent contact goes away its
+// yarns may stay closer than half the sum of their radii near its point.
+const releaseSteps = 50
+
+// checkContact is a persistent contact: its two rods and its point's u on
+// each, and for a released one the step of its release.
+type checkContact struct {
+	rp, rq int
+	up, uq float64
+	step   int
+}
+
 // passChecker holds what the checker needs across steps.
 type passChecker struct {
-	radius float64
-	layers map[[2]int]bool
-	prev   checkFrame
+	radius   float64
+	layers   map[[2]int]bool
+	prev     checkFrame
+	step     int
+	contacts map[[2]ecs.Entity]checkContact // the live contacts of the last check
+	released []checkContact
 }
 
 func newPassChecker(sim *Sim) *passChecker {
@@ -143,7 +167,55 @@ func newPassChecker(sim *Sim) *passChecker {
 		}
 	}
 	c.prev = snapshotSegments(sim)
+	c.contacts = liveContacts(sim)
 	return c
+}
+
+// liveContacts lists the persistent contacts by their node entities.
+func liveContacts(sim *Sim) map[[2]ecs.Entity]checkContact {
+	st := &sim.Rods.Step
+	m := map[[2]ecs.Entity]checkContact{}
+	for _, ct := range st.Contacts {
+		m[[2]ecs.Entity{sim.Rods.Nodes[ct.P], sim.Rods.Nodes[ct.Q]}] = checkContact{rp: int(st.Rod[ct.P]), rq: int(st.Rod[ct.Q]), up: st.U[ct.P], uq: st.U[ct.Q]}
+	}
+	return m
+}
+
+// noteReleases records the contacts of the last check that are not among
+// the live ones now, and forgets releases older than releaseSteps.
+func (c *passChecker) noteReleases(live map[[2]ecs.Entity]checkContact) {
+	for k, ct := range c.contacts {
+		if _, ok := live[k]; !ok {
+			ct.step = c.step
+			c.released = append(c.released, ct)
+		}
+	}
+	c.contacts = live
+	c.released = slices.DeleteFunc(c.released, func(ct checkContact) bool { return c.step-ct.step > releaseSteps })
+}
+
+// near says whether u is within reach of segment sg's arc.
+func (c *passChecker) near(sg checkSeg, u float64) bool {
+	reach := 4 * 2 * c.radius
+	return u >= sg.u0-reach && u <= sg.u1+reach
+}
+
+// joins says whether contact ct is between the rods of s and t and within
+// reach of both.
+func (c *passChecker) joins(ct checkContact, s, t checkSeg) bool {
+	return ct.rp == s.rod && ct.rq == t.rod && c.near(s, ct.up) && c.near(t, ct.uq) ||
+		ct.rp == t.rod && ct.rq == s.rod && c.near(t, ct.up) && c.near(s, ct.uq)
+}
+
+// releasing says whether segments s and t are near a contact released
+// within the last releaseSteps steps.
+func (c *passChecker) releasing(s, t checkSeg) bool {
+	for _, ct := range c.released {
+		if c.joins(ct, s, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // exempt says whether segments s and t of frame f are not checked.
@@ -156,12 +228,8 @@ func (c *passChecker) exempt(sim *Sim, s, t checkSeg) bool {
 	if c.layers[[2]int{s.rod, t.rod}] || st.Rods[s.rod].Fixed && st.Rods[t.rod].Fixed {
 		return true
 	}
-	reach := 4 * 2 * c.radius
-	near := func(sg checkSeg, u float64) bool { return u >= sg.u0-reach && u <= sg.u1+reach }
-	for _, ct := range st.Contacts {
-		rp, rq := int(st.Rod[ct.P]), int(st.Rod[ct.Q])
-		up, uq := st.U[ct.P], st.U[ct.Q]
-		if rp == s.rod && rq == t.rod && near(s, up) && near(t, uq) || rp == t.rod && rq == s.rod && near(t, up) && near(s, uq) {
+	for _, ct := range c.contacts {
+		if c.joins(ct, s, t) {
 			return true
 		}
 	}
@@ -198,6 +266,8 @@ func boxesMeet(r float64, s, t checkSeg, withPrev bool, ps, pt checkSeg) bool {
 func (c *passChecker) check(sim *Sim) string {
 	cur := snapshotSegments(sim)
 	defer func() { c.prev = cur }()
+	c.step++
+	c.noteReleases(liveContacts(sim))
 	for i := range cur.segs {
 		for j := i + 1; j < len(cur.segs); j++ {
 			s, t := cur.segs[i], cur.segs[j]
@@ -208,10 +278,18 @@ func (c *passChecker) check(sim *Sim) string {
 			if !boxesMeet(c.radius, s, t, ok1 && ok2, c.prev.segs[max(pi, 0)], c.prev.segs[max(pj, 0)]) || c.exempt(sim, s, t) {
 				continue
 			}
-			if d := segDist(s.a, s.b, t.a, t.b); d < c.radius {
+			releasing := c.releasing(s, t)
+			if d := segDist(s.a, s.b, t.a, t.b); d < c.radius && !releasing {
 				return fmt.Sprintf("segments of strands %d and %d %.3g m apart, under half the sum of the radii", s.rod, t.rod, d)
 			}
-			if ok1 && ok2 && passedThrough(c.prev.segs[pi], c.prev.segs[pj], s, t, 1e-3*c.radius) {
+			if !ok1 || !ok2 {
+				continue
+			}
+			ps, pt := c.prev.segs[pi], c.prev.segs[pj]
+			if releasing && segDist(ps.a, ps.b, pt.a, pt.b) < c.radius {
+				continue
+			}
+			if passedThrough(ps, pt, s, t, 1e-3*c.radius) {
 				return fmt.Sprintf("segments of strands %d and %d passed through each other", s.rod, t.rod)
 			}
 		}
@@ -239,15 +317,32 @@ func TestPassThroughChecker(t *testing.T) {
 	if d := segDist(a.a, a.b, dense.Vec3{2, 1, 0}, dense.Vec3{3, 1, 0}); math.Abs(d-math.Sqrt2) > 1e-15 {
 		t.Errorf("end-point distance %g, want sqrt 2", d)
 	}
+	// A contact of rods 0 (u 0.5) and 1 (u 2) released at step 10 covers
+	// segments near both points until step 10 + releaseSteps.
+	c := &passChecker{radius: 0.01, released: []checkContact{{rp: 0, rq: 1, up: 0.5, uq: 2, step: 10}}}
+	s0, s1 := checkSeg{rod: 0, u0: 0.4, u1: 0.45}, checkSeg{rod: 1, u0: 2.02, u1: 2.1}
+	if !c.releasing(s1, s0) {
+		t.Error("segments 0.05 and 0.02 of arc from a released contact not covered")
+	}
+	if s1.u0 = 2.1; c.releasing(s0, s1) {
+		t.Error("a segment 0.1 of arc from a released contact covered (reach 0.08)")
+	}
+	c.step = 10 + releaseSteps + 1
+	c.noteReleases(nil)
+	if s1.u0 = 2.02; c.releasing(s0, s1) {
+		t.Errorf("a contact released %d steps ago still covers its segments", releaseSteps+1)
+	}
 }
 
-// knownPassThrough are the built-in scenes whose yarns the checker catches
-// today, with the step it found first: the stacked woven fabrics' yarns of
-// different layers come closer than half the sum of their radii (the layers
-// are built 0.05-0.2 mm apart and held only by the contacts found at load).
-// TestNoPassThrough requires that they still fail, so a fix shows up as a
-// failure asking to take the scene off this list.
-var knownPassThrough = map[string]bool{"incline": true, "pocket": true, "tablecloth": true, "tag": true}
+// knownPassThrough are the built-in scenes that fail today (the checker
+// or the step). Their yarns used to be caught at steps 40-51, but those were
+// all released persistent contacts (see releaseSteps), not crossings; past
+// them, in pocket and tablecloth Newton does not converge after 6 halvings
+// (pocket at step 50, after its first contacts are released at step 40;
+// tablecloth at step 49, with halvings from step 44 as it slides off the
+// table edge). TestNoPassThrough requires that they still fail, so a fix
+// shows up as a failure asking to take the scene off this list.
+var knownPassThrough = map[string]bool{"pocket": true, "tablecloth": true}
 
 // shortPassSteps shortens TestNoPassThrough for scenes whose steps are slow
 // (without LOOM_LONG_TESTS): knit-sphere's Newton still halves most of its
@@ -256,9 +351,8 @@ var knownPassThrough = map[string]bool{"incline": true, "pocket": true, "tablecl
 // come within 1.6e-5 m (a known defect, like the stacked fabrics').
 var shortPassSteps = map[string]int{"knit-sphere": 10}
 
-// TestNoPassThrough runs every built-in rod scene (the first 80 steps, past
-// the stacked fabrics' known failures at steps 40-51; LOOM_LONG_TESTS: all
-// of every scene) under the checker. TestRodCrossing
+// TestNoPassThrough runs every built-in rod scene (the first 80 steps;
+// LOOM_LONG_TESTS: all of every scene) under the checker. TestRodCrossing
 // checks all of rod-crossing, through the yarns' meeting at 2.15 s.
 func TestNoPassThrough(t *testing.T) {
 	t.Parallel()
@@ -283,7 +377,7 @@ func TestNoPassThrough(t *testing.T) {
 		found := ""
 		for i := 0; i < n && found == ""; i++ {
 			if err := sim.Step(); err != nil {
-				t.Errorf("%s step %d: %v", info.Name, i, err)
+				found = fmt.Sprintf("step %d: %v", i, err)
 				break
 			}
 			if msg := c.check(sim); msg != "" {

@@ -124,10 +124,14 @@ func (g *RodGather) rebuild(w *ecs.World) {
 	st.Rod, st.FixedU = make([]int32, n), make([]bool, n)
 	st.Pinned, st.Target = make([]bool, n), make([]dense.Vec3, n)
 	st.Kind, st.Anchor = make([]rod.Kind, n), make([]rod.Anchor, n)
+	st.ID = make([]uint64, n)
 	s.pins = make([]components.Pinned, n)
 	for i, e := range s.Nodes {
 		r := strandIndex[g.node.Get(e).Strand]
 		st.Rod[i] = r
+		// The entity (with its generation: a removed entity's ID is
+		// reused) names the node across rebuilds.
+		st.ID[i] = uint64(e.ID())<<32 | uint64(e.Generation())
 		rods[r].Nodes = append(rods[r].Nodes, int32(i))
 		s.pins[i].Script = -2
 		if g.pinned.Has(e) {

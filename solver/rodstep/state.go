@@ -84,6 +84,10 @@ type State struct {
 	Pinned []bool       // x prescribed (Target) at the end of the step
 	Target []dense.Vec3 // prescribed x of pinned nodes
 	Kind   []rod.Kind   // after Assign
+	// ID is each node's identity across re-gathers (a caller that renumbers
+	// the nodes when the topology changes keeps it); nil: the node index.
+	// The yarn penalty's rest distances are remembered by it.
+	ID []uint64
 	// Anchor friction on the u of contact nodes (Kf = 0: none).
 	Anchor []rod.Anchor
 

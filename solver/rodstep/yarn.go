@@ -90,9 +90,9 @@ type yarnWork struct {
 	keepFn  func(a, b int32) bool
 	obsMuN  []float64    // per node: mu N of its obstacle contact at the step's start
 	obsNrm  []dense.Vec3 // per node: that contact's normal
-	// rest is each pair's rest distance (keyed by its four nodes), reff
-	// the rest distance of each pair of this solve.
-	rest, restNext map[[4]int32]float64
+	// rest is each pair's rest distance (keyed by its four nodes' IDs),
+	// reff the rest distance of each pair of this solve.
+	rest, restNext map[[4]uint64]float64
 	reff           []float64
 }
 
@@ -133,13 +133,13 @@ const rampSteps = 50
 func (s *State) restDistances() {
 	y := &s.ws.yarn
 	if y.rest == nil {
-		y.rest, y.restNext = map[[4]int32]float64{}, map[[4]int32]float64{}
+		y.rest, y.restNext = map[[4]uint64]float64{}, map[[4]uint64]float64{}
 	}
 	clear(y.restNext)
 	y.reff = y.reff[:0]
 	for _, p := range y.pairs {
 		a, b := y.segs[p.A], y.segs[p.B]
-		key := [4]int32{a.a, a.b, b.a, b.b}
+		key := [4]uint64{s.id(a.a), s.id(a.b), s.id(b.a), s.id(b.b)}
 		r := s.radii(p)
 		re, ok := y.rest[key]
 		if ok {
@@ -154,6 +154,14 @@ func (s *State) restDistances() {
 		}
 	}
 	y.rest, y.restNext = y.restNext, y.rest
+}
+
+// id returns node i's identity (State.ID).
+func (s *State) id(i int32) uint64 {
+	if s.ID == nil {
+		return uint64(i)
+	}
+	return s.ID[i]
 }
 
 // listSegments lists the segments between consecutive non-EIL nodes of the

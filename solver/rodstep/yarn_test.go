@@ -1,0 +1,78 @@
+package rodstep
+
+import (
+	"math"
+	"testing"
+
+	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/rod"
+)
+
+// crossingYarns builds two straight rods of radius 0.02 crossing 0.01 apart
+// (closer than the sum of the radii: a penalty pair whose rest distance
+// ramps), their nodes numbered rod 0 first, or rod 1 first when swapped;
+// ID names each node the same way in both numberings.
+func crossingYarns(swapped bool) *State {
+	s := &State{}
+	for range 2 {
+		s.Rods = append(s.Rods, Rod{Ks: 50, Kb: 1e-3, Rho: 0.01, RestSeg: 0.1, Length: 0.5, Radius: 0.02})
+	}
+	order := []int32{0, 1}
+	if swapped {
+		order = []int32{1, 0}
+	}
+	for _, r := range order {
+		for k := 0; k <= 5; k++ {
+			c := -0.25 + 0.1*float64(k)
+			x := dense.Vec3{c, 0, 0}
+			if r == 1 {
+				x = dense.Vec3{0, c, 0.01}
+			}
+			addNode(s, r, x, 0.1*float64(k), true)
+			s.ID = append(s.ID, uint64(6*int(r)+k))
+		}
+	}
+	s.Kind = make([]rod.Kind, len(s.X))
+	return s
+}
+
+// closeRest returns the rest distance of the one penalty pair closer than
+// the radii.
+func closeRest(t *testing.T, s *State) float64 {
+	t.Helper()
+	var re []float64
+	for k, p := range s.ws.yarn.pairs {
+		if s.ws.yarn.reff[k] < s.radii(p) {
+			re = append(re, s.ws.yarn.reff[k])
+		}
+	}
+	if len(re) != 1 {
+		t.Fatalf("%d pairs closer than the radii, want 1", len(re))
+	}
+	return re[0]
+}
+
+// TestRestDistanceSurvivesRenumbering checks that a penalty pair's rest
+// distance keeps ramping (+ (r_a + r_b)/rampSteps per solve) when the nodes
+// are renumbered between solves, as the systems' gather does whenever the
+// topology changes (a contact removed): with the memory keyed by node index
+// it restarted at the pair's current distance, so pairs closer than the
+// radii lost their push at every topology change.
+func TestRestDistanceSurvivesRenumbering(t *testing.T) {
+	s := crossingYarns(false)
+	s.Assign()
+	s.detect(1e-3)
+	if re := closeRest(t, s); math.Abs(re-0.01) > 1e-12 {
+		t.Fatalf("first rest distance %g, want the distance 0.01", re)
+	}
+	// Renumber in place, as the gather does: the State (and its
+	// workspace) stays, its per-node arrays are replaced.
+	r := crossingYarns(true)
+	s.X, s.V, s.U, s.UDot, s.Rod, s.FixedU, s.Pinned, s.Target, s.Anchor, s.ID = r.X, r.V, r.U, r.UDot, r.Rod, r.FixedU, r.Pinned, r.Target, r.Anchor, r.ID
+	s.Kind, s.Rods = r.Kind, r.Rods
+	s.Assign()
+	s.detect(1e-3)
+	if re, want := closeRest(t, s), 0.01+0.04/rampSteps; math.Abs(re-want) > 1e-12 {
+		t.Errorf("rest distance after renumbering %g, want %g (ramped)", re, want)
+	}
+}
