@@ -17,6 +17,18 @@ type Pin struct {
 	Target [3]float64
 }
 
+// Contact holds ghost vertex Vertex on an obstacle's surface: the row
+// Normal . (A x_n)_v - Target = 0 of C, with Normal the obstacle's unit
+// normal and Target Normal . p for the contact position p (the surface
+// offset by the contact thickness). Like a pin it is expressed through the
+// midpoints of the vertex's faces, so one projection makes the faces rigid
+// and keeps the vertex out of the obstacle.
+type Contact struct {
+	Vertex int32
+	Normal [3]float64
+	Target float64
+}
+
 // linRow is a linear constraint row on coordinate c: sum w x_e[c] - target,
 // already divided by the body's mean edge length.
 type linRow struct {
@@ -43,9 +55,9 @@ type conformPair struct {
 
 // Constraints is C(x) of English & Bridson 2008 for one mesh, and the
 // matrix J M^-1 J^T of fast projection (Goldenthal et al. 2007) over it:
-// 3F rigidity rows, then two rows per conforming pair, then three per pin.
-// The symbolic analysis of J M^-1 J^T is kept while the rows stay the same
-// (the pinned vertices unchanged).
+// 3F rigidity rows, then two rows per conforming pair, three per pin, and
+// one per contact. The symbolic analysis of J M^-1 J^T is kept while the
+// rows stay the same (the pinned and the contact vertices unchanged).
 type Constraints struct {
 	m      *Mesh
 	invM   []float64 // per edge
@@ -53,6 +65,11 @@ type Constraints struct {
 	pins   []Pin
 	pinRow []linRow // 3 per pin
 	target []float64
+	// contacts and their rows: entries of (A x_n)_v over the mean edge
+	// length, and Target over it.
+	contacts []Contact
+	conRow   [][]entry
+	conTgt   []float64
 
 	// Jacobian in compressed rows: entries (edge, 3-vector).
 	rowStart []int32
@@ -115,7 +132,63 @@ func NewConstraints(m *Mesh, mass []float64) (*Constraints, error) {
 }
 
 // NumRows returns the number of constraint rows.
-func (k *Constraints) NumRows() int { return 3*len(k.m.Faces) + 2*len(k.pairs) + len(k.pinRow) }
+func (k *Constraints) NumRows() int {
+	return 3*len(k.m.Faces) + 2*len(k.pairs) + len(k.pinRow) + len(k.conRow)
+}
+
+// SetContacts sets the ghost vertices held on obstacle surfaces (rows
+// after the pins'). When the set of contact vertices changes, the pattern
+// of J M^-1 J^T is rebuilt and analysed again at the next projection; new
+// normals and targets alone keep it (and the kept factorization, which the
+// chord iteration refreshes when it no longer converges).
+func (k *Constraints) SetContacts(cs []Contact) error {
+	same := len(cs) == len(k.contacts)
+	for i := 0; same && i < len(cs); i++ {
+		same = cs[i].Vertex == k.contacts[i].Vertex
+	}
+	for _, c := range cs {
+		if c.Vertex < 0 || int(c.Vertex) >= k.m.NumVerts {
+			return fmt.Errorf("developable: contact vertex %d out of range [0,%d)", c.Vertex, k.m.NumVerts)
+		}
+	}
+	k.contacts = append(k.contacts[:0], cs...)
+	inv := 1 / k.m.MeanEdge
+	k.conTgt = k.conTgt[:0]
+	for _, c := range cs {
+		k.conTgt = append(k.conTgt, c.Target*inv)
+	}
+	if !same || k.s == nil {
+		k.conRow = k.conRow[:0]
+		for _, c := range cs {
+			row := k.m.vertexRow(c.Vertex)
+			for i := range row {
+				row[i].w *= inv
+			}
+			k.conRow = append(k.conRow, row)
+		}
+		return k.buildPattern()
+	}
+	k.contactJacobian()
+	return nil
+}
+
+// contactRows returns the index of the first contact row.
+func (k *Constraints) contactRows() int { return 3*len(k.m.Faces) + 2*len(k.pairs) + len(k.pinRow) }
+
+// contactJacobian writes the contact rows' entries of J: the weights of
+// (A x_n)_v times the normal.
+func (k *Constraints) contactJacobian() {
+	r := k.contactRows()
+	for i, row := range k.conRow {
+		a := int(k.rowStart[r+i])
+		n := k.contacts[i].Normal
+		for j, en := range row {
+			for c := range 3 {
+				k.jv[3*(a+j)+c] = en.w * n[c]
+			}
+		}
+	}
+}
 
 // SetPins sets the pinned ghost vertices and their targets. When the set
 // of pinned vertices changes, the pattern of J M^-1 J^T is rebuilt and
@@ -192,6 +265,13 @@ func (k *Constraints) buildPattern() error {
 		}
 		k.rowStart = append(k.rowStart, int32(len(k.entEdge)))
 	}
+	for _, row := range k.conRow {
+		for _, en := range row {
+			k.entEdge = append(k.entEdge, en.edge)
+		}
+		k.rowStart = append(k.rowStart, int32(len(k.entEdge)))
+	}
+	k.jv = append(k.jv, make([]float64, 3*len(k.entEdge)-len(k.jv))...)
 	// Entries by edge, in row order.
 	byEdge := make([][]int32, len(m.Edges))
 	for r := range n {
@@ -231,15 +311,16 @@ func (k *Constraints) buildPattern() error {
 	k.s, k.sym, k.num, k.factor = s, nil, nil, nil
 	k.c = make([]float64, n)
 	k.dl = make([]float64, n)
+	k.contactJacobian()
 	return nil
 }
 
 // couple reports whether entries a and b can interact: always for a
-// rigidity or conformity entry (3-vector), and only on the same coordinate
-// for two pin rows.
+// rigidity, conformity or contact entry (3-vector), and only on the same
+// coordinate for two pin rows.
 func (k *Constraints) couple(a, b int32) bool {
-	nr := k.rowStart[3*len(k.m.Faces)+2*len(k.pairs)]
-	if a < nr || b < nr {
+	lo, hi := k.rowStart[3*len(k.m.Faces)+2*len(k.pairs)], k.rowStart[k.contactRows()]
+	if a < lo || b < lo || a >= hi || b >= hi {
 		return true
 	}
 	ja, jb := k.jv[3*a:3*a+3], k.jv[3*b:3*b+3]
@@ -305,11 +386,23 @@ func (k *Constraints) Eval(x []float64, c []float64) float64 {
 		c[base+i] = v
 		worst = math.Max(worst, math.Abs(v))
 	}
+	base += len(k.pinRow)
+	for i, row := range k.conRow {
+		n := k.contacts[i].Normal
+		v := -k.conTgt[i]
+		for _, en := range row {
+			e := 3 * int(en.edge)
+			v += en.w * (n[0]*x[e] + n[1]*x[e+1] + n[2]*x[e+2])
+		}
+		c[base+i] = v
+		worst = math.Max(worst, math.Abs(v))
+	}
 	return worst
 }
 
 // jacobian fills the rigidity rows' entries of J at x: 2(x_i - x_j)/d^2
-// and its negative (the linear rows' are constant).
+// and its negative (the linear rows' are constant; the contact rows' are
+// set with the contacts).
 func (k *Constraints) jacobian(x []float64) {
 	m := k.m
 	for f := range m.Faces {
