@@ -341,10 +341,12 @@ func (d *DevelopableCloth) reproject(b *devBody) error {
 // midpoints (developable.Body.Correct, with the velocity update of the
 // body's scheme). The correction is a least-norm change of the midpoints
 // and bends the faces' rigidity; where it leaves the constraints beyond
-// tolerance, the body is projected again and the ghost mesh collided and
-// corrected again, up to correctionRounds rounds, so that the step ends
-// with the ghost mesh outside the obstacles and the faces as close to rigid
-// as that allows. Then it closes the step and writes the ghost mesh
+// tolerance, the body is projected again (reproject) with the ghost
+// vertices found in obstacle contact so far in the step held on the
+// surface by contact rows, so that one projection reaches rigid faces out
+// of the obstacles; the ghost mesh is then collided and corrected again
+// (vertices the projection pushed in join the rows), up to
+// correctionRounds rounds, the last correction standing unprojected. Then it closes the step and writes the ghost mesh
 // x_c = A x_n and its velocity A v_n to the vertex entities and the
 // gathered state.
 type GhostCorrection struct{ d *DevelopableCloth }

@@ -57,19 +57,31 @@ type conformPair struct {
 // matrix J M^-1 J^T of fast projection (Goldenthal et al. 2007) over it:
 // 3F rigidity rows, then two rows per conforming pair, three per pin, and
 // one per contact. The symbolic analysis of J M^-1 J^T is kept while the
-// rows stay the same (the pinned and the contact vertices unchanged).
+// rows stay the same (the pinned and the contact vertices unchanged); the
+// pattern without contacts is kept beside the last one with contacts, as
+// a time step projects first without and then with them.
 type Constraints struct {
 	m      *Mesh
 	invM   []float64 // per edge
 	pairs  []conformPair
 	pins   []Pin
-	pinRow []linRow // 3 per pin
-	target []float64
-	// contacts and their rows: entries of (A x_n)_v over the mean edge
-	// length, and Target over it.
-	contacts []Contact
-	conRow   [][]entry
-	conTgt   []float64
+	pinRow []linRow     // 3 per pin
+	target []float64    // per pin row
+	conN   [][3]float64 // per contact row, Normal (zero out of contact)
+	conTgt []float64    // per contact row, Target over the mean edge length
+	xPrev  []float64
+
+	pattern
+	other pattern // the other pattern for the same pins (s nil if none)
+}
+
+// pattern is the layout of J and J M^-1 J^T for one set of pinned and
+// contact vertices, with its analysis and factorization.
+type pattern struct {
+	// The vertices of the contact rows (increasing) and the rows:
+	// entries of (A x_n)_v over the mean edge length.
+	conVert []int32
+	conRow  [][]entry
 
 	// Jacobian in compressed rows: entries (edge, 3-vector).
 	rowStart []int32
@@ -84,7 +96,6 @@ type Constraints struct {
 	num     *ldlt.Factor // the numeric factorization's storage
 	factor  *ldlt.Factor // num while it holds a factorization valid for the chord steps, else nil
 	diagPos []int
-	xPrev   []float64
 
 	c  []float64 // rows
 	dl []float64 // rows
@@ -137,39 +148,109 @@ func (k *Constraints) NumRows() int {
 }
 
 // SetContacts sets the ghost vertices held on obstacle surfaces (rows
-// after the pins'). When the set of contact vertices changes, the pattern
-// of J M^-1 J^T is rebuilt and analysed again at the next projection; new
-// normals and targets alone keep it (and the kept factorization, which the
-// chord iteration refreshes when it no longer converges).
+// after the pins'), in increasing vertex order, each vertex once. As the
+// contact set changes every step or so while J M^-1 J^T must be analysed
+// anew for each new pattern, a pattern has a row for each vertex of a
+// superset of the contacts: a vertex out of contact has a zero row (zero
+// normal and target: C and J vanish there, and the diagonal shift keeps
+// its pivot positive, so the other rows' solution is that without it).
+// The pattern is rebuilt, over the union of the new contacts and the old
+// pattern's vertices unless that more than doubles them, only when a
+// contact falls outside it; the pattern without contacts is kept beside
+// it for the projections without contacts.
 func (k *Constraints) SetContacts(cs []Contact) error {
-	same := len(cs) == len(k.contacts)
-	for i := 0; same && i < len(cs); i++ {
-		same = cs[i].Vertex == k.contacts[i].Vertex
-	}
-	for _, c := range cs {
+	for i, c := range cs {
 		if c.Vertex < 0 || int(c.Vertex) >= k.m.NumVerts {
 			return fmt.Errorf("developable: contact vertex %d out of range [0,%d)", c.Vertex, k.m.NumVerts)
 		}
+		if i > 0 && c.Vertex <= cs[i-1].Vertex {
+			return fmt.Errorf("developable: contact vertices %d, %d not increasing", cs[i-1].Vertex, c.Vertex)
+		}
 	}
-	k.contacts = append(k.contacts[:0], cs...)
-	inv := 1 / k.m.MeanEdge
-	k.conTgt = k.conTgt[:0]
-	for _, c := range cs {
-		k.conTgt = append(k.conTgt, c.Target*inv)
+	fits := func(p *pattern) bool {
+		return p.s != nil && covers(p.conVert, cs) && (len(cs) > 0) == (len(p.conVert) > 0)
 	}
-	if !same || k.s == nil {
-		k.conRow = k.conRow[:0]
-		for _, c := range cs {
-			row := k.m.vertexRow(c.Vertex)
+	switch {
+	case fits(&k.pattern):
+	case fits(&k.other):
+		k.pattern, k.other = k.other, k.pattern
+	default:
+		if len(k.conVert) == 0 && k.s != nil {
+			k.pattern, k.other = k.other, k.pattern // keep the pattern without contacts
+		}
+		verts := union(cs, k.conVert)
+		if len(verts) > 2*len(cs) {
+			verts = union(cs, nil)
+		}
+		inv := 1 / k.m.MeanEdge
+		k.conVert, k.conRow = verts, k.conRow[:0]
+		for _, v := range verts {
+			row := k.m.vertexRow(v)
 			for i := range row {
 				row[i].w *= inv
 			}
 			k.conRow = append(k.conRow, row)
 		}
-		return k.buildPattern()
+		if err := k.buildPattern(); err != nil {
+			return err
+		}
+	}
+	k.conN = resize3(k.conN, len(k.conVert))
+	k.conTgt = resizeF(k.conTgt, len(k.conVert))
+	clear(k.conN)
+	clear(k.conTgt)
+	j := 0
+	for _, c := range cs {
+		for k.conVert[j] != c.Vertex {
+			j++
+		}
+		k.conN[j], k.conTgt[j] = c.Normal, c.Target/k.m.MeanEdge
 	}
 	k.contactJacobian()
 	return nil
+}
+
+// covers reports whether the increasing vertex list vs holds every vertex
+// of cs (also increasing).
+func covers(vs []int32, cs []Contact) bool {
+	j := 0
+	for _, c := range cs {
+		for j < len(vs) && vs[j] < c.Vertex {
+			j++
+		}
+		if j == len(vs) || vs[j] != c.Vertex {
+			return false
+		}
+	}
+	return true
+}
+
+// union returns the increasing union of the vertices of cs and vs (both
+// increasing).
+func union(cs []Contact, vs []int32) []int32 {
+	out := make([]int32, 0, len(cs)+len(vs))
+	i, j := 0, 0
+	for i < len(cs) || j < len(vs) {
+		switch {
+		case j == len(vs) || (i < len(cs) && cs[i].Vertex < vs[j]):
+			out = append(out, cs[i].Vertex)
+			i++
+		case i == len(cs) || vs[j] < cs[i].Vertex:
+			out = append(out, vs[j])
+			j++
+		default:
+			out = append(out, vs[j])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+func resize3(s [][3]float64, n int) [][3]float64 {
+	if cap(s) < n {
+		return make([][3]float64, n)
+	}
+	return s[:n]
 }
 
 // contactRows returns the index of the first contact row.
@@ -181,7 +262,7 @@ func (k *Constraints) contactJacobian() {
 	r := k.contactRows()
 	for i, row := range k.conRow {
 		a := int(k.rowStart[r+i])
-		n := k.contacts[i].Normal
+		n := k.conN[i]
 		for j, en := range row {
 			for c := range 3 {
 				k.jv[3*(a+j)+c] = en.w * n[c]
@@ -217,9 +298,11 @@ func (k *Constraints) SetPins(pins []Pin) error {
 				k.pinRow = append(k.pinRow, linRow{int8(c), ents})
 			}
 		}
+		k.other.s = nil
 		if err := k.buildPattern(); err != nil {
 			return err
 		}
+		k.contactJacobian()
 	}
 	k.target = k.target[:0]
 	for _, p := range pins {
@@ -311,7 +394,6 @@ func (k *Constraints) buildPattern() error {
 	k.s, k.sym, k.num, k.factor = s, nil, nil, nil
 	k.c = make([]float64, n)
 	k.dl = make([]float64, n)
-	k.contactJacobian()
 	return nil
 }
 
@@ -388,7 +470,7 @@ func (k *Constraints) Eval(x []float64, c []float64) float64 {
 	}
 	base += len(k.pinRow)
 	for i, row := range k.conRow {
-		n := k.contacts[i].Normal
+		n := k.conN[i]
 		v := -k.conTgt[i]
 		for _, en := range row {
 			e := 3 * int(en.edge)
