@@ -3,6 +3,7 @@ package developable
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/loomsim/loom/solver/ldlt"
@@ -154,10 +155,12 @@ func (k *Constraints) NumRows() int {
 // superset of the contacts: a vertex out of contact has a zero row (zero
 // normal and target: C and J vanish there, and the diagonal shift keeps
 // its pivot positive, so the other rows' solution is that without it).
-// The pattern is rebuilt, over the union of the new contacts and the old
-// pattern's vertices unless that more than doubles them, only when a
-// contact falls outside it; the pattern without contacts is kept beside
-// it for the projections without contacts.
+// The pattern is rebuilt only when a contact falls outside it, over the
+// vertices of the contacts' faces (ring: where the contact spreads next)
+// and the old pattern's vertices, unless those more than double them
+// (paper-drape at resolution 21, 200 steps: 155 analyses with the
+// contacts alone, 21 with their faces' vertices); the pattern without
+// contacts is kept beside it for the projections without contacts.
 func (k *Constraints) SetContacts(cs []Contact) error {
 	for i, c := range cs {
 		if c.Vertex < 0 || int(c.Vertex) >= k.m.NumVerts {
@@ -178,9 +181,10 @@ func (k *Constraints) SetContacts(cs []Contact) error {
 		if len(k.conVert) == 0 && k.s != nil {
 			k.pattern, k.other = k.other, k.pattern // keep the pattern without contacts
 		}
-		verts := union(cs, k.conVert)
-		if len(verts) > 2*len(cs) {
-			verts = union(cs, nil)
+		near := k.m.ring(cs)
+		verts := union(near, k.conVert)
+		if len(verts) > 2*len(near) {
+			verts = near
 		}
 		inv := 1 / k.m.MeanEdge
 		k.conVert, k.conRow = verts, k.conRow[:0]
@@ -225,25 +229,38 @@ func covers(vs []int32, cs []Contact) bool {
 	return true
 }
 
-// union returns the increasing union of the vertices of cs and vs (both
-// increasing).
-func union(cs []Contact, vs []int32) []int32 {
-	out := make([]int32, 0, len(cs)+len(vs))
+// union returns the increasing union of the increasing vertex lists a
+// and b.
+func union(a, b []int32) []int32 {
+	out := make([]int32, 0, len(a)+len(b))
 	i, j := 0, 0
-	for i < len(cs) || j < len(vs) {
+	for i < len(a) || j < len(b) {
 		switch {
-		case j == len(vs) || (i < len(cs) && cs[i].Vertex < vs[j]):
-			out = append(out, cs[i].Vertex)
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
 			i++
-		case i == len(cs) || vs[j] < cs[i].Vertex:
-			out = append(out, vs[j])
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
 			j++
 		default:
-			out = append(out, vs[j])
+			out = append(out, b[j])
 			i, j = i+1, j+1
 		}
 	}
 	return out
+}
+
+// ring returns the vertices of the faces around the contact vertices of
+// cs, increasing: the contacts and the vertices most likely to touch next.
+func (m *Mesh) ring(cs []Contact) []int32 {
+	var vs []int32
+	for _, c := range cs {
+		for _, f := range m.VertFaces[m.VertStart[c.Vertex]:m.VertStart[c.Vertex+1]] {
+			vs = append(vs, m.Faces[f][:]...)
+		}
+	}
+	slices.Sort(vs)
+	return slices.Compact(vs)
 }
 
 func resize3(s [][3]float64, n int) [][3]float64 {
