@@ -1,8 +1,10 @@
 package systems
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/mlange-42/arche/generic"
@@ -54,6 +56,12 @@ type devBody struct {
 	xc     []float64 // ghost positions after collision handling
 	vc     []float64 // ghost velocities
 	moved  bool      // collision handling changed xc this step
+	// The ghost vertices the step's collision rounds found in obstacle
+	// contact (by vertex; the normals and targets of the latest round), and
+	// the contact rows given to the projection (sorted by vertex).
+	touch    map[int32]developable.Contact
+	contacts []developable.Contact
+	saved    []float64 // midpoints before a projection with contact rows
 }
 
 // NewDevelopableCloth returns the developable cloth of the model's bodies
@@ -162,6 +170,10 @@ func (p DevelopablePredict) Step(w *ecs.World) error {
 		if err := b.solver.Constraints.SetPins(b.pins); err != nil {
 			return fmt.Errorf("body %q: %w", b.name, err)
 		}
+		clear(b.touch)
+		if err := b.solver.Constraints.SetContacts(nil); err != nil {
+			return fmt.Errorf("body %q: %w", b.name, err)
+		}
 		if err := b.solver.Predict(); err != nil {
 			return fmt.Errorf("body %q: %w", b.name, err)
 		}
@@ -247,6 +259,10 @@ func (d *DevelopableCloth) collide(w *ecs.World) error {
 			}
 			c.obstacle[i], c.gap[i] = int32(best), -depth
 			copy(c.normal[3*i:3*i+3], nrm[:])
+			if b.touch == nil {
+				b.touch = map[int32]developable.Contact{}
+			}
+			b.touch[int32(v)] = developable.Contact{Vertex: int32(v), Normal: nrm}
 			c.addRow(int(i))
 			// The push out is the velocity change depth/h along the normal:
 			// a normal impulse m depth/h.
@@ -278,6 +294,10 @@ func (d *DevelopableCloth) collide(w *ecs.World) error {
 			for k := range 3 {
 				b.xc[3*v+k] = s.X[3*int(i)+k] + h*s.VNew[3*int(i)+k]
 			}
+			if ct, ok := b.touch[int32(v)]; ok {
+				ct.Target = dense.Vec3(ct.Normal).Dot(dense.Vec3(b.xc[3*v : 3*v+3]))
+				b.touch[int32(v)] = ct
+			}
 		}
 	}
 	return nil
@@ -286,14 +306,47 @@ func (d *DevelopableCloth) collide(w *ecs.World) error {
 // correctionRounds bounds the rounds of GhostCorrection.
 const correctionRounds = 4
 
+// reproject projects body b again after a ghost correction, with the
+// ghost vertices its collision rounds found in obstacle contact held on
+// the surface by contact rows (developable.Contact), so that the
+// projection reaches rigid faces and the contacts together instead of
+// undoing the correction's push out. Where that projection fails (the
+// rows conflict), it falls back to the projection without contact rows.
+func (d *DevelopableCloth) reproject(b *devBody) error {
+	b.contacts = b.contacts[:0]
+	for _, c := range b.touch {
+		b.contacts = append(b.contacts, c)
+	}
+	slices.SortFunc(b.contacts, func(p, q developable.Contact) int { return cmp.Compare(p.Vertex, q.Vertex) })
+	k := b.solver.Constraints
+	if err := k.SetContacts(b.contacts); err != nil {
+		return err
+	}
+	b.saved = append(b.saved[:0], b.solver.X...)
+	err := b.solver.Project()
+	d.count(b.solver.LastIt)
+	if err == nil || len(b.contacts) == 0 {
+		return err
+	}
+	copy(b.solver.X, b.saved)
+	if err := k.SetContacts(nil); err != nil {
+		return err
+	}
+	err = b.solver.Project()
+	d.count(b.solver.LastIt)
+	return err
+}
+
 // GhostCorrection pushes each body's ghost-mesh change back to its
 // midpoints (developable.Body.Correct, with the velocity update of the
 // body's scheme). The correction is a least-norm change of the midpoints
 // and bends the faces' rigidity; where it leaves the constraints beyond
-// tolerance, the body is projected again and the ghost mesh collided and
-// corrected again, up to correctionRounds rounds, so that the step ends
-// with the ghost mesh outside the obstacles and the faces as close to rigid
-// as that allows. Then it closes the step and writes the ghost mesh
+// tolerance, the body is projected again (reproject) with the ghost
+// vertices found in obstacle contact so far in the step held on the
+// surface by contact rows, so that one projection reaches rigid faces out
+// of the obstacles; the ghost mesh is then collided and corrected again
+// (vertices the projection pushed in join the rows), up to
+// correctionRounds rounds, the last correction standing unprojected. Then it closes the step and writes the ghost mesh
 // x_c = A x_n and its velocity A v_n to the vertex entities and the
 // gathered state.
 type GhostCorrection struct{ d *DevelopableCloth }
@@ -316,9 +369,7 @@ func (g GhostCorrection) Step(w *ecs.World) error {
 			if round == correctionRounds || b.solver.Residual() <= b.solver.P.Tolerance {
 				continue
 			}
-			err := b.solver.Project()
-			d.count(b.solver.LastIt)
-			if err != nil {
+			if err := d.reproject(b); err != nil {
 				return fmt.Errorf("body %q, correction round %d: %w", b.name, round, err)
 			}
 			again = true

@@ -19,6 +19,9 @@ func TestJacobianFD(t *testing.T) {
 	if err := k.SetPins([]Pin{{3, [3]float64{0.1, 0.2, 0.3}}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := k.SetContacts([]Contact{{7, [3]float64{0.6, 0, 0.8}, 0.2}, {12, [3]float64{0, 1, 0}, -0.1}}); err != nil {
+		t.Fatal(err)
+	}
 	// A conforming configuration (midpoints of moved vertices), where the
 	// conformity rows' frozen directions are exact, off the rigid rest.
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -168,4 +171,67 @@ func TestFlatRedundancy(t *testing.T) {
 		}
 		t.Logf("%dx%d grid: %d rows; dependent: %d flat, %d bent", n, n, k.NumRows(), flat, bent)
 	}
+}
+
+// TestContactRows moves the centre vertex of a 5x5 sheet rolled onto a
+// cylinder with a contact row and projects: the faces must end rigid and
+// the ghost vertex (A x_n, through Ghost.Map) on the contact plane. Then
+// it projects again with a superset pattern, where a second vertex (and
+// the faces' vertices around both) have rows out of contact (zero rows),
+// and the result must match the projection whose pattern never had them
+// to 1 um (a row still holding vertex 6 at its old target 0 would move it
+// by 17 mm). The sheet is rolled because flat, J M^-1 J^T is nearly
+// singular and the regularization shift, which the zero rows change
+// through the mean diagonal, steers the projection's path (by 0.1 mm).
+func TestContactRows(t *testing.T) {
+	const (
+		tol    = 1e-9
+		R      = 0.5
+		target = 0.05
+		centre = 12
+	)
+	c := Contact{Vertex: centre, Normal: [3]float64{0, 1, 0}, Target: target}
+	project := func(sets ...[]Contact) ([]float64, *Constraints) {
+		m, x0 := grid(t, 5, 1)
+		for v := 0; v < len(x0); v += 3 { // rolled onto a cylinder of radius R
+			u := x0[v]
+			x0[v], x0[v+1] = R*math.Sin(u/R), R*(1-math.Cos(u/R))
+		}
+		b, err := NewBody(m, x0, Params{Density: 0.3, Dt: 0.01, Tolerance: tol, MaxIter: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cs := range sets {
+			if err := b.Constraints.SetContacts(cs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		x := append([]float64(nil), b.X...)
+		if _, err := b.Constraints.Project(x, tol, 200); err != nil {
+			t.Fatal(err)
+		}
+		if e := m.InPlaneError(x); e > tol {
+			t.Errorf("in-plane error %g after projection, want <= %g", e, tol)
+		}
+		xc := make([]float64, 3*m.NumVerts)
+		b.Ghost.Map(x, xc)
+		if got := xc[3*centre+1]; math.Abs(got-target) > tol*m.MeanEdge {
+			t.Errorf("ghost vertex %d at y = %g, want %g", centre, got, target)
+		}
+		return xc, b.Constraints
+	}
+	fresh, k := project([]Contact{c})
+	rows := k.NumRows()
+	super, k := project([]Contact{{6, [3]float64{0, 1, 0}, 0}, c}, []Contact{c})
+	if k.NumRows() <= rows {
+		t.Errorf("superset pattern has %d rows, the fresh one %d: want more (zero rows)", k.NumRows(), rows)
+	}
+	worst := 0.0
+	for i := range fresh {
+		worst = math.Max(worst, math.Abs(fresh[i]-super[i]))
+	}
+	if worst > 1e-6 {
+		t.Errorf("superset pattern's projection differs from the fresh one's by %g m", worst)
+	}
+	t.Logf("ghost mesh with and without the zero row differs by %.3g m; vertex 6 at y = %.4g m", worst, super[3*6+1])
 }

@@ -13,7 +13,9 @@
 //     a = m_b + m_c - m_a extrapolated from its faces agree, written per
 //     interior edge at the border as two rows (across the edge; the third
 //     is implied by rigidity to first order and would make the system
-//     singular); and pins of ghost vertices. Each row is scaled to a
+//     singular); pins of ghost vertices; and obstacle contacts of ghost
+//     vertices, n . (A x_n)_v = target (Contact), so that a projection
+//     after collision handling keeps both rigidity and the contacts. Each row is scaled to a
 //     relative measure (C_ij / d_ij^2; lengths over the body's mean edge
 //     length) so one tolerance serves them all.
 //   - Bending (bending.go): Wardetzky et al. 2007's quadratic energy on the
