@@ -49,6 +49,24 @@ func TestEOLEdge(t *testing.T) { checkEdgeSlides(t, "edge", edgeLine) }
 // (geom.EdgeOffset), and the material slides over it as over the box edge.
 func TestEOLEdgeWedge(t *testing.T) { checkEdgeSlides(t, "edge-wedge", wedgeLine) }
 
+// TestEOLMeshFeatureAngle: a mesh obstacle's feature_angle reaches the EOL
+// system's features. edge-wedge's prism has a ridge with normals 120 degrees
+// apart, lengthwise edges at 129 and 111 degrees (its other corners, 51 and 69
+// degrees inside) and six end-cap edges at 90: all nine are features at the
+// default 30 degrees, the three lengthwise ones at 100, none at 130.
+func TestEOLMeshFeatureAngle(t *testing.T) {
+	for _, c := range []struct {
+		angle string
+		want  int
+	}{{"0", 9}, {"100", 3}, {"130", 0}} {
+		sim := build(t, load(t, "edge-wedge", [2]string{"obstacles.0.feature_angle", c.angle}), 1)
+		sim.EOL.loadObstacles(sim.World)
+		if n := len(sim.EOL.features); n != c.want {
+			t.Errorf("feature_angle %s: %d features, want %d", c.angle, n, c.want)
+		}
+	}
+}
+
 // checkEdgeSlides runs a coarse EDGE-like scene (edgeSets) whose cloth hangs
 // over the edge feature at line and checks the claims of TestEOLEdge.
 func checkEdgeSlides(t *testing.T, name string, line featureLine) {
