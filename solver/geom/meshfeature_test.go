@@ -88,11 +88,27 @@ func TestMeshFeaturesCube(t *testing.T) {
 			t.Fatalf("feature %d: %+v", i, *f)
 		}
 		checkOffset(t, addOffset(pos, off), faces, f, th)
+	}
+	matchBoxEdges(t, fs, box, 0)
+	// Turned alike about their common centre, the origin, they still match.
+	R := rotXYZ(0.3, -0.7, 1.1)
+	fs = AppendFeatures(nil, &Shape{Kind: Mesh, Mesh: m, Rotated: true, R: R}, off, vel, 3, th)
+	box = AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}, Rotated: true, R: R}, off, vel, 3, th)[:12]
+	matchBoxEdges(t, fs, box, 1e-14)
+}
+
+// matchBoxEdges checks that every edge feature in fs is one of box's, the
+// same line segment (either way round) with the same normals, within tol.
+func matchBoxEdges(t *testing.T, fs, box []Feature, tol float64) {
+	t.Helper()
+	for i := range fs {
+		f := &fs[i]
 		found := false
 		for j := range box {
 			b := &box[j]
-			same := near(f.N[0], b.N[0], 0) && near(f.N[1], b.N[1], 0) || near(f.N[0], b.N[1], 0) && near(f.N[1], b.N[0], 0)
-			ends := near(f.At(0), b.At(0), 1e-15) && near(f.At(2), b.At(2), 1e-15) || near(f.At(0), b.At(2), 1e-15) && near(f.At(2), b.At(0), 1e-15)
+			same := near(f.N[0], b.N[0], tol) && near(f.N[1], b.N[1], tol) || near(f.N[0], b.N[1], tol) && near(f.N[1], b.N[0], tol)
+			e := tol + 1e-15
+			ends := near(f.At(0), b.At(0), e) && near(f.At(2), b.At(2), e) || near(f.At(0), b.At(2), e) && near(f.At(2), b.At(0), e)
 			found = found || same && ends
 		}
 		if !found {
