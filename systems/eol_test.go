@@ -53,13 +53,12 @@ func TestEOLEdgeWedge(t *testing.T) { checkEdgeSlides(t, "edge-wedge", wedgeLine
 // system's features. edge-wedge's prism has a ridge with normals 120 degrees
 // apart, lengthwise edges at 129 and 111 degrees (its other corners, 51 and 69
 // degrees inside) and six end-cap edges at 90: all nine are features at the
-// default 30 degrees, with its six vertices as corners (three sharp edges
-// each); the three lengthwise edges alone at 100; none at 130.
+// default 30 degrees, the three lengthwise ones at 100, none at 130.
 func TestEOLMeshFeatureAngle(t *testing.T) {
 	for _, c := range []struct {
 		angle string
 		want  int
-	}{{"0", 15}, {"100", 3}, {"130", 0}} {
+	}{{"0", 9}, {"100", 3}, {"130", 0}} {
 		sim := build(t, load(t, "edge-wedge", [2]string{"obstacles.0.feature_angle", c.angle}), 1)
 		sim.EOL.loadObstacles(sim.World)
 		if n := len(sim.EOL.features); n != c.want {

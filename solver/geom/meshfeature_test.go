@@ -53,15 +53,10 @@ func faceOf(t *testing.T, pos []float64, faces []int32, n dense.Vec3) int {
 
 // checkOffset checks that edge feature f lies at distance th from the
 // planes of both its faces (found by their normals), along its whole
-// length, and a corner feature from all three: in the contact layer of its
-// faces (Weidner 2018 sec. 5).
+// length: in the contact layer of both faces (Weidner 2018 sec. 5).
 func checkOffset(t *testing.T, pos []float64, faces []int32, f *Feature, th float64) {
 	t.Helper()
-	normals := f.N[:2]
-	if f.Kind == FeatureCorner {
-		normals = f.N[:]
-	}
-	for _, n := range normals {
+	for _, n := range f.N[:2] {
 		tri := faceOf(t, pos, faces, n)
 		for _, u := range []float64{0, 0.5, 1} {
 			if g := planeGap(pos, faces, tri, f.At(u*f.Length)); math.Abs(g-th) > 1e-12 {
@@ -72,9 +67,8 @@ func checkOffset(t *testing.T, pos []float64, faces []int32, f *Feature, th floa
 }
 
 // TestMeshFeaturesCube: a cube mesh's 12 edges (not its 6 face diagonals)
-// and 8 corners are its features, the same lines and points with the same
-// normals as the box obstacle's edges and corners of AppendFeatures, moved
-// out alike.
+// are its features, the same lines with the same normals as the box
+// obstacle's edges of AppendFeatures, moved out alike.
 func TestMeshFeaturesCube(t *testing.T) {
 	const th = 0.01
 	pos, faces := cubeMesh()
@@ -87,13 +81,10 @@ func TestMeshFeaturesCube(t *testing.T) {
 	}
 	off, vel := dense.Vec3{0.5, -0.25, 1}, dense.Vec3{1, 2, 3}
 	fs := AppendFeatures(nil, &Shape{Kind: Mesh, Mesh: m}, off, vel, 3, th)
-	box := AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}}, off, vel, 3, th)
-	if len(fs) != 20 {
-		t.Fatalf("%d features, want 12 edges and 8 corners", len(fs))
-	}
+	box := AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}}, off, vel, 3, th)[:12]
 	for i := range fs {
 		f := &fs[i]
-		if kind := FeatureKind(min(i/12, 1)); f.Kind != kind || f.Wire || f.ID != int32(i) || f.Obstacle != 3 || f.Vel != vel || kind == FeatureEdge && f.Length != 2 {
+		if f.Kind != FeatureEdge || f.Wire || f.ID != int32(i) || f.Obstacle != 3 || f.Vel != vel || f.Length != 2 {
 			t.Fatalf("feature %d: %+v", i, *f)
 		}
 		checkOffset(t, addOffset(pos, off), faces, f, th)
@@ -102,35 +93,18 @@ func TestMeshFeaturesCube(t *testing.T) {
 	// Turned alike about their common centre, the origin, they still match.
 	R := rotXYZ(0.3, -0.7, 1.1)
 	fs = AppendFeatures(nil, &Shape{Kind: Mesh, Mesh: m, Rotated: true, R: R}, off, vel, 3, th)
-	box = AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}, Rotated: true, R: R}, off, vel, 3, th)
+	box = AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}, Rotated: true, R: R}, off, vel, 3, th)[:12]
 	matchBoxEdges(t, fs, box, 1e-14)
 }
 
-// matchBoxEdges checks that every edge feature in fs[:12] is one of box's,
-// the same line segment (either way round) with the same normals, and every
-// corner in fs[12:] one of box's, the same point with the same normals in
-// some order, within tol.
+// matchBoxEdges checks that every edge feature in fs is one of box's, the
+// same line segment (either way round) with the same normals, within tol.
 func matchBoxEdges(t *testing.T, fs, box []Feature, tol float64) {
 	t.Helper()
-	for i := 12; i < 20; i++ {
+	for i := range fs {
 		f := &fs[i]
 		found := false
-		for j := 12; j < 20; j++ {
-			b := &box[j]
-			same := near(f.P0, b.P0, tol+1e-15)
-			for _, n := range f.N {
-				same = same && (near(n, b.N[0], tol) || near(n, b.N[1], tol) || near(n, b.N[2], tol))
-			}
-			found = found || same
-		}
-		if !found {
-			t.Fatalf("mesh corner %d (%v, normals %v) is no box corner", i, f.P0, f.N)
-		}
-	}
-	for i := range 12 {
-		f := &fs[i]
-		found := false
-		for j := range 12 {
+		for j := range box {
 			b := &box[j]
 			same := near(f.N[0], b.N[0], tol) && near(f.N[1], b.N[1], tol) || near(f.N[0], b.N[1], tol) && near(f.N[1], b.N[0], tol)
 			e := tol + 1e-15
@@ -168,13 +142,9 @@ func TestMeshFeaturesWedge(t *testing.T) {
 		cosN   float64 // n0.n1 at them
 		all    int     // all sharp edges at the default angle
 		above  int     // sharp edges at a feature angle of 50 degrees
-		// corners at the default angle (every vertex: three sharp
-		// edges, three planes) and at 50 degrees (the 135-degree
-		// edges' ends have two sharp edges left)
-		corners, cornersAbove int
 	}{
-		{"60", [][2]float64{{0, 0}, {0.5, -s60}, {1.2, 0}}, 1, -0.5, 9, 9, 6, 6},
-		{"135", [][2]float64{{0, 0}, {1, 0}, {1, 0.7}, {0.7, 1}, {0, 1}}, 2, math.Sqrt2 / 2, 15, 13, 10, 6},
+		{"60", [][2]float64{{0, 0}, {0.5, -s60}, {1.2, 0}}, 1, -0.5, 9, 9},
+		{"135", [][2]float64{{0, 0}, {1, 0}, {1, 0.7}, {0.7, 1}, {0, 1}}, 2, math.Sqrt2 / 2, 15, 13},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pos, faces := prismMesh(tc.poly, -0.25, 1.25)
@@ -186,16 +156,10 @@ func TestMeshFeaturesWedge(t *testing.T) {
 				t.Fatalf("%d sharp edges, want %d", n, tc.all)
 			}
 			fs := AppendFeatures(nil, &Shape{Kind: Mesh, Mesh: m}, dense.Vec3{}, dense.Vec3{}, 0, th)
-			if len(fs) != tc.all+tc.corners {
-				t.Fatalf("%d features, want %d edges and %d corners", len(fs), tc.all, tc.corners)
-			}
 			ridges := 0
 			for i := range fs {
 				f := &fs[i]
 				checkOffset(t, pos, faces, f, th)
-				if f.Kind == FeatureCorner {
-					continue
-				}
 				if math.Abs(f.N[0].Dot(f.N[1])-tc.cosN) < 1e-12 {
 					ridges++
 					if math.Abs(math.Abs(f.Dir[1])-1) > 1e-15 || f.Length != 1.5 {
@@ -206,8 +170,8 @@ func TestMeshFeaturesWedge(t *testing.T) {
 			if ridges != tc.ridges {
 				t.Fatalf("%d edges with n0.n1 = %g, want %d", ridges, tc.cosN, tc.ridges)
 			}
-			if n := m.MarkSharpEdges(50 * math.Pi / 180); n != tc.above || len(m.corners) != tc.cornersAbove {
-				t.Fatalf("at 50 degrees: %d sharp edges and %d corners, want %d and %d", n, len(m.corners), tc.above, tc.cornersAbove)
+			if n := m.MarkSharpEdges(50 * math.Pi / 180); n != tc.above {
+				t.Fatalf("at 50 degrees: %d sharp edges, want %d", n, tc.above)
 			}
 		})
 	}
