@@ -264,6 +264,9 @@ type MeshObstacle struct {
 	Frames [][][3]float64 // per frame, the vertex positions
 	FPS    float64        // frames per second; 0 with a single frame
 	Loop   bool           // after the last frame, blend back to the first and repeat; false: hold the last
+	// FeatureAngle (radians; 0: geom.DefaultFeatureAngle) selects a rigid
+	// mesh's sharp features (geom.MeshSurface.MarkSharpEdges).
+	FeatureAngle float64
 }
 
 // FramePositions returns frame k's positions, 3 floats per vertex (a new

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed *.json dress
+//go:embed *.json dress wedge
 var builtinFS embed.FS
 
 // Info describes a built-in scene.

@@ -3,6 +3,7 @@ package scenes
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -53,6 +54,12 @@ func validateMeshObstacle(v *validator, o *Obstacle, p string) {
 		v.fail(p+".sequence", "give obj or sequence, not both")
 	}
 	v.nonNegative(p+".scale", o.Scale)
+	if o.FeatureAngle < 0 || o.FeatureAngle >= 180 {
+		v.fail(p+".feature_angle", "must be in (0, 180) degrees (0 or absent: 30), got %v", o.FeatureAngle)
+	}
+	if o.FeatureAngle != 0 && o.Sequence != nil {
+		v.fail(p+".feature_angle", "a deforming mesh (sequence) has no sharp features; remove it (got %v)", o.FeatureAngle)
+	}
 	if o.Radius != 0 {
 		v.fail(p+".radius", "not used by a mesh obstacle; remove it (got %v)", o.Radius)
 	}
@@ -87,7 +94,7 @@ func readMeshObstacle(o *Obstacle, p string, src assets, limit int) (*model.Mesh
 		scale = 1
 	}
 	files := []string{o.OBJ}
-	mo := &model.MeshObstacle{}
+	mo := &model.MeshObstacle{FeatureAngle: o.FeatureAngle * math.Pi / 180}
 	field := p + ".obj"
 	if sq := o.Sequence; sq != nil {
 		field = p + ".sequence.files"

@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,19 @@ func TestMeshObstacleModel(t *testing.T) {
 	if o.Mesh == nil || len(o.Mesh.Frames) != 1 || len(o.Mesh.Faces) != 12 || !o.Rotated {
 		t.Fatalf("mesh obstacle %+v", o)
 	}
+	if o.Mesh.FeatureAngle != 0 {
+		t.Errorf("feature angle %v, want 0 (the default) when absent", o.Mesh.FeatureAngle)
+	}
+	if err := s.Set("obstacles.0.feature_angle", "45"); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := s.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := m2.Obstacles[0].Mesh.FeatureAngle; math.Abs(a-math.Pi/4) > 1e-15 {
+		t.Errorf("feature_angle 45: %v rad, want pi/4", a)
+	}
 	// File vertex 7 is (1,1,1): at center + 0.5 (1,1,1).
 	if got := o.Mesh.Frames[0][7]; got != [3]float64{1.5, 2.5, 3.5} {
 		t.Errorf("vertex 7 at %v, want [1.5 2.5 3.5]", got)
@@ -115,6 +129,10 @@ func TestMeshObstacleErrors(t *testing.T) {
 		{"radius", `{"name":"body","type":"mesh","obj":"c.obj","radius":1}`, nil, "obstacles[0].radius: not used by a mesh obstacle"},
 		{"obj on a sphere", `{"name":"s","type":"sphere","radius":1,"obj":"c.obj"}`, nil, "obstacles[0].obj: not used by a sphere obstacle"},
 		{"scale", `{"name":"body","type":"mesh","obj":"c.obj","scale":-1}`, nil, "obstacles[0].scale: must be >= 0"},
+		{"feature angle", `{"name":"body","type":"mesh","obj":"c.obj","feature_angle":180}`, nil, "obstacles[0].feature_angle: must be in (0, 180) degrees"},
+		{"negative feature angle", `{"name":"body","type":"mesh","obj":"c.obj","feature_angle":-5}`, nil, "obstacles[0].feature_angle: must be in (0, 180) degrees"},
+		{"feature angle on a sequence", `{"name":"body","type":"mesh","sequence":{"files":"f%d.obj","count":2,"fps":1},"feature_angle":40}`, nil, "obstacles[0].feature_angle: a deforming mesh (sequence) has no sharp features"},
+		{"feature angle on a box", `{"name":"b","type":"box","half_extents":[1,1,1],"feature_angle":40}`, nil, "obstacles[0].feature_angle: not used by a box obstacle"},
 	} {
 		s, err := Load(meshScene(t, c.obstacle, c.files))
 		if err == nil {

@@ -303,6 +303,12 @@ type Obstacle struct {
 	OBJ      string        `json:"obj"`
 	Sequence *MeshSequence `json:"sequence"`
 	Scale    float64       `json:"scale"` // mesh only: > 0; 0 (absent): 1
+	// FeatureAngle (degrees, mesh only, in (0, 180)): a rigid closed mesh's
+	// convex edges whose two faces' normals differ by more are sharp
+	// features, where EOL cloth gets Eulerian vertices (Weidner 2018 sec.
+	// 5); 0 (absent): 30, so a cube's edges count and a smooth sphere
+	// mesh's do not.
+	FeatureAngle float64 `json:"feature_angle"`
 }
 
 // MeshSequence is a deforming mesh obstacle: OBJ files of one topology
@@ -670,6 +676,9 @@ func validateObstacle(v *validator, o *Obstacle, p string, names map[string]stri
 		}
 		if o.Scale != 0 {
 			v.fail(p+".scale", "not used by a %s obstacle; remove it (got %v)", o.Type, o.Scale)
+		}
+		if o.FeatureAngle != 0 {
+			v.fail(p+".feature_angle", "not used by a %s obstacle; remove it (got %v)", o.Type, o.FeatureAngle)
 		}
 	}
 	switch o.Type {

@@ -20,9 +20,19 @@ var edgeSets = [][2]string{
 	{"bodies.0.pins.1.motion.start", "0.15"},
 }
 
+// featureLine is an edge feature along y, at (x, z).
+type featureLine struct{ x, z float64 }
+
 // The box edge of EDGE that the cloth hangs over: along y at x = 0.3175,
 // z = -0.049, moved out by the contact thickness along both face normals.
-var edgeLine = struct{ x, z float64 }{0.3175 - 0.002, -0.049 + 0.002}
+var edgeLine = featureLine{0.3175 - 0.002, -0.049 + 0.002}
+
+// The ridge of edge-wedge's 60-degree wedge, at the same place as EDGE's box
+// edge, between the top face (normal +z) and a face 60 degrees below it
+// (normal (-sin 60, 0, -cos 60)): the point the contact thickness from both
+// faces' planes lies thickness / sin 30 = 0.004 m out along their bisector
+// (-cos 30, 0, sin 30).
+var wedgeLine = featureLine{0.3175 - 0.004*math.Sqrt(3)/2, -0.049 + 0.004*0.5}
 
 // TestEOLEdge runs the coarse EDGE and checks the paper's claims for EOL
 // cloth: the vertices on the box edge are EOL vertices lying exactly on it;
@@ -31,8 +41,36 @@ var edgeLine = struct{ x, z float64 }{0.3175 - 0.002, -0.049 + 0.002}
 // and stretching; the bend stays on the feature; nothing penetrates the box
 // by more than 0.1 mm; and every EOL vertex's faces agree on its material
 // coordinate.
-func TestEOLEdge(t *testing.T) {
-	sc := load(t, "edge", edgeSets...)
+func TestEOLEdge(t *testing.T) { checkEdgeSlides(t, "edge", edgeLine) }
+
+// TestEOLEdgeWedge is TestEOLEdge over a 60-degree wedge mesh (edge-wedge):
+// its ridge is a sharp feature of the mesh (geom.MarkSharpEdges), the EOL
+// vertices lie exactly on it, moved out for the 60-degree angle
+// (geom.EdgeOffset), and the material slides over it as over the box edge.
+func TestEOLEdgeWedge(t *testing.T) { checkEdgeSlides(t, "edge-wedge", wedgeLine) }
+
+// TestEOLMeshFeatureAngle: a mesh obstacle's feature_angle reaches the EOL
+// system's features. edge-wedge's prism has a ridge with normals 120 degrees
+// apart, lengthwise edges at 129 and 111 degrees (its other corners, 51 and 69
+// degrees inside) and six end-cap edges at 90: all nine are features at the
+// default 30 degrees, the three lengthwise ones at 100, none at 130.
+func TestEOLMeshFeatureAngle(t *testing.T) {
+	for _, c := range []struct {
+		angle string
+		want  int
+	}{{"0", 9}, {"100", 3}, {"130", 0}} {
+		sim := build(t, load(t, "edge-wedge", [2]string{"obstacles.0.feature_angle", c.angle}), 1)
+		sim.EOL.loadObstacles(sim.World)
+		if n := len(sim.EOL.features); n != c.want {
+			t.Errorf("feature_angle %s: %d features, want %d", c.angle, n, c.want)
+		}
+	}
+}
+
+// checkEdgeSlides runs a coarse EDGE-like scene (edgeSets) whose cloth hangs
+// over the edge feature at line and checks the claims of TestEOLEdge.
+func checkEdgeSlides(t *testing.T, name string, line featureLine) {
+	sc := load(t, name, edgeSets...)
 	sim := build(t, sc, 2)
 	eolF := generic.NewFilter1[components.EOL]()
 	mat := generic.NewMap1[components.Material](sim.World.ECS)
@@ -71,9 +109,9 @@ func TestEOLEdge(t *testing.T) {
 		for q.Next() {
 			e := q.Get()
 			x := pos.Get(q.Entity())
-			if e.Kind != components.FeatureEdge || math.Hypot(x[0]-edgeLine.x, x[2]-edgeLine.z) > 1e-9 {
+			if e.Kind != components.FeatureEdge || math.Hypot(x[0]-line.x, x[2]-line.z) > 1e-9 {
 				q.Close()
-				t.Fatalf("step %d: EOL vertex at %v (kind %d), not on the box edge", i, *x, e.Kind)
+				t.Fatalf("step %d: EOL vertex at %v (kind %d), not on the edge feature", i, *x, e.Kind)
 			}
 		}
 	})

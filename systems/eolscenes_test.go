@@ -100,6 +100,9 @@ func TestEOLScenes(t *testing.T) {
 		// edge with its box turned 17 degrees about z: the EOL vertices sit
 		// on a box edge diagonal to the cloth's grid.
 		{"edge-turned", 0.5, 0.25, 0.06, 0.12},
+		// edge over a 60-degree wedge mesh: the EOL vertices sit on its
+		// ridge, a sharp edge of the mesh.
+		{"edge-wedge", 0.5, 0.25, 0.06, 0.12},
 		{"wire", 0.6, 0.25, 0.06, 0.12},
 		{"nails", 0.6, 0.25, 0.08, 0.15},
 		{"jaws", 0.55, 0.25, 0.08, 0.15},

@@ -49,13 +49,23 @@ func sampleMesh(m *model.MeshObstacle, t float64, dst []float64) {
 
 // newMeshObstacle builds the surface of a mesh obstacle at time 0 and, for
 // a deforming one, registers its sequence with the scripts; it returns the
-// sequence index (-1 for a rigid mesh).
+// sequence index (-1 for a rigid mesh). A rigid mesh's sharp edges above its
+// feature angle become its features (EOL contact); a deforming mesh has
+// none.
 func newMeshObstacle(r geom.Runner, m *model.MeshObstacle, scripts *Scripts) (*geom.MeshSurface, int32, error) {
 	pos := make([]float64, 3*len(m.Frames[0]))
 	sampleMesh(m, 0, pos)
 	surf, err := geom.NewMeshSurface(r, pos, m.FlatFaces())
-	if err != nil || len(m.Frames) == 1 {
-		return surf, -1, err
+	if err != nil {
+		return nil, -1, err
+	}
+	if len(m.Frames) == 1 {
+		angle := m.FeatureAngle
+		if angle == 0 {
+			angle = geom.DefaultFeatureAngle
+		}
+		surf.MarkSharpEdges(angle)
+		return surf, -1, nil
 	}
 	seq := &MeshSequence{Frames: m, Surface: surf, pos: pos, vel: make([]float64, len(pos)), prev: make([]float64, len(pos))}
 	scripts.Sequences = append(scripts.Sequences, seq)

@@ -11,7 +11,7 @@ type FeatureKind uint8
 
 // Sharp features (Weidner 2018 sec. 5, errata sec. 3).
 const (
-	FeatureEdge   FeatureKind = iota // a box edge or a wire
+	FeatureEdge   FeatureKind = iota // a box edge, a mesh's sharp edge or a wire
 	FeatureCorner                    // a box corner
 	FeaturePoint                     // a nail tip
 )
@@ -42,8 +42,8 @@ func (f *Feature) VelAt(p dense.Vec3) dense.Vec3 { return PointVelocity(f.Vel, f
 // AppendFeatures appends the sharp features of shape s translated by offset
 // and moving at vel, as obstacle oi: a box's 12 edges (ids 0-11: axis*4 +
 // corner bits of the two other axes) and 8 corners (12-19), a capsule's axis
-// as a wire (id 0), a point obstacle's tip (id 0). Planes and spheres are
-// smooth.
+// as a wire (id 0), a point obstacle's tip (id 0), a mesh's sharp edges
+// (MarkSharpEdges; ids in their order). Planes and spheres are smooth.
 func AppendFeatures(dst []Feature, s *Shape, offset, vel dense.Vec3, oi int32, thickness float64) []Feature {
 	return AppendMovingFeatures(dst, s, offset, vel, dense.Vec3{}, oi, thickness)
 }
@@ -81,6 +81,8 @@ func appendAxisFeatures(dst []Feature, s *Shape, offset, vel dense.Vec3, oi int3
 				sb, sd := sign(bits&2 != 0), sign(bits&1 != 0)
 				var nb, nd, ea dense.Vec3
 				nb[b], nd[d], ea[a] = sb, sd, 1
+				// Moved out by EdgeOffset(nb, nd, thickness), which is
+				// thickness (nb + nd) for these orthogonal normals.
 				p := c
 				p[b] += sb * (h[b] + thickness)
 				p[d] += sd * (h[d] + thickness)
@@ -105,6 +107,8 @@ func appendAxisFeatures(dst []Feature, s *Shape, offset, vel dense.Vec3, oi int3
 		l := ab.Norm()
 		dst = append(dst, Feature{Obstacle: oi, Kind: FeatureEdge, Wire: true, Radius: s.Radius + thickness,
 			P0: a, Dir: ab.Scale(1 / l), Length: l, Vel: vel})
+	case Mesh:
+		dst = appendMeshFeatures(dst, s.Mesh, offset, vel, oi, thickness)
 	case Point:
 		dst = append(dst, Feature{Obstacle: oi, Kind: FeaturePoint, P0: s.Center.Add(offset).Add(s.Normal.Scale(thickness)),
 			N: [3]dense.Vec3{s.Normal}, Vel: vel})

@@ -43,6 +43,7 @@ type MeshSurface struct {
 	faceN []dense.Vec3 // unit face normals (zero for a zero-area face)
 	edgeN []dense.Vec3 // per half-edge: the edge's pseudo-normal (not unit)
 	vertN []dense.Vec3 // per vertex: the angle-weighted pseudo-normal (not unit)
+	sharp []int32      // the sharp edges' half-edges (MarkSharpEdges)
 }
 
 // NewMeshSurface checks and indexes a mesh: pos holds 3 finite coordinates
