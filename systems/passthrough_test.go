@@ -349,7 +349,10 @@ var knownPassThrough = map[string]bool{"pocket": true, "tablecloth": true}
 // steps, about 3 s a step on 2 shared cores. It lands on the sphere at step
 // 40; the long form checks all of it, and fails: at step 76 two of its yarns
 // come within 1.6e-5 m (a known defect, like the stacked fabrics').
-var shortPassSteps = map[string]int{"knit-sphere": 10}
+// tablecloth's short form stops at step 44, where its Newton starts halving
+// (about 70 s of halved steps before it fails at step 49, a known defect
+// that the long form still requires).
+var shortPassSteps = map[string]int{"knit-sphere": 10, "tablecloth": 44}
 
 // TestNoPassThrough runs every built-in rod scene (the first 80 steps;
 // LOOM_LONG_TESTS: all of every scene) under the checker. TestRodCrossing
@@ -366,10 +369,11 @@ func TestNoPassThrough(t *testing.T) {
 			continue
 		}
 		n := sc.NumSteps()
+		shortened := false
 		if !long() {
 			n = min(n, 80)
 			if k, ok := shortPassSteps[info.Name]; ok {
-				n = min(n, k)
+				n, shortened = min(n, k), true
 			}
 		}
 		sim := build(t, sc, 1)
@@ -389,6 +393,8 @@ func TestNoPassThrough(t *testing.T) {
 			t.Errorf("%s %s", info.Name, found)
 		case found != "":
 			t.Logf("%s (known defect) %s", info.Name, found)
+		case knownPassThrough[info.Name] && shortened:
+			t.Logf("%s: %d steps checked (its known defect lies beyond the short form)", info.Name, n)
 		case knownPassThrough[info.Name]:
 			t.Errorf("%s: no pass-through in %d steps; take it off knownPassThrough", info.Name, n)
 		default:
