@@ -346,9 +346,9 @@ func (d *DevelopableCloth) reproject(b *devBody) error {
 // surface by contact rows, so that one projection reaches rigid faces out
 // of the obstacles; the ghost mesh is then collided and corrected again
 // (vertices the projection pushed in join the rows), up to
-// correctionRounds rounds, the last correction standing unprojected. Then it closes the step and writes the ghost mesh
-// x_c = A x_n and its velocity A v_n to the vertex entities and the
-// gathered state.
+// correctionRounds rounds, the last correction standing unprojected. Then
+// it closes the step and writes the ghost mesh x_c = A x_n and its
+// velocity A v_n to the vertex entities and the gathered state.
 type GhostCorrection struct{ d *DevelopableCloth }
 
 // Name implements ecs.System.
