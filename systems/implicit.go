@@ -27,6 +27,11 @@ type ImplicitSolve struct {
 	// pairs, when set, holds the step's proximity rows (SelfProximity);
 	// their friction is applied by a second solve.
 	pairs *SelfCollision
+	// vPrev holds the start-of-step velocities of the last step, for the
+	// warm start; valid while the topology version is prevTopology.
+	vPrev        []float64
+	prevTopology uint64
+	prevValid    bool
 }
 
 // NewImplicitSolve returns the system for the gathered state, its contacts
@@ -43,7 +48,8 @@ type implicitSolver struct {
 	set    model.Solver
 	pcg    *sparse.PCG
 	amg    *amg.Preconditioner // model.AMG: PCG's preconditioner
-	stale  bool                // amg has not been set up for this step's matrix
+	stale  bool                // the lag has not been decided for this step's matrix
+	lag    amgLag
 	direct directSolve
 	qp     contactQP
 	filter contactFilter
@@ -56,8 +62,9 @@ func (s *ImplicitSolve) Name() string { return "implicit-solve" }
 func (s *ImplicitSolve) Step(w *ecs.World) error {
 	st := s.state
 	w.Pool.For(st.NumVerts(), s.rhs)
-	copy(st.VNew, st.V)
+	s.warmStart(w)
 	s.solver.stale = true
+	s.solver.lag.record(st.StepPCG.Solves)
 	st.StepPCG.Solves, st.StepPCG.Iterations = 0, 0
 	if err := s.solve(w); err != nil {
 		return err
@@ -73,6 +80,24 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 		}
 	}
 	return nil
+}
+
+// warmStart sets the solve's initial guess VNew: the start-of-step
+// velocity extrapolated by the last step's change, v + (v - v_prev), a
+// second-order guess of v(t + h) for smooth motion (the first step, and the
+// first after a topology change, start from v). The guess only moves the
+// start of the iteration: PCG and the active set end on the same tolerance.
+func (s *ImplicitSolve) warmStart(w *ecs.World) {
+	st := s.state
+	if s.prevValid && s.prevTopology == w.TopologyVersion() && len(s.vPrev) == len(st.V) {
+		for j, v := range st.V {
+			st.VNew[j] = 2*v - s.vPrev[j]
+		}
+	} else {
+		copy(st.VNew, st.V)
+	}
+	s.vPrev = append(s.vPrev[:0], st.V...)
+	s.prevTopology, s.prevValid = w.TopologyVersion(), true
 }
 
 // solve solves the step's system; if a QP with proximity rows fails (its
@@ -129,13 +154,14 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 	return nil
 }
 
-// precondition sets up the AMG preconditioner for this step's matrix, once
-// per step (a new symbolic setup when the mesh changed), when the settings
-// ask for it.
+// precondition sets up the AMG preconditioner for this step's matrix (a new
+// symbolic setup when the mesh changed), once per step, when the settings
+// ask for it and the lag (amgLag) does not keep the last setup.
 func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
 	if is.set.Precond != model.AMG || !is.stale {
 		return nil
 	}
+	is.stale = false
 	if is.amg == nil {
 		p, err := amg.New(amg.DefaultOptions())
 		if err != nil {
@@ -144,12 +170,46 @@ func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
 		is.amg = p
 		is.pcg.SetPreconditioner(p)
 	}
+	if is.amg.Matches(s.A) && is.lag.keep() {
+		return nil
+	}
 	if err := is.amg.Setup(w.Pool, s.A, s.X); err != nil {
 		return fmt.Errorf("AMG setup: %w", err)
 	}
-	is.stale = false
+	is.lag.reset()
 	return nil
 }
+
+// The AMG hierarchy's numeric setup (a fifth of a 100x100 drape step) is
+// kept as a lagged preconditioner for the amgLagSteps - 1 steps after it:
+// the V-cycle of a recent matrix of the same pattern is still a symmetric
+// positive definite approximation of the new matrix's inverse (amg.Setup
+// keeps what it reads), so PCG converges to the same tolerance, in a few
+// more iterations (100x100 drape, 35 steps from rest: 9.8% fewer
+// instructions by callgrind; the last step's iterations 25 -> 30). The schedule counts steps only: a rule on iteration
+// counts would let rounding (a pose set from outside instead of by a
+// script) switch preconditioners and move the trajectory by the solver's
+// tolerance.
+const amgLagSteps = 4
+
+// amgLag counts the steps since the last AMG numeric setup.
+type amgLag struct {
+	age int // steps solved by PCG since the setup
+}
+
+// reset starts a new lag after a setup.
+func (l *amgLag) reset() { l.age = 0 }
+
+// record notes a finished step's PCG solves (none: the step did not use
+// PCG, or used it without the preconditioner's setup).
+func (l *amgLag) record(solves int) {
+	if solves > 0 {
+		l.age++
+	}
+}
+
+// keep reports whether the next step may use the last setup.
+func (l *amgLag) keep() bool { return l.age > 0 && l.age < amgLagSteps }
 
 func (s *ImplicitSolve) rhsRange(lo, hi int) {
 	st := s.state

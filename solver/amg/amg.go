@@ -87,6 +87,15 @@ type Preconditioner struct {
 	nsym   int       // symbolic setups so far
 	x      []float64 // the fine nodes' positions (3n) for the rigid modes, or nil
 	b0     []float64 // the fine level's near-null space
+	// fineVal is Setup's copy of the fine matrix's values, kept when the
+	// V-cycle reads them (Jacobi, or Gauss-Seidel with several sweeps).
+	fineVal []float64
+}
+
+// Matches reports whether A has the pattern of the last Setup's matrix, so
+// that the V-cycle can precondition it (as a lagged preconditioner).
+func (p *Preconditioner) Matches(A *sparse.BSR) bool {
+	return len(p.rowPtr) > 0 && slices.Equal(A.RowPtr, p.rowPtr) && slices.Equal(A.Col, p.col)
 }
 
 // Analyses returns the number of symbolic setups so far (one per pattern
@@ -132,6 +141,12 @@ func (p *Preconditioner) Levels() []LevelSize {
 // not nil, holds the positions of A's nodes (3N): the near-null space is
 // then the six rigid-body modes (translations and rotations), otherwise the
 // three translations. Results are bitwise identical for any Runner.
+//
+// Apply is then the V-cycle of this A: Setup keeps what the cycle reads
+// (the smoother's single-precision copies, or a copy of A's values), so A's
+// values may change afterwards and the preconditioner stays the same
+// symmetric positive definite operator, a lagged preconditioner for the
+// matrices that follow while their pattern is A's.
 func (p *Preconditioner) Setup(r sparse.Runner, A *sparse.BSR, x []float64) error {
 	if A == nil || len(A.RowPtr) != A.N+1 || len(A.Val) != 9*len(A.Col) || int(A.RowPtr[A.N]) != len(A.Col) {
 		return errors.New("amg: malformed matrix")
@@ -168,7 +183,12 @@ func (p *Preconditioner) Setup(r sparse.Runner, A *sparse.BSR, x []float64) erro
 		}
 	}
 	if len(p.levels) > 0 {
-		p.levels[0].a.val = A.Val
+		val := A.Val
+		if p.opt.Smoother != GaussSeidel || p.opt.Sweeps > 1 {
+			p.fineVal = append(p.fineVal[:0], A.Val...)
+			val = p.fineVal
+		}
+		p.levels[0].a.val = val
 	} else {
 		p.coarse.a.val = A.Val
 	}

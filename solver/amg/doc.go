@@ -34,10 +34,13 @@
 // Setup is split into a symbolic part (strength, aggregates, the patterns
 // of P, P^T, A P and P^T A P, the colouring, the coarse analysis), redone
 // only when the fine matrix's pattern changes (the cloth was remeshed), and
-// a numeric part redone for every new matrix. KeepProlongator keeps P from
-// the last symbolic setup and refreshes only the Galerkin products: on the
-// drape at 100x100 the iterations grow from 29 to 50 within 50 steps (a
-// freshly smoothed P stays at 35-37), so it is off by default.
+// a numeric part redone for each Setup. Apply reads only what Setup kept,
+// so a caller may keep a setup for later matrices of the same pattern (a
+// lagged preconditioner; the implicit cloth solve redoes it every fourth
+// step). KeepProlongator keeps P from the last symbolic setup and
+// refreshes only the Galerkin products: on the drape at 100x100 the
+// iterations grow from 29 to 50 within 50 steps (a freshly smoothed P stays
+// at 35-37), so it is off by default.
 //
 // # V-cycle
 //
