@@ -82,8 +82,18 @@ func (w *work) insertHits(hits []Hit, hs []hitSite, out *hitOut) error {
 				if hs[k].border != border {
 					continue
 				}
+				// A border hit is a duplicate only of a border node: an
+				// interior node of its chain within MinEdge of the border
+				// leaves a border edge crossing the feature without a node
+				// (in throw, with strain limits, the cloth's face there cut
+				// the box's edge by 1 mm). The hit goes in and the cleanup
+				// collapses that node onto it (a conformal border end is
+				// kept, sec. 6.1).
 				best, bd := -1, w.p.MinEdge
 				for i, c := range kept {
+					if border && !c.border {
+						continue
+					}
 					if d := dist2(c.u, hs[k].u); d < bd {
 						best, bd = i, d
 					}
