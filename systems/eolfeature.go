@@ -3,6 +3,7 @@ package systems
 import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/solver/conformal"
+	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/geom"
 )
 
@@ -47,4 +48,28 @@ func featureEnds(ends map[int32]conformal.EdgeEnds, features []geom.Feature) map
 		}
 	}
 	return ends
+}
+
+// hold returns the point of its feature where EOL vertex ev at x is held:
+// Feature.Project, or for a wire Feature.WireHold over the other corners of
+// ev's faces that are not EOL vertices on the same wire (those lie along
+// it), so that its faces clear the wire.
+func (c *EOLCloth) hold(ev *eolVertex, x dense.Vec3) dense.Vec3 {
+	f := &c.features[ev.feature]
+	if !f.Wire {
+		return f.Project(x)
+	}
+	s := c.state
+	return f.WireHold(x, func(yield func(dense.Vec3) bool) {
+		for _, fc := range c.vfList[c.vfStart[ev.v]:c.vfStart[ev.v+1]] {
+			for _, o := range s.Faces[3*int(fc) : 3*int(fc)+3] {
+				if o == ev.v || c.eolOf[o] >= 0 && c.verts[c.eolOf[o]].feature == ev.feature {
+					continue
+				}
+				if !yield(vec(s.X, o)) {
+					return
+				}
+			}
+		}
+	})
 }

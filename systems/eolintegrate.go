@@ -167,7 +167,7 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 		// Hold the vertex on its feature (velocity-level constraints leave a
 		// drift of O(h^2) per step).
 		f := &c.features[ev.feature]
-		p := f.Project(vec(s.X, ev.v))
+		p := c.hold(ev, vec(s.X, ev.v))
 		copy(s.X[3*ev.v:3*ev.v+3], p[:])
 		ev.comp.XDot = d
 		if f.Kind == components.FeatureEdge {

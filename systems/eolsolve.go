@@ -312,8 +312,8 @@ func (a *activeSet) add(e ecs.Entity, bits uint8) {
 
 // appendRows appends EOL vertex ev's constraint rows (Alg. 2, errata Alg. 1
 // and sec. 3). A Lagrangian row L^T v >= (or =) -L^T (x - ref)/h closes the
-// vertex's drift off its feature within the step, ref being x's projection
-// on the feature at its end-of-step pose (ScriptedMotion has moved the
+// vertex's drift off its feature within the step, ref being where x is held
+// on the feature (hold) at its end-of-step pose (ScriptedMotion has moved the
 // obstacle there), so the feature's motion is in the drift already, as in
 // the obstacle contact rows (addRow); adding L^T of the feature's velocity
 // as well counted it twice (TestEOLMovingBox).
@@ -324,9 +324,10 @@ func (c *EOLCloth) appendRows(ev *eolVertex, k int32) {
 	var rules [4]eol.Row
 	rs := rules[:0]
 	border := c.border[ev.v]
+	ref := c.hold(ev, x)
 	switch {
 	case f.Kind == components.FeatureEdge && f.Wire:
-		nw := f.WireNormal(x)
+		nw := f.WireNormal(ref)
 		rs = append(rs, eol.Row{L: nw, Eq: ev.flat}, eol.Row{L: f.Dir.Cross(nw), Eq: true})
 		rs = append(rs, eol.Row{E: c.eulerianDir(ev, border), Eq: true})
 	case f.Kind == components.FeatureEdge:
@@ -342,7 +343,6 @@ func (c *EOLCloth) appendRows(ev *eolVertex, k int32) {
 			rs = append(rs, eol.BorderRow(c.borderNormal[ev.v]))
 		}
 	}
-	ref := f.Project(x)
 	for _, r := range rs {
 		row := eolRow{V: ev.v, K: k, L: r.L, E: r.E, Eq: r.Eq}
 		if r.L != (dense.Vec3{}) {

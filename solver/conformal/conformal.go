@@ -196,7 +196,8 @@ type Result struct {
 //
 //  1. Insertion. Hits are taken in order of (Feature, T, index). A hit
 //     within MinEdge (material distance) of a node of its own feature is a
-//     duplicate, and so is any hit of a point feature that already has a
+//     duplicate (a hit on the border of an interior node only within
+//     MinEdge/2: the cleanup collapses a farther one onto it), and so is any hit of a point feature that already has a
 //     node (a point touches the cloth at one node); among hits of one
 //     feature, hits on the border are kept before interior ones. Along each edge feature, a hit whose conformal
 //     edge to its neighbour in T would meet the border at an angle below

@@ -491,6 +491,43 @@ func TestBorderConformalPreserved(t *testing.T) {
 	}
 }
 
+// A chain whose end node has slid to 6 mm from the border (in throw, the
+// trailing border slipping over the box's edge) and a hit on the border edge
+// beside it: the hit is not a duplicate of that interior node (a border edge
+// would be left crossing the feature without a node, and the cloth's face
+// there cut the box's edge) but goes in as the chain's border end, and the
+// cleanup collapses the interior node onto it.
+func TestBorderHitNearInteriorEnd(t *testing.T) {
+	m := grid(10)
+	c := noFeatures(len(m.X))
+	// Feature 4 along the column x = 0.3 from (0.3, 0.1) up, T = y; the
+	// border node (0.3, 0) is not on it.
+	for j := 1; j <= 10; j++ {
+		n := j*11 + 3
+		c.Feature[n], c.T[n] = 4, m.U[n][1]
+	}
+	m.U[14][1] = 0.006
+	u := dense.Vec2{0.305, 0}
+	hits := []Hit{{A: 3, B: 4, S: 0.05, Face: -1, X: worldAt(u), Feature: 4, T: 0}}
+	out, res, err := Preprocess(m, c, hits, testParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMesh(t, m, out, res, false)
+	if res.HitOutcome[0] != HitInserted {
+		t.Fatalf("border hit: %v, want inserted", res.HitOutcome[0])
+	}
+	ch := checkChain(t, out, res, 4, true)
+	if first := ch[0]; res.NodeOld[first] >= 0 || out.U[first] != u {
+		t.Fatalf("chain starts at node %d (input %d) U %v, want the new border node at %v", first, res.NodeOld[first], out.U[first], u)
+	}
+	for i, o := range res.NodeOld {
+		if o == 14 {
+			t.Fatalf("the interior end node 14 survived as %d beside the new border node", i)
+		}
+	}
+}
+
 // PreprocessValid, on a mesh of valid connectivity (here Preprocess's own
 // output, given new hits), gives exactly Preprocess's result, and still
 // rejects a shape or state that a caller may have set wrongly.

@@ -82,9 +82,24 @@ func (w *work) insertHits(hits []Hit, hs []hitSite, out *hitOut) error {
 				if hs[k].border != border {
 					continue
 				}
+				// A border hit is a duplicate of an interior node of its
+				// chain only within MinEdge/2: mapped to a node up to
+				// MinEdge away, it left the border edge beside it crossing
+				// the feature without a node (in throw, with strain
+				// limits, the cloth's face there cut the box's edge by
+				// 1 mm). The hit goes in as the chain's border end and the
+				// cleanup collapses that node onto it (sec. 6.1). A node
+				// nearer to it stays the hit's node: the two would be too
+				// close to be put in order along the feature (in jaws a
+				// node 7e-8 from the border and the new border node were
+				// left unjoined, with a degenerate face between them).
 				best, bd := -1, w.p.MinEdge
 				for i, c := range kept {
-					if d := dist2(c.u, hs[k].u); d < bd {
+					d := dist2(c.u, hs[k].u)
+					if border && !c.border && !(d < w.p.MinEdge/2) {
+						continue
+					}
+					if d < bd {
 						best, bd = i, d
 					}
 				}
