@@ -156,6 +156,7 @@ func (p DevelopablePredict) Step(w *ecs.World) error {
 	}
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
+		b.solver.Constraints.SetRunner(w.Pool)
 		b.pins = b.pins[:0]
 		for v, i := range b.dof {
 			if !s.pinned(int(i)) {
