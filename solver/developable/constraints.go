@@ -595,7 +595,7 @@ const chordRate = 0.5
 // fails when maxIter steps do not reach tol or the matrix loses
 // definiteness.
 func (k *Constraints) Project(x []float64, tol float64, maxIter int) (ProjectStats, error) {
-	k.run = projection{}
+	k.run = projection{prev: math.Inf(1)}
 	return k.project(x, tol, tol, maxIter)
 }
 
@@ -607,7 +607,7 @@ func (k *Constraints) Project(x []float64, tol float64, maxIter int) (ProjectSta
 // (collision detection before a projection with contact rows) saves the
 // last steps.
 func (k *Constraints) ProjectUntil(x []float64, tol, pause float64, maxIter int) (ProjectStats, error) {
-	k.run = projection{}
+	k.run = projection{prev: math.Inf(1)}
 	return k.project(x, tol, max(pause, tol), maxIter)
 }
 
@@ -637,7 +637,9 @@ type projection struct {
 }
 
 // project runs or resumes (k.run) the projection to tol, pausing when the
-// largest |C| is at most pause.
+// largest |C| is at most pause. A resumed projection evaluates C again at
+// the same x and repeats the kept-factor check, which has already acted
+// and acts the same way again.
 func (k *Constraints) project(x []float64, tol, pause float64, maxIter int) (ProjectStats, error) {
 	if k.s == nil {
 		if err := k.SetPins(nil); err != nil {
@@ -645,10 +647,6 @@ func (k *Constraints) project(x []float64, tol, pause float64, maxIter int) (Pro
 		}
 	}
 	r := &k.run
-	if !r.paused {
-		r.prev = math.Inf(1)
-	}
-	resumed := r.paused
 	r.paused = false
 	k.xPrev = resizeF(k.xPrev, len(x))
 	for {
@@ -656,7 +654,7 @@ func (k *Constraints) project(x []float64, tol, pause float64, maxIter int) (Pro
 		if math.IsNaN(r.st.Residual) {
 			return r.st, fmt.Errorf("developable: constraint values are not finite after %d projection steps", r.st.Iterations)
 		}
-		if !resumed && !r.fresh && r.st.Iterations > 0 && r.st.Residual > chordRate*r.prev {
+		if !r.fresh && r.st.Iterations > 0 && r.st.Residual > chordRate*r.prev {
 			if r.st.Residual > r.prev {
 				copy(x, k.xPrev)
 				r.st.Residual = k.Eval(x, k.c)
@@ -664,7 +662,6 @@ func (k *Constraints) project(x []float64, tol, pause float64, maxIter int) (Pro
 			}
 			k.factor = nil
 		}
-		resumed = false
 		if r.st.Residual <= tol {
 			return r.st, nil
 		}
