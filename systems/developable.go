@@ -183,7 +183,9 @@ func (p DevelopablePredict) Step(w *ecs.World) error {
 }
 
 // DevelopableProject projects each body's prediction onto its rigidity,
-// boundary and pin constraints (fast projection or BDF2).
+// boundary and pin constraints (fast projection or BDF2), pausing at
+// collisionPause for the collision detection; GhostCollision finishes the
+// projection of a body that does not collide.
 type DevelopableProject struct{ d *DevelopableCloth }
 
 // Name implements ecs.System.
