@@ -27,6 +27,7 @@ const parallelParts = 4
 // parallel is the schedule of the parallel factorization.
 type parallel struct {
 	r sparse.Runner
+	f *Factor // the factor scheduled
 	// Updates of supernode t, in the serial order: descendant dd[i] from
 	// its row position p0[i], for i in start[t] .. start[t+1]-1.
 	start  []int
@@ -38,7 +39,7 @@ type parallel struct {
 	ws    []scratch        // one per subtree
 	err   []error          // first error of each subtree
 	errAt []int            // its supernode
-	run   func(lo, hi int) // subtrees, bound once
+	run   func(lo, hi int) // subtrees, bound once (a method of p, which state images keep)
 
 	// The arguments of the factorization under way.
 	ax    []float64
@@ -183,7 +184,8 @@ func (f *Factor) schedule() *parallel {
 	for k := range p.ws {
 		p.ws[k] = newScratch(f.sym)
 	}
-	p.run = f.subtrees
+	p.f = f
+	p.run = p.subtrees
 	p.err = make([]error, len(set))
 	p.errAt = make([]int, len(set))
 	return p
@@ -219,8 +221,8 @@ func (f *Factor) superFactorParallel(ax []float64, signs []int8) error {
 }
 
 // subtrees factors subtrees lo .. hi-1 (the Runner's body).
-func (f *Factor) subtrees(lo, hi int) {
-	p := f.sw.par
+func (p *parallel) subtrees(lo, hi int) {
+	f := p.f
 	for k := lo; k < hi; k++ {
 		p.err[k] = nil
 		for _, t := range p.nodes[p.task[k]:p.task[k+1]] {
