@@ -156,6 +156,7 @@ func (p DevelopablePredict) Step(w *ecs.World) error {
 	}
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
+		b.solver.Constraints.SetRunner(w.Pool)
 		b.pins = b.pins[:0]
 		for v, i := range b.dof {
 			if !s.pinned(int(i)) {
@@ -182,7 +183,9 @@ func (p DevelopablePredict) Step(w *ecs.World) error {
 }
 
 // DevelopableProject projects each body's prediction onto its rigidity,
-// boundary and pin constraints (fast projection or BDF2).
+// boundary and pin constraints (fast projection or BDF2), pausing at
+// collisionPause for the collision detection; GhostCollision finishes the
+// projection of a body that does not collide.
 type DevelopableProject struct{ d *DevelopableCloth }
 
 // Name implements ecs.System.
@@ -194,7 +197,7 @@ func (p DevelopableProject) Step(*ecs.World) error {
 	d.Iterations, d.Factors, d.LDLT = 0, 0, 0
 	for bi := range d.bodies {
 		b := &d.bodies[bi]
-		err := b.solver.Project()
+		err := b.solver.ProjectUntil(collisionPause)
 		d.count(b.solver.LastIt)
 		if err != nil {
 			return fmt.Errorf("body %q: %w", b.name, err)
@@ -202,6 +205,19 @@ func (p DevelopableProject) Step(*ecs.World) error {
 	}
 	return nil
 }
+
+// collisionPause is the largest scaled |C| (relative midpoint-distance
+// error x 2) at which DevelopableProject hands a body's prediction to
+// collision detection before the projection reaches the body's tolerance:
+// a body that collides is projected again with its contact rows from the
+// corrected positions (GhostCorrection), which makes the last steps of the
+// first projection wasted work; one that does not finishes the projection
+// where it paused, and is collided again (GhostCollision). At 1e-2 the
+// paused midpoints lie within about 0.005 of an edge length of the
+// finished ones (on paper-drape's 51 x 51 sheet 0.03 mm, against its 2 mm
+// contact thickness), and the pause saves about half the first
+// projection's factorizations there.
+const collisionPause = 1e-2
 
 // GhostCollision maps each body to its ghost mesh and keeps the ghost
 // vertices out of the obstacles: a vertex whose end-of-step position lies
@@ -219,9 +235,31 @@ type GhostCollision struct{ d *DevelopableCloth }
 // Name implements ecs.System.
 func (GhostCollision) Name() string { return "ghost-collision" }
 
-// Step implements ecs.System.
+// Step implements ecs.System. A body whose projection paused
+// (collisionPause) and that nothing moved finishes its projection, and
+// the ghost meshes are collided again at the finished positions.
 func (g GhostCollision) Step(w *ecs.World) error {
-	return g.d.collide(w)
+	d := g.d
+	if err := d.collide(w); err != nil {
+		return err
+	}
+	resumed := false
+	for bi := range d.bodies {
+		b := &d.bodies[bi]
+		if b.moved || !b.solver.LastIt.Paused {
+			continue
+		}
+		err := b.solver.Resume()
+		d.count(b.solver.LastIt)
+		if err != nil {
+			return fmt.Errorf("body %q: %w", b.name, err)
+		}
+		resumed = true
+	}
+	if !resumed {
+		return nil
+	}
+	return d.collide(w)
 }
 
 // collide maps each body to its ghost mesh (xc) and moves the ghost

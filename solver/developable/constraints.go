@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomsim/loom/solver/ldlt"
 	"github.com/loomsim/loom/solver/mesh"
+	"github.com/loomsim/loom/solver/sparse"
 )
 
 // Pin holds ghost vertex Vertex at Target: the three rows
@@ -71,6 +72,8 @@ type Constraints struct {
 	conN   [][3]float64 // per contact row, Normal (zero out of contact)
 	conTgt []float64    // per contact row, Target over the mean edge length
 	xPrev  []float64
+	runner sparse.Runner // for the factorization; nil: serial
+	run    projection    // the projection under way or paused
 
 	pattern
 	other pattern // the other pattern for the same pins (s nil if none)
@@ -284,6 +287,18 @@ func (k *Constraints) contactJacobian() {
 			for c := range 3 {
 				k.jv[3*(a+j)+c] = en.w * n[c]
 			}
+		}
+	}
+}
+
+// SetRunner lets the factorizations of J M^-1 J^T run independent parts
+// concurrently through r (ldlt.Factor.SetRunner; nil: serially). The
+// factors, hence the results, are bitwise the same for any r.
+func (k *Constraints) SetRunner(r sparse.Runner) {
+	k.runner = r
+	for _, p := range [2]*pattern{&k.pattern, &k.other} {
+		if p.num != nil {
+			p.num.SetRunner(r)
 		}
 	}
 }
@@ -557,7 +572,8 @@ type ProjectStats struct {
 	Residual   float64 // the largest scaled |C| at the end
 	// LDLT is the wall time spent factoring and solving J M^-1 J^T
 	// (for the benchmark's share; it does not affect the result).
-	LDLT time.Duration
+	LDLT   time.Duration
+	Paused bool // ProjectUntil stopped at its pause tolerance, short of tol
 }
 
 // chordRate is the reduction of the largest |C| a step with a kept
@@ -579,53 +595,103 @@ const chordRate = 0.5
 // fails when maxIter steps do not reach tol or the matrix loses
 // definiteness.
 func (k *Constraints) Project(x []float64, tol float64, maxIter int) (ProjectStats, error) {
+	k.run = projection{prev: math.Inf(1)}
+	return k.project(x, tol, tol, maxIter)
+}
+
+// ProjectUntil is Project paused as soon as the largest scaled |C| is at
+// most pause (>= tol): Paused in the stats says whether it stopped there
+// short of tol, and Resume goes on from that point with the same steps
+// and factorizations Project would take, so that pausing and resuming
+// changes nothing. A caller that only needs x roughly on the constraints
+// (collision detection before a projection with contact rows) saves the
+// last steps.
+func (k *Constraints) ProjectUntil(x []float64, tol, pause float64, maxIter int) (ProjectStats, error) {
+	k.run = projection{prev: math.Inf(1)}
+	return k.project(x, tol, max(pause, tol), maxIter)
+}
+
+// Resume finishes a projection that ProjectUntil paused (x unchanged
+// since), to tol, within maxIter steps in all; its stats count the steps
+// since the pause.
+func (k *Constraints) Resume(x []float64, tol float64, maxIter int) (ProjectStats, error) {
+	if !k.run.paused {
+		return ProjectStats{}, fmt.Errorf("developable: no paused projection to resume")
+	}
+	before := k.run.st
+	st, err := k.project(x, tol, tol, maxIter)
+	st.Iterations -= before.Iterations
+	st.Factors -= before.Factors
+	st.LDLT -= before.LDLT
+	return st, err
+}
+
+// projection is the state of the fast projection under way, kept while it
+// is paused.
+type projection struct {
+	st     ProjectStats
+	fresh  bool    // the last step's factor was J M^-1 J^T at its x_j
+	newton bool    // refactor at every step
+	prev   float64 // the largest |C| before the last step
+	paused bool
+}
+
+// project runs or resumes (k.run) the projection to tol, pausing when the
+// largest |C| is at most pause. A resumed projection evaluates C again at
+// the same x and repeats the kept-factor check, which has already acted
+// and acts the same way again.
+func (k *Constraints) project(x []float64, tol, pause float64, maxIter int) (ProjectStats, error) {
 	if k.s == nil {
 		if err := k.SetPins(nil); err != nil {
 			return ProjectStats{}, err
 		}
 	}
-	st := ProjectStats{}
+	r := &k.run
+	r.paused = false
 	k.xPrev = resizeF(k.xPrev, len(x))
-	fresh := false  // the last step's factor was J M^-1 J^T at its x_j
-	newton := false // refactor at every step
-	prev := math.Inf(1)
 	for {
-		st.Residual = k.Eval(x, k.c)
-		if math.IsNaN(st.Residual) {
-			return st, fmt.Errorf("developable: constraint values are not finite after %d projection steps", st.Iterations)
+		r.st.Residual = k.Eval(x, k.c)
+		if math.IsNaN(r.st.Residual) {
+			return r.st, fmt.Errorf("developable: constraint values are not finite after %d projection steps", r.st.Iterations)
 		}
-		if !fresh && st.Iterations > 0 && st.Residual > chordRate*prev {
-			if st.Residual > prev {
+		if !r.fresh && r.st.Iterations > 0 && r.st.Residual > chordRate*r.prev {
+			if r.st.Residual > r.prev {
 				copy(x, k.xPrev)
-				st.Residual = k.Eval(x, k.c)
-				newton = true
+				r.st.Residual = k.Eval(x, k.c)
+				r.newton = true
 			}
 			k.factor = nil
 		}
-		if st.Residual <= tol {
-			return st, nil
+		if r.st.Residual <= tol {
+			return r.st, nil
 		}
-		if st.Iterations == maxIter {
-			return st, fmt.Errorf("developable: projection did not reach tolerance %g in %d steps (largest |C| %g)", tol, maxIter, st.Residual)
+		if r.st.Residual <= pause {
+			r.paused = true
+			r.st.Paused = true
+			return r.st, nil
+		}
+		r.st.Paused = false
+		if r.st.Iterations == maxIter {
+			return r.st, fmt.Errorf("developable: projection did not reach tolerance %g in %d steps (largest |C| %g)", tol, maxIter, r.st.Residual)
 		}
 		k.jacobian(x)
-		if newton {
+		if r.newton {
 			k.factor = nil
 		}
-		fresh = k.factor == nil
+		r.fresh = k.factor == nil
 		t0 := time.Now()
-		if fresh {
+		if r.fresh {
 			if err := k.factorS(); err != nil {
-				return st, err
+				return r.st, err
 			}
-			st.Factors++
+			r.st.Factors++
 		}
 		k.factor.Solve(k.c, k.dl)
-		st.LDLT += time.Since(t0)
+		r.st.LDLT += time.Since(t0)
 		copy(k.xPrev, x)
-		for r := range len(k.c) {
-			dl := k.dl[r]
-			for a := k.rowStart[r]; a < k.rowStart[r+1]; a++ {
+		for row := range len(k.c) {
+			dl := k.dl[row]
+			for a := k.rowStart[row]; a < k.rowStart[row+1]; a++ {
 				e := int(k.entEdge[a])
 				s := dl * k.invM[e]
 				for c := range 3 {
@@ -633,8 +699,8 @@ func (k *Constraints) Project(x []float64, tol float64, maxIter int) (ProjectSta
 				}
 			}
 		}
-		prev = st.Residual
-		st.Iterations++
+		r.prev = r.st.Residual
+		r.st.Iterations++
 	}
 }
 
@@ -675,6 +741,7 @@ func (k *Constraints) factorS() error {
 		if err != nil {
 			return fmt.Errorf("developable: J M^-1 J^T: %w", err)
 		}
+		f.SetRunner(k.runner)
 		k.num, k.factor = f, f
 		return nil
 	}

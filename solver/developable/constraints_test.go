@@ -235,3 +235,68 @@ func TestContactRows(t *testing.T) {
 	}
 	t.Logf("ghost mesh with and without the zero row differs by %.3g m; vertex 6 at y = %.4g m", worst, super[3*6+1])
 }
+
+// TestPauseResume checks that a projection paused at a loose tolerance
+// (ProjectUntil) and resumed (Resume) takes the steps and factorizations
+// of an uninterrupted Project and ends at bitwise the same positions, that
+// it pauses at a residual between the two tolerances, and that Resume
+// without a pause is an error.
+func TestPauseResume(t *testing.T) {
+	m, x0 := grid(t, 9, 1)
+	rng := rand.New(rand.NewPCG(4, 5))
+	xv := append([]float64(nil), x0...)
+	for i := range xv {
+		xv[i] += 0.02 * rng.NormFloat64()
+	}
+	start := m.Midpoints(xv)
+	for i := range start {
+		start[i] += 0.01 * rng.NormFloat64() // off the conforming, rigid set
+	}
+	newBody := func() *Body {
+		b, err := NewBody(m, x0, Params{Density: 0.3, Dt: 0.01, Tolerance: 1e-8, MaxIter: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Constraints.SetPins([]Pin{{0, [3]float64{0, 0, 1}}}); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// Two projections in a row, so the second starts with a kept factor.
+	whole, parts := newBody(), newBody()
+	for round := range 2 {
+		x := append([]float64(nil), start...)
+		for i := range x {
+			x[i] += 0.003 * float64(round) * math.Sin(float64(i))
+		}
+		xa, xb := append([]float64(nil), x...), append([]float64(nil), x...)
+		st, err := whole.Constraints.Project(xa, 1e-8, 200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := parts.Constraints.ProjectUntil(xb, 1e-8, 1e-3, 200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Paused || p.Residual > 1e-3 || p.Residual <= 1e-8 || p.Iterations == 0 {
+			t.Fatalf("round %d: paused %v at residual %g after %d steps, want a pause in (1e-8, 1e-3]", round, p.Paused, p.Residual, p.Iterations)
+		}
+		r, err := parts.Constraints.Resume(xb, 1e-8, 200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Paused || p.Iterations+r.Iterations != st.Iterations || p.Factors+r.Factors != st.Factors || r.Residual != st.Residual {
+			t.Fatalf("round %d: paused %d steps (%d factors) + resumed %d (%d), residual %g; whole %d (%d), residual %g",
+				round, p.Iterations, p.Factors, r.Iterations, r.Factors, r.Residual, st.Iterations, st.Factors, st.Residual)
+		}
+		for i := range xa {
+			if math.Float64bits(xa[i]) != math.Float64bits(xb[i]) {
+				t.Fatalf("round %d: x[%d] = %v resumed, %v whole", round, i, xb[i], xa[i])
+			}
+		}
+		t.Logf("round %d: %d steps, %d factorizations, paused after %d at %.2g", round, st.Iterations, st.Factors, p.Iterations, p.Residual)
+	}
+	if _, err := parts.Constraints.Resume(start, 1e-8, 200); err == nil {
+		t.Fatal("Resume without a paused projection: no error")
+	}
+}

@@ -26,7 +26,10 @@
 //     solving (J M^-1 J^T) dl = C with solver/ldlt, whose symbolic analysis
 //     is kept while the constraint set is unchanged and whose numeric
 //     factorization is kept across steps and time steps while it still
-//     halves |C| per step (a chord iteration).
+//     halves |C| per step (a chord iteration); the factorization runs
+//     independent subtrees concurrently (SetRunner, bitwise the same for
+//     any runner). A projection can pause at a loose tolerance and resume
+//     with the same steps (ProjectUntil, Resume).
 //   - Ghost conforming mesh (ghost.go): x_c = A x_n for collisions and
 //     output, and the correction x_n' = x_n + A^T lambda with (A A^T) lambda
 //     = x_c' - A x_n, A A^T factored once.

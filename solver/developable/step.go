@@ -169,7 +169,25 @@ func (b *Body) predictor(c float64) (*ldlt.Factor, error) {
 // SetPins) and sets the velocities: v^{n+1} = (x^{n+1} - x^n)/dt, or
 // (3 x^{n+1} - 4 x^n + x^{n-1})/(2 dt) for BDF2.
 func (b *Body) Project() error {
-	st, err := b.Constraints.Project(b.X, b.P.Tolerance, b.P.MaxIter)
+	return b.velocities(b.Constraints.Project(b.X, b.P.Tolerance, b.P.MaxIter))
+}
+
+// ProjectUntil is Project paused once the largest scaled |C| is at most
+// pause (Constraints.ProjectUntil; LastIt.Paused says whether it did);
+// Resume finishes it exactly as Project would have.
+func (b *Body) ProjectUntil(pause float64) error {
+	return b.velocities(b.Constraints.ProjectUntil(b.X, b.P.Tolerance, pause, b.P.MaxIter))
+}
+
+// Resume finishes the projection ProjectUntil paused; LastIt counts the
+// steps since the pause.
+func (b *Body) Resume() error {
+	return b.velocities(b.Constraints.Resume(b.X, b.P.Tolerance, b.P.MaxIter))
+}
+
+// velocities records a projection's stats and, if it succeeded, sets the
+// velocities of the step's scheme from the projected positions.
+func (b *Body) velocities(st ProjectStats, err error) error {
 	b.LastIt = st
 	if err != nil {
 		return err

@@ -134,58 +134,57 @@ func (s *Symbolic) buildSuper() {
 
 // superWork is the numeric workspace of the supernodal factorization.
 type superWork struct {
-	x      []float64 // dense blocks
+	x     []float64 // dense blocks
+	lhead []int32
+	lnext []int32
+	lpos  []int32
+	scratch
+	par *parallel // nil: serial (SetRunner)
+}
+
+// scratch is the workspace of one supernode's factorization.
+type scratch struct {
 	relmap []int32
-	lhead  []int32
-	lnext  []int32
-	lpos   []int32
 	w      []float64
 	t      []float64
+}
+
+func newScratch(s *Symbolic) scratch {
+	sn := s.sn
+	return scratch{relmap: make([]int32, s.n), w: make([]float64, sn.maxW), t: make([]float64, sn.maxT)}
 }
 
 func newSuperWork(s *Symbolic) *superWork {
 	sn := s.sn
 	return &superWork{
-		x:      make([]float64, sn.xoff[sn.nsuper]),
-		relmap: make([]int32, s.n),
-		lhead:  make([]int32, sn.nsuper),
-		lnext:  make([]int32, sn.nsuper),
-		lpos:   make([]int32, sn.nsuper),
-		w:      make([]float64, sn.maxW),
-		t:      make([]float64, sn.maxT),
+		x:       make([]float64, sn.xoff[sn.nsuper]),
+		lhead:   make([]int32, sn.nsuper),
+		lnext:   make([]int32, sn.nsuper),
+		lpos:    make([]int32, sn.nsuper),
+		scratch: newScratch(s),
 	}
 }
 
 func (f *Factor) superFactor(ax []float64, signs []int8) error {
+	if f.sw.par != nil {
+		return f.superFactorParallel(ax, signs)
+	}
 	s := f.sym
 	sn := s.sn
 	wk := f.sw
-	x, relmap, lhead, lnext, lpos := wk.x, wk.relmap, wk.lhead, wk.lnext, wk.lpos
-	d := f.d
+	lhead, lnext, lpos := wk.lhead, wk.lnext, wk.lpos
 	for t := range lhead {
 		lhead[t] = -1
 	}
 	for t := 0; t < sn.nsuper; t++ {
-		fc, lc := sn.first[t], sn.first[t+1]
-		ncol := lc - fc
+		lc := sn.first[t+1]
 		rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
 		nrow := len(rows)
-		X := x[sn.xoff[t]:sn.xoff[t+1]]
-		clear(X)
-		for r, row := range rows {
-			relmap[row] = int32(r)
-		}
-		// Gather columns of C.
-		for j := fc; j < lc; j++ {
-			col := X[(j-fc)*nrow:]
-			for p := sn.clp[j]; p < sn.clp[j+1]; p++ {
-				col[relmap[sn.cli[p]]] += ax[sn.clmap[p]]
-			}
-		}
+		X := f.gather(t, ax, &wk.scratch)
 		// Updates from descendants.
 		for dd := lhead[t]; dd >= 0; {
 			dn := lnext[dd]
-			f.superUpdate(int(dd), t, X, nrow)
+			f.superUpdate(int(dd), t, X, nrow, int(lpos[dd]), &wk.scratch)
 			// Move dd to the supernode of its next row beyond lc.
 			drows := sn.rows[sn.rowPtr[dd]:sn.rowPtr[dd+1]]
 			p := int(lpos[dd])
@@ -200,32 +199,11 @@ func (f *Factor) superFactor(ax []float64, signs []int8) error {
 			}
 			dd = dn
 		}
-		// Dense LDL^T of the diagonal block, rows below included.
-		for k := 0; k < ncol; k++ {
-			colk := X[k*nrow : (k+1)*nrow]
-			dk := colk[k]
-			if err := f.checkPivot(fc+k, dk, signs); err != nil {
-				return err
-			}
-			d[fc+k] = dk
-			inv := 1 / dk
-			for j := k + 1; j < ncol; j++ {
-				lj := colk[j] * inv
-				if lj == 0 {
-					continue
-				}
-				colj := X[j*nrow : (j+1)*nrow]
-				src := colk[j:nrow]
-				dst := colj[j:nrow]
-				for i, v := range src {
-					dst[i] -= v * lj
-				}
-			}
-			for i := k + 1; i < nrow; i++ {
-				colk[i] *= inv
-			}
+		if err := f.factorBlock(t, X, signs); err != nil {
+			return err
 		}
 		// Link t to the supernode of its first row below the block.
+		ncol := lc - sn.first[t]
 		if nrow > ncol {
 			lpos[t] = int32(ncol)
 			tt := sn.colSn[rows[ncol]]
@@ -236,19 +214,75 @@ func (f *Factor) superFactor(ax []float64, signs []int8) error {
 	return nil
 }
 
-// superUpdate subtracts from supernode t (block X, nrow rows, relmap set)
-// the update of descendant supernode dd: L_d(R,:) D_d L_d(R1,:)^T where R
-// are dd's rows from lpos on and R1 ⊆ R those inside t's columns.
-func (f *Factor) superUpdate(dd, t int, X []float64, nrow int) {
+// gather clears supernode t's block, sets ws.relmap to its rows, adds its
+// columns of C = P A P^T (values ax) and returns the block.
+func (f *Factor) gather(t int, ax []float64, ws *scratch) []float64 {
 	sn := f.sym.sn
-	wk := f.sw
+	fc, lc := sn.first[t], sn.first[t+1]
+	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	nrow := len(rows)
+	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
+	clear(X)
+	relmap := ws.relmap
+	for r, row := range rows {
+		relmap[row] = int32(r)
+	}
+	for j := fc; j < lc; j++ {
+		col := X[(j-fc)*nrow:]
+		for p := sn.clp[j]; p < sn.clp[j+1]; p++ {
+			col[relmap[sn.cli[p]]] += ax[sn.clmap[p]]
+		}
+	}
+	return X
+}
+
+// factorBlock factors supernode t's updated block X densely as L D L^T,
+// the rows below the diagonal block included, and stores its pivots.
+func (f *Factor) factorBlock(t int, X []float64, signs []int8) error {
+	sn := f.sym.sn
+	fc, lc := sn.first[t], sn.first[t+1]
+	ncol := lc - fc
+	nrow := sn.rowPtr[t+1] - sn.rowPtr[t]
+	d := f.d
+	for k := 0; k < ncol; k++ {
+		colk := X[k*nrow : (k+1)*nrow]
+		dk := colk[k]
+		if err := f.checkPivot(fc+k, dk, signs); err != nil {
+			return err
+		}
+		d[fc+k] = dk
+		inv := 1 / dk
+		for j := k + 1; j < ncol; j++ {
+			lj := colk[j] * inv
+			if lj == 0 {
+				continue
+			}
+			colj := X[j*nrow : (j+1)*nrow]
+			src := colk[j:nrow]
+			dst := colj[j:nrow]
+			for i, v := range src {
+				dst[i] -= v * lj
+			}
+		}
+		for i := k + 1; i < nrow; i++ {
+			colk[i] *= inv
+		}
+	}
+	return nil
+}
+
+// superUpdate subtracts from supernode t (block X, nrow rows, ws.relmap
+// set) the update of descendant supernode dd: L_d(R,:) D_d L_d(R1,:)^T
+// where R are dd's rows from position p0 on and R1 ⊆ R those inside t's
+// columns.
+func (f *Factor) superUpdate(dd, t int, X []float64, nrow, p0 int, ws *scratch) {
+	sn := f.sym.sn
 	fc, lc := sn.first[t], sn.first[t+1]
 	df := sn.first[dd]
 	kd := sn.first[dd+1] - df
 	drows := sn.rows[sn.rowPtr[dd]:sn.rowPtr[dd+1]]
 	dnrow := len(drows)
-	Ld := wk.x[sn.xoff[dd]:sn.xoff[dd+1]]
-	p0 := int(wk.lpos[dd])
+	Ld := f.sw.x[sn.xoff[dd]:sn.xoff[dd+1]]
 	p1 := p0
 	for p1 < dnrow && int(drows[p1]) < lc {
 		p1++
@@ -256,7 +290,7 @@ func (f *Factor) superUpdate(dd, t int, X []float64, nrow int) {
 	m := dnrow - p0 // rows of the update
 	c := p1 - p0    // columns of the update
 	// T (c x kd, row-major by update column): T[j*kd+k] = L_d(R1_j, k) * D_k.
-	T := wk.t[:c*kd]
+	T := ws.t[:c*kd]
 	dv := f.d[df : df+kd]
 	for k := 0; k < kd; k++ {
 		colk := Ld[k*dnrow+p0 : k*dnrow+p1]
@@ -266,7 +300,7 @@ func (f *Factor) superUpdate(dd, t int, X []float64, nrow int) {
 		}
 	}
 	// W(:, j) = sum_k L_d(R_i, k) T[j,k] for i >= j (column-major, ld m).
-	W := wk.w[:m*c]
+	W := ws.w[:m*c]
 	for j := 0; j < c; j++ {
 		wj := W[j*m+j : j*m+m]
 		clear(wj)
@@ -296,7 +330,7 @@ func (f *Factor) superUpdate(dd, t int, X []float64, nrow int) {
 		}
 	}
 	// Scatter-subtract into X.
-	relmap := wk.relmap
+	relmap := ws.relmap
 	for j := 0; j < c; j++ {
 		tc := int(drows[p0+j]) - fc
 		col := X[tc*nrow : (tc+1)*nrow]

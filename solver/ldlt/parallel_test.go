@@ -1,0 +1,115 @@
+package ldlt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/loomsim/loom/solver/internal/testrun"
+)
+
+// TestParallelBitwise checks that the parallel factorization gives exactly
+// the serial factor (pivots and L, bit for bit) for several worker counts
+// and splits, on cloth, random SPD and quasi-definite matrices, and that a
+// factor switched back to serial still agrees.
+func TestParallelBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	qd, signs := randQuasiDef(rng, 300, 120, 1e-3)
+	cases := []struct {
+		name  string
+		a     *Matrix
+		signs []int8
+	}{
+		{"cloth-20", clothMatrix(20, 5), nil},
+		{"spd-600", randSPD(rng, 600, 4), nil},
+		{"quasidef", qd, signs},
+	}
+	for _, c := range cases {
+		sym, err := Analyze(c.a, AMD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := sym.Factor(c.a, c.signs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref.sw.par != nil {
+			t.Fatalf("%s: serial factor has a schedule", c.name)
+		}
+		for _, r := range []testrun.Chunked{{Workers: 1, Grain: 1}, {Workers: 2, Grain: 1}, {Workers: 8, Grain: 1}, {Workers: 3, Grain: 2}} {
+			f, err := sym.Factor(c.a, c.signs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.SetRunner(r)
+			if len(f.sw.par.task) < 3 {
+				t.Fatalf("%s: %d subtrees, want at least 2", c.name, len(f.sw.par.task)-1)
+			}
+			for round := range 2 {
+				clear(f.sw.x)
+				if err := f.Refactor(c.a, c.signs); err != nil {
+					t.Fatal(err)
+				}
+				if d := firstDiff(ref.sw.x, f.sw.x); d >= 0 {
+					t.Fatalf("%s, %+v, round %d: L differs at %d: %v vs %v", c.name, r, round, d, ref.sw.x[d], f.sw.x[d])
+				}
+				if d := firstDiff(ref.d, f.d); d >= 0 {
+					t.Fatalf("%s, %+v, round %d: D differs at %d", c.name, r, round, d)
+				}
+			}
+			f.SetRunner(nil)
+			if err := f.Refactor(c.a, c.signs); err != nil || firstDiff(ref.sw.x, f.sw.x) >= 0 {
+				t.Fatalf("%s: serial again: %v", c.name, err)
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []float64) int {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestParallelPivotError checks that a matrix that is not positive
+// definite fails in the parallel factorization with the serial one's
+// error (the first bad pivot in pivot order), wherever the bad pivots lie,
+// also when several subtrees and the top hold one.
+func TestParallelPivotError(t *testing.T) {
+	a := clothMatrix(16, 2)
+	sym, err := Analyze(a, AMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := a.N
+	for _, cols := range [][]int{{0}, {n / 2}, {n - 1}, {n / 5, 4 * n / 5}, {n - 1, n / 3, 2 * n / 3}, {n / 7, 3 * n / 7, 5 * n / 7, n - 2}} {
+		b := *a
+		b.Val = append([]float64(nil), a.Val...)
+		for _, col := range cols {
+			b.Val[b.ColPtr[col]] = -1e6 // the diagonal comes first in each column
+		}
+		ser, err := sym.Factor(a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ser.Refactor(&b, nil)
+		var pe *PivotError
+		if !errors.As(want, &pe) {
+			t.Fatalf("columns %v: serial error %v, want a *PivotError", cols, want)
+		}
+		par, err := sym.Factor(a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		par.SetRunner(testrun.Chunked{Workers: 4, Grain: 1})
+		got := par.Refactor(&b, nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("columns %v: parallel error %v, serial %v", cols, got, want)
+		}
+	}
+}
