@@ -455,19 +455,26 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// slidColumn returns a 10 x 10 grid with feature 4 along the column x = 0.3,
+// on nodes (0.3, j/10) for j >= from, T = y, whose node (0.3, 0.1) has slid
+// to 6 mm from the border.
+func slidColumn(from int) (*remesh.Mesh, Features) {
+	m := grid(10)
+	c := noFeatures(len(m.X))
+	for j := from; j <= 10; j++ {
+		n := j*11 + 3
+		c.Feature[n], c.T[n] = 4, m.U[n][1]
+	}
+	m.U[14][1] = 0.006
+	return m, c
+}
+
 // A short conformal edge at the border collapses onto the border node: a
 // conformal node on the cloth border is preserved (sec. 6.1), and stays on
 // the border in U.
 func TestBorderConformalPreserved(t *testing.T) {
-	m := grid(10)
-	c := noFeatures(len(m.X))
-	// Feature 4 along the column x = 0.3: nodes (0.3, j/10), T = y.
-	for j := 0; j <= 10; j++ {
-		n := j*11 + 3
-		c.Feature[n], c.T[n] = 4, m.U[n][1]
-	}
-	// Node (0.3, 0.1) has slid to 6 mm from the border node (0.3, 0).
-	m.U[14][1] = 0.006
+	// Feature 4 along the column x = 0.3, from the border node (0.3, 0).
+	m, c := slidColumn(0)
 	p := testParams()
 	out, res, err := Preprocess(m, c, nil, p)
 	if err != nil {
@@ -498,15 +505,9 @@ func TestBorderConformalPreserved(t *testing.T) {
 // there cut the box's edge) but goes in as the chain's border end, and the
 // cleanup collapses the interior node onto it.
 func TestBorderHitNearInteriorEnd(t *testing.T) {
-	m := grid(10)
-	c := noFeatures(len(m.X))
-	// Feature 4 along the column x = 0.3 from (0.3, 0.1) up, T = y; the
-	// border node (0.3, 0) is not on it.
-	for j := 1; j <= 10; j++ {
-		n := j*11 + 3
-		c.Feature[n], c.T[n] = 4, m.U[n][1]
-	}
-	m.U[14][1] = 0.006
+	// Feature 4 along the column x = 0.3 from (0.3, 0.1) up; the border
+	// node (0.3, 0) is not on it.
+	m, c := slidColumn(1)
 	u := dense.Vec2{0.305, 0}
 	hits := []Hit{{A: 3, B: 4, S: 0.05, Face: -1, X: worldAt(u), Feature: 4, T: 0}}
 	out, res, err := Preprocess(m, c, hits, testParams())

@@ -90,18 +90,9 @@ func (f *Factor) schedule() *parallel {
 			dn := lnext[dd]
 			p.dd = append(p.dd, dd)
 			p.p0 = append(p.p0, lpos[dd])
-			drows := sn.rows[sn.rowPtr[dd]:sn.rowPtr[dd+1]]
-			q := int(lpos[dd])
-			for q < len(drows) && int(drows[q]) < lc {
-				q++
-			}
-			cost[t] += float64((len(drows) - int(lpos[dd])) * (q - int(lpos[dd])) * (sn.first[dd+1] - sn.first[dd]))
-			lpos[dd] = int32(q)
-			if q < len(drows) {
-				tt := sn.colSn[drows[q]]
-				lnext[dd] = lhead[tt]
-				lhead[tt] = dd
-			}
+			ndrows, p0 := sn.rowPtr[dd+1]-sn.rowPtr[dd], int(lpos[dd])
+			sn.advance(dd, lc, lhead, lnext, lpos)
+			cost[t] += float64((ndrows - p0) * (int(lpos[dd]) - p0) * (sn.first[dd+1] - sn.first[dd]))
 			dd = dn
 		}
 		p.start[t+1] = len(p.dd)

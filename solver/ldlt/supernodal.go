@@ -165,6 +165,23 @@ func newSuperWork(s *Symbolic) *superWork {
 	}
 }
 
+// advance moves descendant dd, which has just updated the supernode ending
+// before column lc, past that supernode's rows (lpos[dd]) and links it into
+// the list (lhead, lnext) of the supernode of its next row, if any.
+func (sn *superSym) advance(dd int32, lc int, lhead, lnext, lpos []int32) {
+	drows := sn.rows[sn.rowPtr[dd]:sn.rowPtr[dd+1]]
+	p := int(lpos[dd])
+	for p < len(drows) && int(drows[p]) < lc {
+		p++
+	}
+	lpos[dd] = int32(p)
+	if p < len(drows) {
+		tt := sn.colSn[drows[p]]
+		lnext[dd] = lhead[tt]
+		lhead[tt] = dd
+	}
+}
+
 func (f *Factor) superFactor(ax []float64, signs []int8) error {
 	if f.sw.par != nil {
 		return f.superFactorParallel(ax, signs)
@@ -185,18 +202,7 @@ func (f *Factor) superFactor(ax []float64, signs []int8) error {
 		for dd := lhead[t]; dd >= 0; {
 			dn := lnext[dd]
 			f.superUpdate(int(dd), t, X, nrow, int(lpos[dd]), &wk.scratch)
-			// Move dd to the supernode of its next row beyond lc.
-			drows := sn.rows[sn.rowPtr[dd]:sn.rowPtr[dd+1]]
-			p := int(lpos[dd])
-			for p < len(drows) && int(drows[p]) < lc {
-				p++
-			}
-			lpos[dd] = int32(p)
-			if p < len(drows) {
-				tt := sn.colSn[drows[p]]
-				lnext[dd] = lhead[tt]
-				lhead[tt] = dd
-			}
+			sn.advance(dd, lc, lhead, lnext, lpos)
 			dd = dn
 		}
 		if err := f.factorBlock(t, X, signs); err != nil {
