@@ -31,7 +31,6 @@ type ImplicitSolve struct {
 	// warm start; valid while the topology version is prevTopology.
 	vPrev        []float64
 	prevTopology uint64
-	prevValid    bool
 }
 
 // NewImplicitSolve returns the system for the gathered state, its contacts
@@ -89,7 +88,7 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 // start of the iteration: PCG and the active set end on the same tolerance.
 func (s *ImplicitSolve) warmStart(w *ecs.World) {
 	st := s.state
-	if s.prevValid && s.prevTopology == w.TopologyVersion() && len(s.vPrev) == len(st.V) {
+	if s.vPrev != nil && s.prevTopology == w.TopologyVersion() && len(s.vPrev) == len(st.V) {
 		for j, v := range st.V {
 			st.VNew[j] = 2*v - s.vPrev[j]
 		}
@@ -97,7 +96,7 @@ func (s *ImplicitSolve) warmStart(w *ecs.World) {
 		copy(st.VNew, st.V)
 	}
 	s.vPrev = append(s.vPrev[:0], st.V...)
-	s.prevTopology, s.prevValid = w.TopologyVersion(), true
+	s.prevTopology = w.TopologyVersion()
 }
 
 // solve solves the step's system; if a QP with proximity rows fails (its
