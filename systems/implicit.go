@@ -172,7 +172,11 @@ func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
 	if is.amg.Matches(s.A) && is.lag.keep() {
 		return nil
 	}
-	if err := is.amg.Setup(w.Pool, s.A, s.X); err != nil {
+	var pins []float64 // the V-cycle of the pin-filtered matrix (amg.SetupFiltered)
+	if len(s.Pins) > 0 {
+		pins = s.PinFilter
+	}
+	if err := is.amg.SetupFiltered(w.Pool, s.A, pins, s.X); err != nil {
 		return fmt.Errorf("AMG setup: %w", err)
 	}
 	is.lag.reset()

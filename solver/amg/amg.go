@@ -90,6 +90,7 @@ type Preconditioner struct {
 	// fineVal is Setup's copy of the fine matrix's values, kept when the
 	// V-cycle reads them (Jacobi, or Gauss-Seidel with several sweeps).
 	fineVal []float64
+	filt    filtered // SetupFiltered's matrix
 }
 
 // Matches reports whether A has the pattern of the last Setup's matrix, so
