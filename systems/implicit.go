@@ -155,7 +155,9 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 
 // precondition sets up the AMG preconditioner for this step's matrix (a new
 // symbolic setup when the mesh changed), once per step, when the settings
-// ask for it and the lag (amgLag) does not keep the last setup.
+// ask for it and the lag (amgLag) does not keep the last setup. With pins,
+// the hierarchy is the pin-filtered matrix's (amg.SetupFiltered); the
+// contact rows, which change from round to round, are left to PCG's filter.
 func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
 	if is.set.Precond != model.AMG || !is.stale {
 		return nil
@@ -172,7 +174,7 @@ func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
 	if is.amg.Matches(s.A) && is.lag.keep() {
 		return nil
 	}
-	var pins []float64 // the V-cycle of the pin-filtered matrix (amg.SetupFiltered)
+	var pins []float64
 	if len(s.Pins) > 0 {
 		pins = s.PinFilter
 	}

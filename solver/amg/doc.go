@@ -31,6 +31,14 @@
 //   - The coarsest level (at most MaxCoarse block rows) is solved by sparse
 //     LDL^T (package ldlt), analysed once per pattern, refactored per setup.
 //
+// With PCG's filters (pins, contact directions; sparse.PCG applies the
+// preconditioner as S M^-1 S), SetupFiltered builds the hierarchy for the
+// filtered operator S A S + d (I - S) instead of A: the smoother and the
+// coarse corrections then see a pinned vertex as fixed rather than moving
+// its free neighbours against couplings the filter removes. On the cape of
+// loom.CapeScene (736 vertices, 32 pinned) that cuts PCG's iterations from
+// 7.8 to 3.3 a step and the implicit solve's instructions by a third.
+//
 // Setup is split into a symbolic part (strength, aggregates, the patterns
 // of P, P^T, A P and P^T A P, the colouring, the coarse analysis), redone
 // only when the fine matrix's pattern changes (the cloth was remeshed), and

@@ -67,8 +67,7 @@ type filtered struct {
 
 func (f *filtered) freeKernel(lo, hi int) {
 	for i := lo; i < hi; i++ {
-		s := (*[9]float64)(f.s[9*i:])
-		f.free[i] = s[0] == 1 && s[4] == 1 && s[8] == 1 && s[1] == 0 && s[2] == 0 && s[3] == 0 && s[5] == 0 && s[6] == 0 && s[7] == 0
+		f.free[i] = sparse.IdentityFilter(f.s[9*i : 9*i+9])
 	}
 }
 

@@ -377,7 +377,9 @@ func (s *PCG) prep(lo, hi int) {
 			b0, b1, b2 := s.b[3*i], s.b[3*i+1], s.b[3*i+2]
 			var ok bool
 			var m mat3
-			if f == nil {
+			if f == nil || IdentityFilter(f[9*i:9*i+9]) {
+				// A free vertex: S_i = I, and the general form below
+				// reduces to this one.
 				m, ok = InvSPD3(&d)
 			} else {
 				var S mat3
@@ -414,6 +416,13 @@ func (s *PCG) prep(lo, hi int) {
 		s.p2[blk] = bb
 		s.bad[blk] = bad
 	}
+}
+
+// IdentityFilter reports whether the 3x3 filter s (row-major, s[0:9]) is
+// the identity: a free vertex.
+func IdentityFilter(s []float64) bool {
+	s = s[:9:9]
+	return s[0] == 1 && s[4] == 1 && s[8] == 1 && s[1] == 0 && s[2] == 0 && s[3] == 0 && s[5] == 0 && s[6] == 0 && s[7] == 0
 }
 
 // project returns S x + (I - S) z.
