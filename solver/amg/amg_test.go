@@ -100,6 +100,15 @@ func springSheetAt(nx, ny int, k, eps float64, rng *rand.Rand) (*sparse.BSR, []f
 	return A, x
 }
 
+// maxDiff returns max |x - ref| and max |ref|.
+func maxDiff(x, ref []float64) (diff, norm float64) {
+	for i := range x {
+		diff = max(diff, math.Abs(x[i]-ref[i]))
+		norm = max(norm, math.Abs(ref[i]))
+	}
+	return diff, norm
+}
+
 func randVec(n int, rng *rand.Rand) []float64 {
 	v := make([]float64, n)
 	for i := range v {
@@ -238,12 +247,7 @@ func TestPCGMatchesBlockJacobi(t *testing.T) {
 		if err != nil || !res.Converged {
 			t.Fatal(res, err)
 		}
-		diff, norm := 0.0, 0.0
-		for i := range x {
-			diff = max(diff, math.Abs(x[i]-xbj[i]))
-			norm = max(norm, math.Abs(xbj[i]))
-		}
-		if diff > 1e-7*norm {
+		if diff, norm := maxDiff(x, xbj); diff > 1e-7*norm {
 			t.Errorf("smoother %d: max |x_amg - x_bj| = %g (max |x| %g)", sm, diff, norm)
 		}
 		if 4*res.Iterations >= rbj.Iterations {

@@ -109,12 +109,7 @@ func TestSetupFilteredPCG(t *testing.T) {
 		if err != nil || !res.Converged {
 			t.Fatal(filtered, res, err)
 		}
-		diff, norm := 0.0, 0.0
-		for i := range x {
-			diff = max(diff, math.Abs(x[i]-ref[i]))
-			norm = max(norm, math.Abs(ref[i]))
-		}
-		if diff > 1e-5*norm {
+		if diff, norm := maxDiff(x, ref); diff > 1e-5*norm {
 			t.Errorf("filtered %v: max |x - x_ref| = %g (max |x_ref| %g)", filtered, diff, norm)
 		}
 		iters[filtered] = res.Iterations
