@@ -2,6 +2,7 @@ package systems
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -188,23 +189,39 @@ func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
 	// obstacles are at their pose at its end (ScriptedMotion ran), so each
 	// vertex is taken back along its velocity: x - h v.
 	h := sc.state.H
-	sc.kin.X, sc.kin.V = sc.kin.X[:0], sc.kin.V[:0]
+	nk := 0
+	for i := range obs {
+		nk += sc.meshVerts(i)
+	}
+	sc.kin.X = slices.Grow(sc.kin.X[:0], 3*nk)[:3*nk]
+	sc.kin.V = slices.Grow(sc.kin.V[:0], 3*nk)[:3*nk]
+	j := 0
 	for i := range obs {
 		o := &obs[i]
-		c := o.RotationCenter()
 		if o.Kind == geom.Plane {
 			sc.planeQuad(i)
 		}
-		for k := range sc.meshVerts(i) {
-			var x, v dense.Vec3
-			if o.Kind == components.Mesh {
-				x, v = worldVertex(o, c, dense.Vec3(o.Mesh.Pos[3*k:3*k+3]), o.Mesh.Vel, 3*k)
-			} else {
-				x, v = worldVertex(o, c, sc.meshes[i].pos[k], nil, 0)
+		pl := placementOf(o)
+		X, V := sc.kin.X, sc.kin.V
+		if o.Kind == components.Mesh {
+			m := o.Mesh
+			for k := 0; k < len(m.Pos); k += 3 {
+				var u0, u1, u2 float64
+				if m.Vel != nil {
+					u0, u1, u2 = m.Vel[k], m.Vel[k+1], m.Vel[k+2]
+				}
+				x0, x1, x2, v0, v1, v2 := pl.at(m.Pos[k], m.Pos[k+1], m.Pos[k+2], u0, u1, u2)
+				X[j], X[j+1], X[j+2] = x0-h*v0, x1-h*v1, x2-h*v2
+				V[j], V[j+1], V[j+2] = v0, v1, v2
+				j += 3
 			}
-			x = x.Sub(v.Scale(h))
-			sc.kin.X = append(sc.kin.X, x[0], x[1], x[2])
-			sc.kin.V = append(sc.kin.V, v[0], v[1], v[2])
+			continue
+		}
+		for _, p := range sc.meshes[i].pos {
+			x0, x1, x2, v0, v1, v2 := pl.at(p[0], p[1], p[2], 0, 0, 0)
+			X[j], X[j+1], X[j+2] = x0-h*v0, x1-h*v1, x2-h*v2
+			V[j], V[j+1], V[j+2] = v0, v1, v2
+			j += 3
 		}
 	}
 	return rebuilt
@@ -225,7 +242,7 @@ func (sc *SelfCollision) planeQuad(i int) {
 		box = box.Grow(p).Grow(p.Add(dense.Vec3(s.VNew[k : k+3]).Scale(s.H)))
 	}
 	half := box.Hi.Sub(box.Lo).Norm() + planeMargin
-	// The box's centre in the plane's own frame (worldVertex's inverse).
+	// The box's centre in the plane's own frame (placement.at's inverse).
 	ctr := box.Lo.Add(box.Hi).Scale(0.5).Sub(o.Offset)
 	if o.Rotated {
 		c := o.RotationCenter()

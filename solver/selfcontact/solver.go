@@ -483,11 +483,12 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 	for i := range s.kin {
 		kb := &s.kin[i]
 		// The sweep transforms every box a query tests; a refit fits
-		// every box once. At the first fit of a Solve (at rest: x1 is
-		// x0), the last pass's queries choose for the Solve: the sweep
-		// while they tested fewer boxes than the tree has (fewer than a
-		// sweepHysteresis-th of them, when they refit). Either holds
-		// every candidate, so the choice changes no result.
+		// every box once (of a rigid body, only the boxes near the
+		// cloth: RefitSweptNear). At the first fit of a Solve (at rest:
+		// x1 is x0), the last pass's queries choose for the Solve: the
+		// sweep while they tested fewer boxes than the tree has (fewer
+		// than a sweepHysteresis-th of them, when they refit). Either
+		// holds every candidate, so the choice changes no result.
 		if &x1[0] == &x0[0] {
 			tested := 0
 			for b := range s.blocks {
@@ -499,19 +500,22 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 			if !kb.swept {
 				limit /= sweepHysteresis
 			}
-			kb.trySweep = kb.frame.Ok() && tested < limit
-			if kb.trySweep {
+			kb.trySweep = tested < limit
+			if kb.frame.Ok() {
 				kb.fitA, kb.fitB, kb.fitDev = kb.frame.Fit(s.kp, x0, kb.verts)
 			}
 		}
-		if kb.trySweep {
+		kb.swept = false
+		kb.bvh.Margin = margin
+		if kb.frame.Ok() {
 			A0, B0, d0 := kb.fitA, kb.fitB, kb.fitDev
 			A1, B1, d1 := A0, B0, d0
 			if &x1[0] != &x0[0] {
 				A1, B1, d1 = kb.frame.Fit(s.kp, x1, kb.verts)
 			}
 			// A deviation (NaN included) beyond the margin is not a
-			// rigid motion: refitting is then the tighter broad phase.
+			// rigid motion: refitting the whole tree is then the
+			// broad phase.
 			if dev := max(d0, d1); dev <= margin {
 				kb.sweep = geom.Sweep{A0: A0, A1: A1, B0: B0, B1: B1}
 				kb.sweep.Prepare()
@@ -521,12 +525,16 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 				w := kb.sweep.Box(&root, 0)
 				scale := max(math.Abs(w.Lo[0]), math.Abs(w.Lo[1]), math.Abs(w.Lo[2]), math.Abs(w.Hi[0]), math.Abs(w.Hi[1]), math.Abs(w.Hi[2]))
 				kb.sweep.Pad = 2*dev + 1e-12*(1+scale)
-				kb.swept, kb.margin = true, margin
+				if kb.trySweep {
+					kb.swept, kb.margin = true, margin
+				} else {
+					// The cloth's queries all lie in its root box.
+					region := s.bvh.Bounds()
+					kb.bvh.RefitSweptNear(r, x0, x1, &kb.ref, &kb.sweep, &region)
+				}
 				continue
 			}
 		}
-		kb.swept = false
-		kb.bvh.Margin = margin
 		kb.bvh.RefitSwept(r, x0, x1)
 	}
 }
