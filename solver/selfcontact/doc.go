@@ -46,7 +46,9 @@
 // between its vertices, and the fail-safe cannot push cloth into an
 // obstacle. A zone that reaches a kinematic vertex takes that vertex's whole
 // body (its connected kinematic triangles), so that the body's motion is
-// determined in the zone.
+// determined in the zone. A caller that can show a body stays farther than
+// the kinematic thickness from the cloth over the whole step marks it
+// (Kinematic.Apart) and the Solve leaves it out, with the same result.
 //
 // Proximities returns the pairs within the thickness (plus a reach) with
 // their closest-point weights and normals, for a solve that holds them as
