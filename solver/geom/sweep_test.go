@@ -30,6 +30,21 @@ func rigidStep(rng *rand.Rand, n int, h float64) (p, x0, x1 []float64) {
 	return p, x0, x1
 }
 
+// fittedSweep is the sweep of the rigid step p -> x0 -> x1 (rigidStep) as
+// selfcontact fits it: both ends' affine maps, padded by twice the larger
+// deviation.
+func fittedSweep(p, x0, x1 []float64) *Sweep {
+	verts := allVerts(len(p) / 3)
+	f := NewAffineFrame(p, verts)
+	var m Sweep
+	d0, d1 := 0.0, 0.0
+	m.A0, m.B0, d0 = f.Fit(p, x0, verts)
+	m.A1, m.B1, d1 = f.Fit(p, x1, verts)
+	m.Pad = 2*max(d0, d1) + 1e-12
+	m.Prepare()
+	return &m
+}
+
 func allVerts(n int) []int32 {
 	v := make([]int32, n)
 	for i := range v {
@@ -86,14 +101,7 @@ func TestOverlappingSwept(t *testing.T) {
 		// Triangles of nearby points: three of the 20 following a.
 		faces = append(faces, int32(a), int32((a+1+rng.IntN(20))%n), int32((a+1+rng.IntN(20))%n))
 	}
-	verts := allVerts(n)
-	f := NewAffineFrame(p, verts)
-	var m Sweep
-	d0, d1 := 0.0, 0.0
-	m.A0, m.B0, d0 = f.Fit(p, x0, verts)
-	m.A1, m.B1, d1 = f.Fit(p, x1, verts)
-	m.Pad = 2*max(d0, d1) + 1e-12
-	m.Prepare()
+	m := fittedSweep(p, x0, x1)
 	var b BVH
 	b.Build(nil, p, faces, 0)
 	const margin = 0.002
@@ -104,7 +112,7 @@ func TestOverlappingSwept(t *testing.T) {
 		v := rng.IntN(n)
 		c := dense.Vec3(x0[3*v : 3*v+3]).Add(dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.05))
 		q := AABB{Lo: c, Hi: c.Add(dense.Vec3{0.02, 0.02, 0.02})}
-		got, stack, _ = b.OverlappingSwept(&q, &m, margin, got, stack)
+		got, stack, _ = b.OverlappingSwept(&q, m, margin, got, stack)
 		if !slices.IsSorted(got) {
 			t.Fatal("not in increasing order")
 		}
@@ -161,14 +169,7 @@ func TestRefitSweptNear(t *testing.T) {
 		}
 		faces = append(faces, int32(a), int32(b), int32(c))
 	}
-	verts := allVerts(n)
-	f := NewAffineFrame(p, verts)
-	var m Sweep
-	d0, d1 := 0.0, 0.0
-	m.A0, m.B0, d0 = f.Fit(p, x0, verts)
-	m.A1, m.B1, d1 = f.Fit(p, x1, verts)
-	m.Pad = 2*max(d0, d1) + 1e-12
-	m.Prepare()
+	m := fittedSweep(p, x0, x1)
 	const margin = 0.002
 	var ref, full, near BVH
 	ref.Build(nil, p, faces, 0)
@@ -184,7 +185,7 @@ func TestRefitSweptNear(t *testing.T) {
 	// the body's size.
 	c := dense.Vec3(x0[0:3])
 	region := AABB{Lo: c.Sub(dense.Vec3{0.1, 0.1, 0.1}), Hi: c.Add(dense.Vec3{0.1, 0.1, 0.1})}
-	near.RefitSweptNear(nil, x0, x1, &ref, &m, &region)
+	near.RefitSweptNear(nil, x0, x1, &ref, m, &region)
 	if k := len(near.nearByDepth); k == 0 || k >= near.Nodes()/2 {
 		t.Fatalf("%d of %d nodes fitted: want some, and under half", k, near.Nodes())
 	}
