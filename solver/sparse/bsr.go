@@ -43,18 +43,43 @@ func hessKernel(t *task, lo, hi int) {
 		var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
 		for _, c := range p.hCon[p.hPtr[j]:p.hPtr[j+1]] {
 			o, s := int(c.off), int(c.stride)
-			r0 := h[o : o+3 : o+3]
-			r1 := h[o+s : o+s+3 : o+s+3]
-			r2 := h[o+2*s : o+2*s+3 : o+2*s+3]
-			a0 += r0[0]
-			a1 += r0[1]
-			a2 += r0[2]
-			a3 += r1[0]
-			a4 += r1[1]
-			a5 += r1[2]
-			a6 += r2[0]
-			a7 += r2[1]
-			a8 += r2[2]
+			switch {
+			case s > 0:
+				r0 := h[o : o+3 : o+3]
+				r1 := h[o+s : o+s+3 : o+s+3]
+				r2 := h[o+2*s : o+2*s+3 : o+2*s+3]
+				a0 += r0[0]
+				a1 += r0[1]
+				a2 += r0[2]
+				a3 += r1[0]
+				a4 += r1[1]
+				a5 += r1[2]
+				a6 += r2[0]
+				a7 += r2[1]
+				a8 += r2[2]
+			case s == 0: // a Packed block, transposed
+				b := h[o : o+9 : o+9]
+				a0 += b[0]
+				a1 += b[3]
+				a2 += b[6]
+				a3 += b[1]
+				a4 += b[4]
+				a5 += b[7]
+				a6 += b[2]
+				a7 += b[5]
+				a8 += b[8]
+			default: // a Factor block u v^T
+				u, v := h[o:o+3:o+3], h[-s-1:2-s:2-s]
+				a0 += u[0] * v[0]
+				a1 += u[0] * v[1]
+				a2 += u[0] * v[2]
+				a3 += u[1] * v[0]
+				a4 += u[1] * v[1]
+				a5 += u[1] * v[2]
+				a6 += u[2] * v[0]
+				a7 += u[2] * v[1]
+				a8 += u[2] * v[2]
+			}
 		}
 		d := val[9*j : 9*j+9 : 9*j+9]
 		d[0], d[1], d[2] = a0, a1, a2
