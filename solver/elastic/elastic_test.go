@@ -609,6 +609,13 @@ func TestNoAllocs(t *testing.T) {
 	}); a != 0 {
 		t.Fatalf("MembraneGradHess allocs %v", a)
 	}
+	var P54 [54]float64
+	if a := testing.AllocsPerRun(100, func() {
+		MembraneGradHessPSD(&mc.rest, mc.p, mc.x[0], mc.x[1], mc.x[2], 0.5, &g9, &P54)
+		HingeGradGN(&hc.rest, hc.kb, hc.x[0], hc.x[1], hc.x[2], hc.x[3], 0.5, &g12, &g12)
+	}); a != 0 {
+		t.Fatalf("MembraneGradHessPSD, HingeGradGN allocs %v", a)
+	}
 	if a := testing.AllocsPerRun(100, func() {
 		MembraneEnergy(&mc.rest, mc.p, mc.x[0], mc.x[1], mc.x[2])
 	}); a != 0 {

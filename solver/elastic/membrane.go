@@ -97,7 +97,7 @@ func PrincipalStrains(F dense.Mat32) [2]float64 {
 // with w_k the modes pulled back through F = Ds Dm^-1. Singular values are floored at
 // SingularEps where divided by (collapsed triangles only).
 func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]float64, H *[81]float64) float64 {
-	return membraneGradHess(r, p, x0, x1, x2, 1, g, H, false)
+	return membraneGradHess(r, p, x0, x1, x2, 1, g, H[:], &fullLayout, false)
 }
 
 // MembraneGradHessPSD is MembraneGradHess with the Hessian projected onto the PSD
@@ -107,14 +107,42 @@ func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]floa
 // Hessian wherever the exact one is PSD in F-space, and costs nothing extra.
 // It writes w times the Hessian into H, each entry rounded once more than the
 // Hessian's (w = h^2 + h beta gives the entries of the implicit system, Weidner
-// 2018 eq. 11, without another pass over H).
-func MembraneGradHessPSD(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, w float64, g *[9]float64, H *[81]float64) float64 {
-	return membraneGradHess(r, p, x0, x1, x2, w, g, H, true)
+// 2018 eq. 11, without another pass over H), packed: only the 3x3 blocks
+// (a, b) with a <= b, each row-major, in the order (0,0), (0,1), (0,2), (1,1),
+// (1,2), (2,2) (sparse.Packed), the Hessian being symmetric bit for bit.
+func MembraneGradHessPSD(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, w float64, g *[9]float64, H *[54]float64) float64 {
+	return membraneGradHess(r, p, x0, x1, x2, w, g, H[:], &packedLayout, true)
 }
 
-// membraneGradHess is MembraneGradHess, with the Hessian times hw and
-// projected when clamp is set.
-func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64, g *[9]float64, H *[81]float64, clamp bool) float64 {
+// hessLayout says where a symmetric 9x9 Hessian's entry (i, j), i <= j, goes:
+// entry t of the upper triangle, in row order, is written at up[t] and, as
+// entry (j, i), at lo[t] (the same place when the layout stores one of them).
+type hessLayout struct {
+	up, lo [45]uint8
+}
+
+// fullLayout is the 9x9 row-major matrix; packedLayout its upper 3x3 blocks
+// (see MembraneGradHessPSD).
+var fullLayout, packedLayout = func() (full, packed hessLayout) {
+	t := 0
+	for i := 0; i < 9; i++ {
+		for j := i; j < 9; j++ {
+			full.up[t], full.lo[t] = uint8(9*i+j), uint8(9*j+i)
+			a, b, m, n := i/3, j/3, i%3, j%3
+			blk := 9 * (3*a - a*(a-1)/2 + b - a) // a <= b: blocks (0,0)...(2,2)
+			packed.up[t], packed.lo[t] = uint8(blk+3*m+n), uint8(blk+3*m+n)
+			if a == b {
+				packed.lo[t] = uint8(blk + 3*n + m)
+			}
+			t++
+		}
+	}
+	return full, packed
+}()
+
+// membraneGradHess is MembraneGradHess, with the Hessian times hw, projected
+// when clamp is set, written into H in layout lay.
+func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64, g *[9]float64, H []float64, lay *hessLayout, clamp bool) float64 {
 	F := r.DeformationGradient(x0, x1, x2)
 	U, s, V := dense.SVD32(F)
 	A := r.Area
@@ -143,7 +171,7 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 	}
 
 	// Hessian modes. W[(i,j)][(a,m)] = Q[m][i] cv[a][j]; w_k = W^T e_k.
-	sc0, sc1 := math.Max(s[0], SingularEps), math.Max(s[1], SingularEps)
+	sc0, sc1 := floorAt(s[0], SingularEps), floorAt(s[1], SingularEps)
 	mu2 := 2 * p.Mu
 	lt := p.Lambda * tr
 	beta := (lt - mu2) / (sc0 + sc1)
@@ -157,7 +185,7 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 	}
 	if clamp {
 		for k := range lam {
-			lam[k] = math.Max(lam[k], 0)
+			lam[k] = floorAt(lam[k], 0)
 		}
 	}
 	const r2 = 0.70710678118654752440
@@ -179,6 +207,7 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 	}
 	// H_ij = A sum_k lam_k w_ki w_kj, summed over k in order from zero, with
 	// the sum written out so that the entries of a row overlap.
+	t := 0
 	for i := 0; i < 9; i++ {
 		l0, l1, l2 := lam[0]*w[0][i], lam[1]*w[1][i], lam[2]*w[2][i]
 		l3, l4, l5 := lam[3]*w[3][i], lam[4]*w[4][i], lam[5]*w[5][i]
@@ -186,9 +215,20 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 			v := 0.0 + l0*w[0][j] + l1*w[1][j] + l2*w[2][j] + l3*w[3][j] + l4*w[4][j] + l5*w[5][j]
 			v *= A
 			v *= hw
-			H[9*i+j] = v
-			H[9*j+i] = v
+			H[lay.up[t]] = v
+			H[lay.lo[t]] = v
+			t++
 		}
 	}
 	return E
+}
+
+// floorAt returns math.Max(x, f) for f >= +0 (NaN for NaN x, +0 for x = -0
+// and f = +0) without math.Max's call to its assembly form, which the
+// compiler does not inline.
+func floorAt(x, f float64) float64 {
+	if x <= f {
+		return f
+	}
+	return x
 }
