@@ -44,7 +44,44 @@ func hessKernel(t *task, lo, hi int) {
 		for _, c := range p.hCon[p.hPtr[j]:p.hPtr[j+1]] {
 			o, s := int(c.off), int(c.stride)
 			switch {
-			case s > 0:
+			case s < 0: // a Factor block u v^T, row by row
+				u, v := h[o:o+3:o+3], h[-s-1:2-s:2-s]
+				v0, v1, v2 := v[0], v[1], v[2]
+				x := u[0]
+				a0 += x * v0
+				a1 += x * v1
+				a2 += x * v2
+				x = u[1]
+				a3 += x * v0
+				a4 += x * v1
+				a5 += x * v2
+				x = u[2]
+				a6 += x * v0
+				a7 += x * v1
+				a8 += x * v2
+			case s == 3: // a contiguous row-major block
+				b := h[o : o+9 : o+9]
+				a0 += b[0]
+				a1 += b[1]
+				a2 += b[2]
+				a3 += b[3]
+				a4 += b[4]
+				a5 += b[5]
+				a6 += b[6]
+				a7 += b[7]
+				a8 += b[8]
+			case s == 0: // a Packed block, transposed
+				b := h[o : o+9 : o+9]
+				a0 += b[0]
+				a1 += b[3]
+				a2 += b[6]
+				a3 += b[1]
+				a4 += b[4]
+				a5 += b[7]
+				a6 += b[2]
+				a7 += b[5]
+				a8 += b[8]
+			default:
 				r0 := h[o : o+3 : o+3]
 				r1 := h[o+s : o+s+3 : o+s+3]
 				r2 := h[o+2*s : o+2*s+3 : o+2*s+3]
@@ -57,28 +94,6 @@ func hessKernel(t *task, lo, hi int) {
 				a6 += r2[0]
 				a7 += r2[1]
 				a8 += r2[2]
-			case s == 0: // a Packed block, transposed
-				b := h[o : o+9 : o+9]
-				a0 += b[0]
-				a1 += b[3]
-				a2 += b[6]
-				a3 += b[1]
-				a4 += b[4]
-				a5 += b[7]
-				a6 += b[2]
-				a7 += b[5]
-				a8 += b[8]
-			default: // a Factor block u v^T
-				u, v := h[o:o+3:o+3], h[-s-1:2-s:2-s]
-				a0 += u[0] * v[0]
-				a1 += u[0] * v[1]
-				a2 += u[0] * v[2]
-				a3 += u[1] * v[0]
-				a4 += u[1] * v[1]
-				a5 += u[1] * v[2]
-				a6 += u[2] * v[0]
-				a7 += u[2] * v[1]
-				a8 += u[2] * v[2]
 			}
 		}
 		d := val[9*j : 9*j+9 : 9*j+9]
