@@ -648,6 +648,19 @@ func BenchmarkMembraneGradHess(b *testing.B) {
 	}
 }
 
+// BenchmarkMembraneGradHessPSD times the force fill's membrane kernel.
+func BenchmarkMembraneGradHessPSD(b *testing.B) {
+	rng := rand.New(rand.NewSource(41))
+	cs := membraneCases(b, rng, 64)
+	var g [9]float64
+	var H [54]float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := &cs[i&63]
+		sinkE += MembraneGradHessPSD(&c.rest, c.p, c.x[0], c.x[1], c.x[2], 0.5, &g, &H)
+	}
+}
+
 func BenchmarkMembraneEnergy(b *testing.B) {
 	rng := rand.New(rand.NewSource(41))
 	cs := membraneCases(b, rng, 64)
@@ -667,6 +680,18 @@ func BenchmarkHingeGradHess(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		c := &cs[i%63]
 		sinkE += HingeGradHess(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], &g, &H)
+	}
+}
+
+// BenchmarkHingeGradGN times the force fill's hinge kernel.
+func BenchmarkHingeGradGN(b *testing.B) {
+	rng := rand.New(rand.NewSource(42))
+	cs := hingeCases(b, rng, 63)
+	var g, u [12]float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := &cs[i%63]
+		sinkE += HingeGradGN(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], 0.5, &g, &u)
 	}
 }
 

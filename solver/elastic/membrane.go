@@ -97,7 +97,20 @@ func PrincipalStrains(F dense.Mat32) [2]float64 {
 // with w_k the modes pulled back through F = Ds Dm^-1. Singular values are floored at
 // SingularEps where divided by (collapsed triangles only).
 func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]float64, H *[81]float64) float64 {
-	return membraneGradHess(r, p, x0, x1, x2, 1, g, H[:], &fullLayout, false)
+	var P [54]float64
+	E := membraneGradHess(r, p, x0, x1, x2, 1, g, &P, false)
+	for a := 0; a < 3; a++ {
+		for b := a; b < 3; b++ {
+			blk := (*[9]float64)(P[9*packedBlock(a, b):])
+			for m := 0; m < 3; m++ {
+				for n := 0; n < 3; n++ {
+					H[9*(3*a+m)+3*b+n] = blk[3*m+n]
+					H[9*(3*b+n)+3*a+m] = blk[3*m+n]
+				}
+			}
+		}
+	}
+	return E
 }
 
 // MembraneGradHessPSD is MembraneGradHess with the Hessian projected onto the PSD
@@ -111,38 +124,37 @@ func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]floa
 // (a, b) with a <= b, each row-major, in the order (0,0), (0,1), (0,2), (1,1),
 // (1,2), (2,2) (sparse.Packed), the Hessian being symmetric bit for bit.
 func MembraneGradHessPSD(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, w float64, g *[9]float64, H *[54]float64) float64 {
-	return membraneGradHess(r, p, x0, x1, x2, w, g, H[:], &packedLayout, true)
+	return membraneGradHess(r, p, x0, x1, x2, w, g, H, true)
 }
 
-// hessLayout says where a symmetric 9x9 Hessian's entry (i, j), i <= j, goes:
-// entry t of the upper triangle, in row order, is written at up[t] and, as
-// entry (j, i), at lo[t] (the same place when the layout stores one of them).
-type hessLayout struct {
-	up, lo [45]uint8
-}
-
-// fullLayout is the 9x9 row-major matrix; packedLayout its upper 3x3 blocks
-// (see MembraneGradHessPSD).
-var fullLayout, packedLayout = func() (full, packed hessLayout) {
-	t := 0
-	for i := 0; i < 9; i++ {
-		for j := i; j < 9; j++ {
-			full.up[t], full.lo[t] = uint8(9*i+j), uint8(9*j+i)
-			a, b, m, n := i/3, j/3, i%3, j%3
-			blk := 9 * (3*a - a*(a-1)/2 + b - a) // a <= b: blocks (0,0)...(2,2)
-			packed.up[t], packed.lo[t] = uint8(blk+3*m+n), uint8(blk+3*m+n)
-			if a == b {
-				packed.lo[t] = uint8(blk + 3*n + m)
-			}
-			t++
+// packUpper packs the upper 3x3 blocks of the symmetric 9x9 matrix whose
+// upper triangle up holds into H, as MembraneGradHessPSD writes them.
+func packUpper(up *[9][9]float64, H *[54]float64) {
+	for a := 0; a < 3; a++ {
+		blk := (*[9]float64)(H[9*packedBlock(a, a):])
+		r0, r1, r2 := &up[3*a], &up[3*a+1], &up[3*a+2]
+		blk[0], blk[1], blk[2] = r0[3*a], r0[3*a+1], r0[3*a+2]
+		blk[3], blk[4], blk[5] = r0[3*a+1], r1[3*a+1], r1[3*a+2]
+		blk[6], blk[7], blk[8] = r0[3*a+2], r1[3*a+2], r2[3*a+2]
+		for b := a + 1; b < 3; b++ {
+			blk := (*[9]float64)(H[9*packedBlock(a, b):])
+			c0, c1, c2 := (*[3]float64)(r0[3*b:]), (*[3]float64)(r1[3*b:]), (*[3]float64)(r2[3*b:])
+			blk[0], blk[1], blk[2] = c0[0], c0[1], c0[2]
+			blk[3], blk[4], blk[5] = c1[0], c1[1], c1[2]
+			blk[6], blk[7], blk[8] = c2[0], c2[1], c2[2]
 		}
 	}
-	return full, packed
-}()
+}
+
+// packedBlock returns the index of block (a, b), a <= b, among the upper 3x3
+// blocks of a 9x9 Hessian, packed as MembraneGradHessPSD writes them.
+func packedBlock(a, b int) int {
+	return 3*a - a*(a-1)/2 + b - a
+}
 
 // membraneGradHess is MembraneGradHess, with the Hessian times hw, projected
-// when clamp is set, written into H in layout lay.
-func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64, g *[9]float64, H []float64, lay *hessLayout, clamp bool) float64 {
+// when clamp is set, packed into H as MembraneGradHessPSD writes it.
+func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64, g *[9]float64, H *[54]float64, clamp bool) float64 {
 	F := r.DeformationGradient(x0, x1, x2)
 	U, s, V := dense.SVD32(F)
 	A := r.Area
@@ -205,21 +217,24 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 			w[5][k] = n[m] * cv[a][1]
 		}
 	}
-	// H_ij = A sum_k lam_k w_ki w_kj, summed over k in order from zero, with
-	// the sum written out so that the entries of a row overlap.
-	t := 0
+	// H_ij = A sum_k lam_k w_ki w_kj for j >= i, summed over k in order,
+	// with the sum written out so that the entries of a row overlap, into
+	// the upper triangle of up, then packed into H. (A sum that starts from
+	// zero would turn a -0 into +0, which the assembly, summing from +0,
+	// does anyway.)
+	var up [9][9]float64
 	for i := 0; i < 9; i++ {
 		l0, l1, l2 := lam[0]*w[0][i], lam[1]*w[1][i], lam[2]*w[2][i]
 		l3, l4, l5 := lam[3]*w[3][i], lam[4]*w[4][i], lam[5]*w[5][i]
+		row := &up[i]
 		for j := i; j < 9; j++ {
-			v := 0.0 + l0*w[0][j] + l1*w[1][j] + l2*w[2][j] + l3*w[3][j] + l4*w[4][j] + l5*w[5][j]
+			v := l0*w[0][j] + l1*w[1][j] + l2*w[2][j] + l3*w[3][j] + l4*w[4][j] + l5*w[5][j]
 			v *= A
 			v *= hw
-			H[lay.up[t]] = v
-			H[lay.lo[t]] = v
-			t++
+			row[j] = v
 		}
 	}
+	packUpper(&up, H)
 	return E
 }
 
