@@ -163,14 +163,14 @@ func HingeGradGN(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float64,
 	return E
 }
 
-// hingeTerms holds the angle, the energy's factors and the R9 gradients of
-// the quantities theta is made of (see HingeGradHess), for the gradient and
-// the Hessians.
+// hingeTerms holds the angle, the energy's factors and the quantities theta
+// is made of with their R9 gradients (see HingeGradHess), for the gradient
+// and the Hessians.
 type hingeTerms struct {
-	a, b, c, ah                        dense.Vec3
-	L, D, x, y, pp, qq, mm, rr, inv    float64
-	k2, d                              float64 // 2 kb W, theta - theta0
-	gD, gL, gp, gq, gm, gr, gy, gx, gt [9]float64
+	a, b, c, ah                     dense.Vec3
+	L, D, x, y, pp, qq, mm, rr, inv float64
+	k2, d                           float64 // 2 kb W, theta - theta0
+	gy, gx, gt                      [9]float64
 }
 
 // eval computes the terms of the hinge at x0..x3 and returns the energy, and
@@ -193,19 +193,19 @@ func (t *hingeTerms) eval(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3) (
 		return E, false
 	}
 
-	// Gradients in R9 (blocks a, b, c).
+	// Gradients in R9 (blocks a, b, c) of y = -(|a| D) and x = pp qq - mm rr
+	// from those of D (bc, ca, ab), |a| (ah, 0, 0), pp (b, a, 0), qq (c, 0,
+	// a), mm (2a, 0, 0) and rr (0, c, b) (hingeGradients lists them), their
+	// zero blocks left out: that changes at most the sign of a zero entry,
+	// which no sum the assembly makes (from +0) can tell.
 	ah := a.Scale(1 / L)
 	for i := 0; i < 3; i++ {
-		t.gD[i], t.gD[3+i], t.gD[6+i] = bc[i], ca[i], ab[i]
-		t.gL[i], t.gL[3+i], t.gL[6+i] = ah[i], 0, 0
-		t.gp[i], t.gp[3+i], t.gp[6+i] = b[i], a[i], 0
-		t.gq[i], t.gq[3+i], t.gq[6+i] = c[i], 0, a[i]
-		t.gm[i], t.gm[3+i], t.gm[6+i] = 2*a[i], 0, 0
-		t.gr[i], t.gr[3+i], t.gr[6+i] = 0, c[i], b[i]
-	}
-	for i := 0; i < 9; i++ {
-		t.gy[i] = -(D*t.gL[i] + L*t.gD[i])
-		t.gx[i] = qq*t.gp[i] + pp*t.gq[i] - rr*t.gm[i] - mm*t.gr[i]
+		t.gy[i] = -(D*ah[i] + L*bc[i])
+		t.gy[3+i] = -(L * ca[i])
+		t.gy[6+i] = -(L * ab[i])
+		t.gx[i] = qq*b[i] + pp*c[i] - rr*(2*a[i])
+		t.gx[3+i] = qq*a[i] - mm*c[i]
+		t.gx[6+i] = pp*a[i] - mm*b[i]
 	}
 	inv := 1 / rho
 	for i := 0; i < 9; i++ {
@@ -220,14 +220,25 @@ func (t *hingeTerms) eval(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3) (
 // grad writes the energy gradient k2 d grad theta, chained to the 12 vertex
 // coordinates (x_v for v = 1,2,3 maps to block v-1; x0 = -sum).
 func (t *hingeTerms) grad(g *[12]float64) {
+	kd, gt := t.k2*t.d, &t.gt
 	for i := 0; i < 3; i++ {
-		gsum := 0.0
-		for v := 1; v < 4; v++ {
-			gv := t.k2 * t.d * t.gt[3*(v-1)+i]
-			g[3*v+i] = gv
-			gsum += gv
-		}
-		g[i] = -gsum
+		g1, g2, g3 := kd*gt[i], kd*gt[3+i], kd*gt[6+i]
+		g[i], g[3+i], g[6+i], g[9+i] = -(0.0 + g1 + g2 + g3), g1, g2, g3
+	}
+}
+
+// hingeGradients writes the gradients in R9 = (a, b, c) of D = det(a,b,c),
+// L = |a|, pp = a.b, qq = a.c, mm = a.a and rr = b.c (ah = a/|a|) into the
+// zeroed gD, gL, gp, gq, gm and gr.
+func hingeGradients(a, b, c, ah dense.Vec3, gD, gL, gp, gq, gm, gr *[9]float64) {
+	bc, ca, ab := b.Cross(c), c.Cross(a), a.Cross(b)
+	for i := 0; i < 3; i++ {
+		gD[i], gD[3+i], gD[6+i] = bc[i], ca[i], ab[i]
+		gL[i] = ah[i]
+		gp[i], gp[3+i] = b[i], a[i]
+		gq[i], gq[6+i] = c[i], a[i]
+		gm[i] = 2 * a[i]
+		gr[3+i], gr[6+i] = c[i], b[i]
 	}
 }
 
@@ -236,7 +247,9 @@ func (t *hingeTerms) grad(g *[12]float64) {
 func hingeExactHess9(H9 *[81]float64, t *hingeTerms) {
 	a, b, c, ah := t.a, t.b, t.c, t.ah
 	L, D, x, y, pp, qq, mm, rr, inv, k2, d := t.L, t.D, t.x, t.y, t.pp, t.qq, t.mm, t.rr, t.inv, t.k2, t.d
-	gt, gD, gL, gp, gq, gm, gr, gx, gy := &t.gt, &t.gD, &t.gL, &t.gp, &t.gq, &t.gm, &t.gr, &t.gx, &t.gy
+	gt, gx, gy := &t.gt, &t.gx, &t.gy
+	var gD, gL, gp, gq, gm, gr [9]float64
+	hingeGradients(a, b, c, ah, &gD, &gL, &gp, &gq, &gm, &gr)
 	// Hessians in R9 of y and x, combined: M = x Hess y - y Hess x.
 	var M [81]float64
 	// Hess y = -(gD gL^T + gL gD^T + D Hess L + L Hess D).
