@@ -70,30 +70,21 @@ func hessKernel(t *task, lo, hi int) {
 				a6 += b[6]
 				a7 += b[7]
 				a8 += b[8]
-			case s == 0: // a Packed block, transposed
-				b := h[o : o+9 : o+9]
+			default: // a stored block: entry (r, c) at o + r*rs + c*cs
+				rs, cs := s, 1
+				if s == 0 { // a Packed block, transposed
+					rs, cs = 1, 3
+				}
+				b := h[o : o+2*rs+2*cs+1]
 				a0 += b[0]
-				a1 += b[3]
-				a2 += b[6]
-				a3 += b[1]
-				a4 += b[4]
-				a5 += b[7]
-				a6 += b[2]
-				a7 += b[5]
-				a8 += b[8]
-			default:
-				r0 := h[o : o+3 : o+3]
-				r1 := h[o+s : o+s+3 : o+s+3]
-				r2 := h[o+2*s : o+2*s+3 : o+2*s+3]
-				a0 += r0[0]
-				a1 += r0[1]
-				a2 += r0[2]
-				a3 += r1[0]
-				a4 += r1[1]
-				a5 += r1[2]
-				a6 += r2[0]
-				a7 += r2[1]
-				a8 += r2[2]
+				a1 += b[cs]
+				a2 += b[2*cs]
+				a3 += b[rs]
+				a4 += b[rs+cs]
+				a5 += b[rs+2*cs]
+				a6 += b[2*rs]
+				a7 += b[2*rs+cs]
+				a8 += b[2*rs+2*cs]
 			}
 		}
 		d := val[9*j : 9*j+9 : 9*j+9]
