@@ -636,28 +636,25 @@ func TestNoAllocs(t *testing.T) {
 
 var sinkE float64
 
+// BenchmarkMembraneGradHess times the exact kernel and the force fill's
+// (PSD, weighted, packed).
 func BenchmarkMembraneGradHess(b *testing.B) {
 	rng := rand.New(rand.NewSource(41))
 	cs := membraneCases(b, rng, 64)
 	var g [9]float64
 	var H [81]float64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		c := &cs[i&63]
-		sinkE += MembraneGradHess(&c.rest, c.p, c.x[0], c.x[1], c.x[2], &g, &H)
-	}
-}
-
-// BenchmarkMembraneGradHessPSD times the force fill's membrane kernel.
-func BenchmarkMembraneGradHessPSD(b *testing.B) {
-	rng := rand.New(rand.NewSource(41))
-	cs := membraneCases(b, rng, 64)
-	var g [9]float64
-	var H [54]float64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		c := &cs[i&63]
-		sinkE += MembraneGradHessPSD(&c.rest, c.p, c.x[0], c.x[1], c.x[2], 0.5, &g, &H)
+	var P [54]float64
+	for _, psd := range []bool{false, true} {
+		b.Run(map[bool]string{false: "exact", true: "psd"}[psd], func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				c := &cs[i&63]
+				if psd {
+					sinkE += MembraneGradHessPSD(&c.rest, c.p, c.x[0], c.x[1], c.x[2], 0.5, &g, &P)
+				} else {
+					sinkE += MembraneGradHess(&c.rest, c.p, c.x[0], c.x[1], c.x[2], &g, &H)
+				}
+			}
+		})
 	}
 }
 
@@ -671,27 +668,24 @@ func BenchmarkMembraneEnergy(b *testing.B) {
 	}
 }
 
+// BenchmarkHingeGradHess times the exact kernel and the force fill's
+// (Gauss-Newton, weighted, as its factor).
 func BenchmarkHingeGradHess(b *testing.B) {
 	rng := rand.New(rand.NewSource(42))
 	cs := hingeCases(b, rng, 63)
-	var g [12]float64
-	var H [144]float64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		c := &cs[i%63]
-		sinkE += HingeGradHess(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], &g, &H)
-	}
-}
-
-// BenchmarkHingeGradGN times the force fill's hinge kernel.
-func BenchmarkHingeGradGN(b *testing.B) {
-	rng := rand.New(rand.NewSource(42))
-	cs := hingeCases(b, rng, 63)
 	var g, u [12]float64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		c := &cs[i%63]
-		sinkE += HingeGradGN(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], 0.5, &g, &u)
+	var H [144]float64
+	for _, gn := range []bool{false, true} {
+		b.Run(map[bool]string{false: "exact", true: "gn"}[gn], func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				c := &cs[i%63]
+				if gn {
+					sinkE += HingeGradGN(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], 0.5, &g, &u)
+				} else {
+					sinkE += HingeGradHess(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], &g, &H)
+				}
+			}
+		})
 	}
 }
 

@@ -99,6 +99,13 @@ func PrincipalStrains(F dense.Mat32) [2]float64 {
 func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]float64, H *[81]float64) float64 {
 	var P [54]float64
 	E := membraneGradHess(r, p, x0, x1, x2, 1, g, &P, false)
+	unpack(&P, H)
+	return E
+}
+
+// unpack expands the packed upper blocks P (as MembraneGradHessPSD writes
+// them) of a symmetric 9x9 matrix into H, row-major.
+func unpack(P *[54]float64, H *[81]float64) {
 	for a := 0; a < 3; a++ {
 		for b := a; b < 3; b++ {
 			blk := (*[9]float64)(P[9*packedBlock(a, b):])
@@ -110,7 +117,6 @@ func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]floa
 			}
 		}
 	}
-	return E
 }
 
 // MembraneGradHessPSD is MembraneGradHess with the Hessian projected onto the PSD

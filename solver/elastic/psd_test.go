@@ -41,7 +41,8 @@ func TestMembranePSDVariant(t *testing.T) {
 		if e != ep || g != gp {
 			t.Fatalf("%s: PSD variant changed energy or gradient", c.name)
 		}
-		Hp := unpackBlocks(P[:], 3)
+		var Hp [81]float64
+		unpack(&P, &Hp)
 		scale := math.Max(norm(H[:]), 1e-300)
 		if m := minEigen(t, Hp[:], 9); m < -1e-12*scale {
 			t.Fatalf("%s: PSD variant has eigenvalue %g", c.name, m)
@@ -51,8 +52,7 @@ func TestMembranePSDVariant(t *testing.T) {
 		}
 		F := c.rest.DeformationGradient(c.x[0], c.x[1], c.x[2])
 		if _, s, _ := dense.SVD32(F); s[1] >= 1 {
-			// No eigenvalue clamped: the same arithmetic, so the same bits
-			// (which also checks the packed layout entry by entry).
+			// No eigenvalue clamped: the same arithmetic, so the same bits.
 			stretched++
 			for i := range H {
 				if math.Float64bits(H[i]) != math.Float64bits(Hp[i]) {
@@ -161,26 +161,6 @@ func outer(u []float64) []float64 {
 	for i := range u {
 		for j := range u {
 			H[i*len(u)+j] = u[i] * u[j]
-		}
-	}
-	return H
-}
-
-// unpackBlocks expands the upper 3x3 blocks of a symmetric 3k x 3k matrix,
-// stored row of blocks after row of blocks, each block row-major.
-func unpackBlocks(P []float64, k int) []float64 {
-	m := 3 * k
-	H := make([]float64, m*m)
-	at := 0
-	for a := 0; a < k; a++ {
-		for b := a; b < k; b++ {
-			for r := 0; r < 3; r++ {
-				for c := 0; c < 3; c++ {
-					H[(3*a+r)*m+3*b+c] = P[at]
-					H[(3*b+c)*m+3*a+r] = P[at]
-					at++
-				}
-			}
 		}
 	}
 	return H
