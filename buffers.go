@@ -89,20 +89,27 @@ func (s *Sim) Normals(b Body, dst []float32) (int, error) {
 	}
 	s.nrm = s.nrm[:n]
 	clear(s.nrm)
+	// On scalars (Go keeps [3]float64 values in memory): the vector form's
+	// operations in the same order.
+	p, nrm := s.pos, s.nrm
 	for _, f := range bm.Faces {
-		x0 := s.pos[f[0]]
-		c := s.pos[f[1]].Sub(x0).Cross(s.pos[f[2]].Sub(x0))
+		a, b, c := &p[f[0]], &p[f[1]], &p[f[2]]
+		u0, u1, u2 := b[0]-a[0], b[1]-a[1], b[2]-a[2]
+		w0, w1, w2 := c[0]-a[0], c[1]-a[1], c[2]-a[2]
+		c0, c1, c2 := u1*w2-u2*w1, u2*w0-u0*w2, u0*w1-u1*w0
 		for _, v := range f {
-			s.nrm[v] = s.nrm[v].Add(c)
+			m := &nrm[v]
+			m[0], m[1], m[2] = m[0]+c0, m[1]+c1, m[2]+c2
 		}
 	}
-	for k, v := range s.nrm {
-		if l := v.Norm(); l > 0 && !math.IsInf(l, 0) {
-			v = v.Scale(1 / l)
-		} else {
-			v = dense.Vec3{}
+	for k := range nrm {
+		v := &nrm[k]
+		var o0, o1, o2 float32
+		if l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); l > 0 && !math.IsInf(l, 0) {
+			r := 1 / l
+			o0, o1, o2 = float32(r*v[0]), float32(r*v[1]), float32(r*v[2])
 		}
-		dst[3*k], dst[3*k+1], dst[3*k+2] = float32(v[0]), float32(v[1]), float32(v[2])
+		dst[3*k], dst[3*k+1], dst[3*k+2] = o0, o1, o2
 	}
 	return n, nil
 }

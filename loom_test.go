@@ -494,3 +494,58 @@ func TestStrandPositions(t *testing.T) {
 		t.Errorf("unknown strand: %v", err)
 	}
 }
+
+// TestNormalsAreaWeighted: after the cape has swung for 40 frames, each
+// vertex normal is the normalized sum of its faces' cross products
+// (x1-x0) x (x2-x0), recomputed here from Positions and Triangles.
+func TestNormalsAreaWeighted(t *testing.T) {
+	s, b, ch := loadCape(t, 12, Options{Workers: 1})
+	defer s.Close()
+	for i := range 40 {
+		p, q := walk(i+1, s.Dt())
+		if err := s.SetObstaclePose(ch, p, q); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, _ := s.VertexCount(b)
+	nt, _ := s.TriangleCount(b)
+	pos, nrm, tri := make([]float32, 3*n), make([]float32, 3*n), make([]uint32, 3*nt)
+	s.Positions(b, pos)
+	s.Normals(b, nrm)
+	s.Triangles(b, tri)
+	sum := make([][3]float64, n)
+	for f := 0; f < len(tri); f += 3 {
+		var x [3][3]float64
+		for k := range 3 {
+			for d := range 3 {
+				x[k][d] = float64(pos[3*tri[f+k]+uint32(d)])
+			}
+		}
+		u := [3]float64{x[1][0] - x[0][0], x[1][1] - x[0][1], x[1][2] - x[0][2]}
+		w := [3]float64{x[2][0] - x[0][0], x[2][1] - x[0][1], x[2][2] - x[0][2]}
+		c := [3]float64{u[1]*w[2] - u[2]*w[1], u[2]*w[0] - u[0]*w[2], u[0]*w[1] - u[1]*w[0]}
+		for k := range 3 {
+			for d := range 3 {
+				sum[tri[f+k]][d] += c[d]
+			}
+		}
+	}
+	bent := 0
+	for v := range n {
+		l := math.Sqrt(sum[v][0]*sum[v][0] + sum[v][1]*sum[v][1] + sum[v][2]*sum[v][2])
+		for d := range 3 {
+			if e := math.Abs(float64(nrm[3*v+d]) - sum[v][d]/l); e > 1e-4 {
+				t.Fatalf("vertex %d: normal %v, want %v", v, nrm[3*v:3*v+3], [3]float64{sum[v][0] / l, sum[v][1] / l, sum[v][2] / l})
+			}
+		}
+		if math.Abs(sum[v][1]/l) < 0.99 {
+			bent++
+		}
+	}
+	if bent == 0 {
+		t.Fatal("every normal is along y: the cape has not moved, the test checks nothing")
+	}
+}

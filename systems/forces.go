@@ -7,9 +7,10 @@ import (
 )
 
 // ForceFill evaluates every element's elastic gradient and PSD Hessian
-// (membrane: projected in deformation-gradient space; hinge: Gauss-Newton),
-// each Hessian times its weight in the implicit system, in parallel into flat
-// per-element arrays (pass one), then assembles the gradient and the system
+// (membrane: projected in deformation-gradient space, its upper blocks
+// (sparse.Packed); hinge: Gauss-Newton, as its rank-one factor
+// (sparse.Factor)), each Hessian times its weight in the implicit system, in
+// parallel into flat per-element arrays (pass one), then assembles the gradient and the system
 // matrix in parallel over rows from the pattern's contribution map (pass two).
 // With K = -Hessian and Rayleigh damping (alpha M + beta(-K)) the linearly
 // implicit Euler step of Weidner 2018 eq. 11 becomes
@@ -53,15 +54,15 @@ func (f *ForceFill) fillRange(lo, hi int) {
 		if e < nf {
 			v := s.Faces[3*e : 3*e+3]
 			g := (*[9]float64)(s.ElemGrad[s.Pattern.GradOffset(0, e):])
-			H := (*[81]float64)(s.ElemHess[s.Pattern.HessOffset(0, e):])
+			H := (*[54]float64)(s.ElemHess[s.Pattern.HessOffset(0, e):])
 			elastic.MembraneGradHessPSD(&s.FaceRest[e], s.FaceLame[e], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), h*h+h*s.FaceBeta[e], g, H)
 			continue
 		}
 		k := e - nf
 		v := s.Hinges[4*k : 4*k+4]
 		g := (*[12]float64)(s.ElemGrad[s.Pattern.GradOffset(1, k):])
-		H := (*[144]float64)(s.ElemHess[s.Pattern.HessOffset(1, k):])
-		elastic.HingeGradHessGN(&s.HingeRest[k], s.HingeKb[k], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), vec(s.X, v[3]), h*h+h*s.HingeBeta[k], g, H)
+		u := (*[12]float64)(s.ElemHess[s.Pattern.HessOffset(1, k):])
+		elastic.HingeGradGN(&s.HingeRest[k], s.HingeKb[k], vec(s.X, v[0]), vec(s.X, v[1]), vec(s.X, v[2]), vec(s.X, v[3]), h*h+h*s.HingeBeta[k], g, u)
 	}
 }
 

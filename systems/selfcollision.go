@@ -2,6 +2,8 @@ package systems
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -66,7 +68,10 @@ type SelfCollision struct {
 	meshes    []obstacleMesh
 	kin       selfcontact.Kinematic
 	prox      []selfcontact.Proximity
-	rows      bool // SelfProximity puts the proximities in the solve
+	rows      bool      // SelfProximity puts the proximities in the solve
+	apart     []bool    // per obstacle: left out of this step's Solve (markApart)
+	dmin      []float64 // markApart's scratch
+	slip      []float64
 
 	Last selfcontact.Stats // the last step's counts
 }
@@ -79,8 +84,9 @@ const kinematicError = 0.05
 // obstacleMesh is an analytic obstacle's surface mesh in its own frame (pos),
 // or for a mesh obstacle just its triangles.
 type obstacleMesh struct {
-	pos   []dense.Vec3
-	faces []int32
+	pos    []dense.Vec3
+	faces  []int32
+	radius float64 // meshRadius, of an analytic obstacle's mesh
 }
 
 // NewSelfCollision returns the system; eol is the EOL cloth whose EOL
@@ -108,7 +114,7 @@ func (sc *SelfCollision) Name() string { return "self-collision" }
 func (sc *SelfCollision) Step(w *ecs.World) error {
 	s := sc.state
 	n := s.NumVerts()
-	if err := sc.prepare(w); err != nil {
+	if err := sc.prepare(w, true); err != nil {
 		return err
 	}
 	sc.invMass = resize(sc.invMass, n)
@@ -137,12 +143,16 @@ func (sc *SelfCollision) Step(w *ecs.World) error {
 	return nil
 }
 
-// prepare gathers the obstacles and sets the solver's topology when it or
-// the obstacles changed.
-func (sc *SelfCollision) prepare(w *ecs.World) error {
+// prepare gathers the obstacles, marks those apart from the cloth over the
+// step when certify is set (markApart: the solved velocities VNew must be
+// this step's), places the others and sets the solver's topology when it
+// or the obstacles changed.
+func (sc *SelfCollision) prepare(w *ecs.World, certify bool) error {
 	s := sc.state
-	rebuilt := sc.gatherObstacles(w)
-	if rebuilt || !sc.built || sc.topology != s.topology {
+	rebuild := sc.gatherObstacles(w) || !sc.built || sc.topology != s.topology
+	sc.markApart(certify && !rebuild)
+	sc.placeObstacles()
+	if rebuild {
 		if err := sc.solver.SetTopology(w.Pool, s.NumVerts(), s.Faces, s.X, sc.kin); err != nil {
 			return err
 		}
@@ -151,9 +161,9 @@ func (sc *SelfCollision) prepare(w *ecs.World) error {
 	return nil
 }
 
-// gatherObstacles places the obstacles' meshes at their current pose with
-// their velocities in sc.kin, meshing them the first time (and again if the
-// number of obstacles changes, when it reports true).
+// gatherObstacles collects the obstacles, meshing them the first time (and
+// again if the number of obstacles changes, when it reports true), and
+// places the planes' squares (planeQuad).
 func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
 	obs := sc.obs[:0]
 	q := sc.obsFilter.Query(w.ECS)
@@ -176,6 +186,7 @@ func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
 				m.pos, m.faces = make([]dense.Vec3, 4), []int32{0, 1, 2, 0, 2, 3} // placed each step (planeQuad)
 			default:
 				m.pos, m.faces, _, _ = geom.ShapeMesh(&o.Shape, kinematicError*sc.params.KinematicThickness)
+				m.radius = meshRadius(m.pos, o.RotationCenter())
 			}
 			sc.meshes = append(sc.meshes, m)
 			for _, f := range m.faces {
@@ -184,30 +195,163 @@ func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
 			nk += int32(sc.meshVerts(i))
 		}
 	}
-	// Selfcontact wants the positions at the start of the step; the
-	// obstacles are at their pose at its end (ScriptedMotion ran), so each
-	// vertex is taken back along its velocity: x - h v.
-	h := sc.state.H
-	sc.kin.X, sc.kin.V = sc.kin.X[:0], sc.kin.V[:0]
 	for i := range obs {
-		o := &obs[i]
-		c := o.RotationCenter()
-		if o.Kind == geom.Plane {
+		if obs[i].Kind == geom.Plane {
 			sc.planeQuad(i)
-		}
-		for k := range sc.meshVerts(i) {
-			var x, v dense.Vec3
-			if o.Kind == components.Mesh {
-				x, v = worldVertex(o, c, dense.Vec3(o.Mesh.Pos[3*k:3*k+3]), o.Mesh.Vel, 3*k)
-			} else {
-				x, v = worldVertex(o, c, sc.meshes[i].pos[k], nil, 0)
-			}
-			x = x.Sub(v.Scale(h))
-			sc.kin.X = append(sc.kin.X, x[0], x[1], x[2])
-			sc.kin.V = append(sc.kin.V, v[0], v[1], v[2])
 		}
 	}
 	return rebuilt
+}
+
+// placeObstacles places the obstacles' meshes at their current pose with
+// their velocities in sc.kin, but for those marked apart (markApart): the
+// Solve does not read them. Selfcontact wants the positions at the start
+// of the step; the obstacles are at their pose at its end (ScriptedMotion
+// ran), so each vertex is taken back along its velocity: x - h v.
+func (sc *SelfCollision) placeObstacles() {
+	obs := sc.obs
+	h := sc.state.H
+	nk := 0
+	for i := range obs {
+		nk += sc.meshVerts(i)
+	}
+	sc.kin.X = slices.Grow(sc.kin.X[:0], 3*nk)[:3*nk]
+	sc.kin.V = slices.Grow(sc.kin.V[:0], 3*nk)[:3*nk]
+	j := 0
+	for i := range obs {
+		o := &obs[i]
+		if sc.apart[i] {
+			j += 3 * sc.meshVerts(i)
+			continue
+		}
+		pl := placementOf(o)
+		X, V := sc.kin.X, sc.kin.V
+		if o.Kind == components.Mesh {
+			m := o.Mesh
+			for k := 0; k < len(m.Pos); k += 3 {
+				var u0, u1, u2 float64
+				if m.Vel != nil {
+					u0, u1, u2 = m.Vel[k], m.Vel[k+1], m.Vel[k+2]
+				}
+				x0, x1, x2, v0, v1, v2 := pl.at(m.Pos[k], m.Pos[k+1], m.Pos[k+2], u0, u1, u2)
+				X[j], X[j+1], X[j+2] = x0-h*v0, x1-h*v1, x2-h*v2
+				V[j], V[j+1], V[j+2] = v0, v1, v2
+				j += 3
+			}
+			continue
+		}
+		for _, p := range sc.meshes[i].pos {
+			x0, x1, x2, v0, v1, v2 := pl.at(p[0], p[1], p[2], 0, 0, 0)
+			X[j], X[j+1], X[j+2] = x0-h*v0, x1-h*v1, x2-h*v2
+			V[j], V[j+1], V[j+2] = v0, v1, v2
+			j += 3
+		}
+	}
+}
+
+// meshRadius is the largest distance of an obstacle mesh's vertices (its
+// own frame) from its rotation centre c: no point of it turns faster than
+// |omega| times that.
+func meshRadius(pos []dense.Vec3, c dense.Vec3) float64 {
+	r := 0.0
+	for _, p := range pos {
+		r = max(r, p.Sub(c).Norm())
+	}
+	return r
+}
+
+// apartMargin is the factor on the kinematic thickness that markApart's
+// bound must clear (with twice the collision tolerance on top): slack for
+// the rounding of the distances it sums.
+const apartMargin = 1.1
+
+// markApart sets sc.apart for each obstacle, and sc.kin.Apart for its mesh
+// vertices, when its body provably stays farther than the kinematic
+// thickness from every cloth point over the step, so that the fail-safe
+// can leave it out with the same result (selfcontact.Kinematic.Apart);
+// with check false (before the solve, or when the solver's topology is set
+// this step from every obstacle's placed mesh) none is. Only convex
+// analytic obstacles are checked (boxes, spheres, capsules; planes, whose
+// square lies in the plane); mesh obstacles never are.
+//
+// The bound, at the step's end (x1 = x + h v, the obstacle K at its pose,
+// its mesh inside K) and carried back over the step by the relative
+// motion: a cloth point p(t) = sum_j w_j x_j(t) and a mesh point q(t) both
+// move linearly, to p1 and q1, by Delta_p = sum_j w_j h v_j and by h (vel +
+// omega x (q1 - c)) (c the obstacle's rotation centre, |q1 - c| <= r:
+// meshRadius), so
+//
+//	|p(t) - q(t)| >= |p1 - q1| - |Delta_p - h vel| - h |omega| r,
+//	|p1 - q1| >= min_j d_j - L / sqrt(3),
+//	|Delta_p - h vel| <= max_j |h v_j - h vel|,
+//
+// d_j the signed distance of x1_j from K and L the longest cloth edge at
+// x1: every point of a triangle lies within L / sqrt(3) of one of its
+// corners (TestTriangleCoverRadius). The obstacle is apart when min_j d_j
+// - L / sqrt(3) - max_j |h v_j - h vel| - h |omega| r exceeds
+// apartMargin times the kinematic thickness plus twice the collision
+// tolerance.
+func (sc *SelfCollision) markApart(check bool) {
+	s := sc.state
+	sc.apart = resize(sc.apart, len(sc.obs))
+	clear(sc.apart)
+	nk := 0
+	for i := range sc.obs {
+		nk += sc.meshVerts(i)
+	}
+	sc.kin.Apart = resize(sc.kin.Apart, nk)
+	clear(sc.kin.Apart)
+	if !check {
+		return
+	}
+	convex := false
+	sc.dmin = resize(sc.dmin, len(sc.obs))
+	sc.slip = resize(sc.slip, len(sc.obs))
+	for i := range sc.obs {
+		sc.dmin[i], sc.slip[i] = math.Inf(1), 0
+		switch sc.obs[i].Kind {
+		case geom.Plane, geom.Sphere, geom.Box, geom.Capsule:
+			convex = true
+		default:
+			sc.dmin[i] = math.Inf(-1)
+		}
+	}
+	if !convex {
+		return
+	}
+	h := s.H
+	for j := 0; j+2 < len(s.X); j += 3 {
+		v := dense.Vec3(s.VNew[j : j+3])
+		x1 := dense.Vec3(s.X[j : j+3]).Add(v.Scale(h))
+		for i := range sc.obs {
+			if o := &sc.obs[i]; sc.dmin[i] > math.Inf(-1) {
+				d, _ := geom.SignedDistance(&o.Shape, o.Offset, x1)
+				sc.dmin[i] = min(sc.dmin[i], d)
+				sc.slip[i] = max(sc.slip[i], h*v.Sub(o.Vel).Norm())
+			}
+		}
+	}
+	L := 0.0
+	for f := 0; f+2 < len(s.Faces); f += 3 {
+		for k := range 3 {
+			a, b := 3*int(s.Faces[f+k]), 3*int(s.Faces[f+(k+1)%3])
+			e := dense.Vec3(s.X[b : b+3]).Sub(dense.Vec3(s.X[a : a+3]))
+			du := dense.Vec3(s.VNew[b : b+3]).Sub(dense.Vec3(s.VNew[a : a+3]))
+			L = max(L, e.Add(du.Scale(h)).Norm())
+		}
+	}
+	need := apartMargin*sc.params.KinematicThickness + 2*sc.params.Tolerance()
+	k := 0
+	for i := range sc.obs {
+		o, nv := &sc.obs[i], sc.meshVerts(i)
+		if sc.dmin[i]-L/math.Sqrt(3)-sc.slip[i]-h*o.Omega.Norm()*sc.meshes[i].radius > need {
+			sc.apart[i] = true
+			for v := k; v < k+nv; v++ {
+				sc.kin.Apart[v] = true
+			}
+		}
+		k += nv
+	}
 }
 
 // planeQuad places plane i's stand-in in the fail-safe (in its own frame):
@@ -225,7 +369,7 @@ func (sc *SelfCollision) planeQuad(i int) {
 		box = box.Grow(p).Grow(p.Add(dense.Vec3(s.VNew[k : k+3]).Scale(s.H)))
 	}
 	half := box.Hi.Sub(box.Lo).Norm() + planeMargin
-	// The box's centre in the plane's own frame (worldVertex's inverse).
+	// The box's centre in the plane's own frame (placement.at's inverse).
 	ctr := box.Lo.Add(box.Hi).Scale(0.5).Sub(o.Offset)
 	if o.Rotated {
 		c := o.RotationCenter()
@@ -239,6 +383,7 @@ func (sc *SelfCollision) planeQuad(i int) {
 	for _, uv := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
 		m.pos = append(m.pos, foot.Add(t1.Scale(uv[0]*half)).Add(t2.Scale(uv[1]*half)))
 	}
+	m.radius = meshRadius(m.pos, o.RotationCenter())
 }
 
 // planeMargin (m) is added to the half-size of a plane's square (planeQuad).

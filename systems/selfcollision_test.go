@@ -2,10 +2,13 @@ package systems
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/geom"
 )
@@ -176,4 +179,222 @@ func TestSelfCollisionPlaneSquare(t *testing.T) {
 	if z := lowest(); z < 0 {
 		t.Fatalf("after the fail-safe the sheet ends %g m below the plane", -z)
 	}
+}
+
+// TestTriangleCoverRadius: every point of a triangle lies within L/sqrt(3)
+// of one of its corners, L its longest edge (markApart's bound), on random
+// triangles of every shape sampled on a barycentric grid; the equilateral
+// triangle's centre attains it.
+func TestTriangleCoverRadius(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	worst := 0.0
+	for trial := range 2000 {
+		var c [3]dense.Vec3
+		for k := range c {
+			c[k] = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		}
+		if trial == 0 {
+			c = [3]dense.Vec3{{0, 0, 0}, {1, 0, 0}, {0.5, math.Sqrt(3) / 2, 0}}
+		}
+		L := max(c[1].Sub(c[0]).Norm(), c[2].Sub(c[1]).Norm(), c[0].Sub(c[2]).Norm())
+		const n = 60
+		for i := 0; i <= n; i++ {
+			for j := 0; i+j <= n; j++ {
+				a, b := float64(i)/n, float64(j)/n
+				p := c[0].Scale(1 - a - b).Add(c[1].Scale(a)).Add(c[2].Scale(b))
+				near := min(p.Sub(c[0]).Norm(), p.Sub(c[1]).Norm(), p.Sub(c[2]).Norm())
+				if r := near / (L / math.Sqrt(3)); r > 1+1e-12 {
+					t.Fatalf("triangle %v: a point %g times L/sqrt(3) from every corner", c, r)
+				} else {
+					worst = max(worst, r)
+				}
+			}
+		}
+	}
+	if worst < 1-1e-9 {
+		t.Fatalf("the bound is never attained (worst %g): the equilateral centre is not sampled", worst)
+	}
+}
+
+// TestMarkApartSound: on random placements and motions of a small sheet
+// near a capsule, a sphere, a box and a plane (each moving and turning),
+// every obstacle markApart leaves out of the fail-safe is farther than the
+// kinematic thickness from the cloth over the whole step, checked by brute
+// force on the fail-safe's own view of the step (the obstacle meshes moving
+// linearly from x1 - h v to x1, the cloth from x to x + h v): sample points
+// of the cloth's triangles against the mesh triangles, and the mesh vertices
+// against the cloth triangles, at five times of the step. Both outcomes
+// occur.
+func TestMarkApartSound(t *testing.T) {
+	sc := &scenes.Scene{Name: "apart", Gravity: [3]float64{0, 0, -9.81}, TimeStep: 1.0 / 120, Duration: 1, FrameRate: 60,
+		Solver: scenes.Solver{Tolerance: 1e-3, MaxIterations: 100, Thickness: 0.02, Linear: scenes.LinearPCG, ContactSolver: scenes.ContactFilter},
+		Bodies: []scenes.Body{{Name: "sheet", Size: [2]float64{0.12, 0.12}, Resolution: 4, Position: [3]float64{0, 0, 1},
+			Material: scenes.Material{Density: 0.2, StretchStiffness: 1000, ShearStiffness: 1000, BendingStiffness: 1e-4}}},
+		Obstacles: []scenes.Obstacle{
+			{Name: "capsule", Type: scenes.Capsule, A: [3]float64{-0.6, 0, 0}, B: [3]float64{-0.5, 0.05, 0}, Radius: 0.05},
+			{Name: "sphere", Type: scenes.Sphere, Center: [3]float64{0, 0, 0}, Radius: 0.06},
+			{Name: "box", Type: scenes.Box, Center: [3]float64{0.6, 0, 0}, HalfExtents: [3]float64{0.05, 0.04, 0.03}, Orientation: [3]float64{10, 20, 30}},
+			{Name: "ground", Type: scenes.Plane, Center: [3]float64{0, 0, -0.3}, Normal: [3]float64{0, 0.3, 1}},
+		},
+	}
+	sim, fs := failSafeFixture(t, sc)
+	s := sim.State
+	rest := append([]float64(nil), s.X...)
+	rng := rand.New(rand.NewPCG(5, 6))
+	apart, near := 0, 0
+	centres := []dense.Vec3{{-0.55, 0.025, 0}, {0, 0, 0}, {0.6, 0, 0}, {0, 0, -0.3}}
+	for trial := range 80 {
+		// The sheet's centre 10 to 25 cm from one obstacle's centre (2
+		// to 12 cm over the plane), its vertices jittered by 1 cm.
+		c := centres[trial%len(centres)]
+		dir := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		dir = dir.Scale((0.1 + 0.15*rng.Float64()) / dir.Norm())
+		if trial%len(centres) == 3 {
+			dir = dense.Vec3{0, 0, 0.02 + 0.1*rng.Float64()}
+		}
+		for i := range s.NumVerts() {
+			for k := range 3 {
+				s.X[3*i+k] = rest[3*i+k] - []float64{0, 0, 1}[k] + c[k] + dir[k] + 0.01*rng.NormFloat64()
+				s.VNew[3*i+k] = 0.5 * rng.NormFloat64()
+			}
+		}
+		for i := range fs.obs {
+			o := &fs.obs[i]
+			o.Vel = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.5)
+			o.Omega = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			if o.Kind == geom.Plane {
+				fs.planeQuad(i)
+			}
+		}
+		fs.markApart(true)
+		i := trial % len(centres) // the obstacle the sheet is placed at
+		if !fs.apart[i] {
+			near++
+			continue
+		}
+		apart++
+		if d := bruteStepDistance(fs, i); d <= fs.params.KinematicThickness {
+			t.Fatalf("trial %d: obstacle %s marked apart comes within %g m of the cloth (thickness %g)", trial, fs.obs[i].Name, d, fs.params.KinematicThickness)
+		}
+	}
+	t.Logf("%d obstacle-steps apart, %d not", apart, near)
+	if apart < 10 || near < 10 {
+		t.Fatalf("%d apart and %d not: the trials do not test both outcomes", apart, near)
+	}
+}
+
+// failSafeFixture builds scene sc (Lagrangian, with obstacles and no
+// self-contact) and readies its obstacle fail-safe's meshes.
+func failSafeFixture(t *testing.T, sc *scenes.Scene) (*Sim, *SelfCollision) {
+	t.Helper()
+	sim := build(t, sc, 1)
+	fs := sim.SelfCollision
+	if fs == nil {
+		t.Fatal("no obstacle fail-safe in a Lagrangian scene with obstacles")
+	}
+	if err := fs.prepare(sim.World, false); err != nil {
+		t.Fatal(err)
+	}
+	return sim, fs
+}
+
+// TestMarkApartEachTerm: three steps in which the cloth comes within the
+// thickness of an obstacle only through one term of markApart's bound, and
+// which it must not mark apart (each is marked apart with that term left
+// out): a coarse sheet's face centre over a sphere, its corners farther
+// (L / sqrt(3)); a sheet that ends the step far from a sphere after
+// starting it close (the relative motion); a capsule turning fast under a
+// sheet near its end (omega r).
+func TestMarkApartEachTerm(t *testing.T) {
+	sheet := func(size float64, res int, z float64) *scenes.Scene {
+		return &scenes.Scene{Name: "term", Gravity: [3]float64{0, 0, -9.81}, TimeStep: 1.0 / 120, Duration: 1, FrameRate: 60,
+			Solver: scenes.Solver{Tolerance: 1e-3, MaxIterations: 100, Thickness: 0.02, Linear: scenes.LinearPCG, ContactSolver: scenes.ContactFilter},
+			Bodies: []scenes.Body{{Name: "sheet", Size: [2]float64{size, size}, Resolution: res, Position: [3]float64{0, 0, z},
+				Material: scenes.Material{Density: 0.2, StretchStiffness: 1000, ShearStiffness: 1000, BendingStiffness: 1e-4}}},
+		}
+	}
+	sphere := scenes.Obstacle{Name: "ball", Type: scenes.Sphere, Radius: 0.06}
+	for _, c := range []struct {
+		name string
+		sc   *scenes.Scene
+		set  func(s *ClothState, o *components.Obstacle)
+	}{
+		{"face centre", sheet(0.12, 2, 0.079), func(s *ClothState, o *components.Obstacle) {
+			// The 2x2 sheet's vertices lie on a 6 cm grid: the ball
+			// under the centre of a face, 1.9 cm below it.
+			o.Offset = dense.Vec3{0.02, -0.02, 0}
+		}},
+		{"relative motion", sheet(0.05, 5, 0.1), func(s *ClothState, o *components.Obstacle) {
+			// 4 cm over the ball at the step's end, moving up at 3 m/s
+			// (2.5 cm in the step).
+			for i := range s.NumVerts() {
+				s.VNew[3*i+2] = 3
+			}
+			for i := range s.NumVerts() {
+				s.X[3*i+2] -= 3 * s.H
+			}
+		}},
+		{"turning", sheet(0.06, 6, 0.035), func(s *ClothState, o *components.Obstacle) {
+			// A 0.5 m capsule along x 3.5 cm under the sheet, its end
+			// under the sheet's centre, turning at 20 rad/s about y: the
+			// end was 4.2 cm higher at the step's start.
+			o.Omega = dense.Vec3{0, 20, 0}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := c.sc
+			if c.name == "turning" {
+				sc.Obstacles = []scenes.Obstacle{{Name: "arm", Type: scenes.Capsule, A: [3]float64{-0.5, 0, -0.02}, B: [3]float64{0, 0, -0.02}, Radius: 0.02}}
+			} else {
+				sc.Obstacles = []scenes.Obstacle{sphere}
+			}
+			sim, fs := failSafeFixture(t, sc)
+			c.set(sim.State, &fs.obs[0])
+			if d := bruteStepDistance(fs, 0); d >= fs.params.KinematicThickness {
+				t.Fatalf("the cloth stays %g m from the obstacle (thickness %g): the case tests nothing", d, fs.params.KinematicThickness)
+			}
+			fs.markApart(true)
+			if fs.apart[0] {
+				t.Fatal("marked apart")
+			}
+		})
+	}
+}
+
+// bruteStepDistance is the least distance between the cloth and obstacle
+// i's mesh over the fail-safe's step, sampled (TestMarkApartSound).
+func bruteStepDistance(fs *SelfCollision, i int) float64 {
+	s, o, m := fs.state, &fs.obs[i], &fs.meshes[i]
+	pl := placementOf(o)
+	h := s.H
+	var q1, qv []dense.Vec3
+	for _, p := range m.pos {
+		x0, x1, x2, v0, v1, v2 := pl.at(p[0], p[1], p[2], 0, 0, 0)
+		q1, qv = append(q1, dense.Vec3{x0, x1, x2}), append(qv, dense.Vec3{v0, v1, v2})
+	}
+	best := math.Inf(1)
+	for _, t := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		q := make([]dense.Vec3, len(q1))
+		for k := range q {
+			q[k] = q1[k].Sub(qv[k].Scale((1 - t) * h))
+		}
+		x := func(v int32) dense.Vec3 {
+			return dense.Vec3(s.X[3*v : 3*v+3]).Add(dense.Vec3(s.VNew[3*v : 3*v+3]).Scale(t * h))
+		}
+		for f := 0; f+2 < len(s.Faces); f += 3 {
+			a, b, c := x(s.Faces[f]), x(s.Faces[f+1]), x(s.Faces[f+2])
+			for _, w := range [][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.5, 0.5, 0}, {0, 0.5, 0.5}, {0.5, 0, 0.5}, {1.0 / 3, 1.0 / 3, 1.0 / 3}} {
+				p := a.Scale(w[0]).Add(b.Scale(w[1])).Add(c.Scale(w[2]))
+				for g := 0; g+2 < len(m.faces); g += 3 {
+					_, d := geom.PointTriangleClosest(p, q[m.faces[g]], q[m.faces[g+1]], q[m.faces[g+2]])
+					best = min(best, d)
+				}
+			}
+			for _, p := range q {
+				_, d := geom.PointTriangleClosest(p, a, b, c)
+				best = min(best, d)
+			}
+		}
+	}
+	return best
 }

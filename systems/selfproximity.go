@@ -69,7 +69,7 @@ func (p SelfProximity) Step(w *ecs.World) error {
 	sc := p.sc
 	s := sc.state
 	s.Pairs = s.Pairs[:0]
-	if err := sc.prepare(w); err != nil {
+	if err := sc.prepare(w, false); err != nil {
 		return err
 	}
 	var err error

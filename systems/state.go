@@ -282,7 +282,7 @@ func (d *DerivedData) rebuild(w *ecs.World) error {
 		s.HingeBeta = append(s.HingeBeta, d.damping[d.bodyOf.Get(h.V[0]).Body].Beta)
 	}
 
-	p, A, err := d.patterns.Build(w.Pool, n, []sparse.ElementGroup{{Stride: 3, Verts: s.Faces}, {Stride: 4, Verts: s.Hinges}})
+	p, A, err := d.patterns.Build(w.Pool, n, []sparse.ElementGroup{{Stride: 3, Verts: s.Faces, Form: sparse.Packed}, {Stride: 4, Verts: s.Hinges, Form: sparse.Factor}})
 	if err != nil {
 		return fmt.Errorf("sparsity pattern: %w", err)
 	}

@@ -609,6 +609,13 @@ func TestNoAllocs(t *testing.T) {
 	}); a != 0 {
 		t.Fatalf("MembraneGradHess allocs %v", a)
 	}
+	var P54 [54]float64
+	if a := testing.AllocsPerRun(100, func() {
+		MembraneGradHessPSD(&mc.rest, mc.p, mc.x[0], mc.x[1], mc.x[2], 0.5, &g9, &P54)
+		HingeGradGN(&hc.rest, hc.kb, hc.x[0], hc.x[1], hc.x[2], hc.x[3], 0.5, &g12, &g12)
+	}); a != 0 {
+		t.Fatalf("MembraneGradHessPSD, HingeGradGN allocs %v", a)
+	}
 	if a := testing.AllocsPerRun(100, func() {
 		MembraneEnergy(&mc.rest, mc.p, mc.x[0], mc.x[1], mc.x[2])
 	}); a != 0 {
@@ -629,15 +636,25 @@ func TestNoAllocs(t *testing.T) {
 
 var sinkE float64
 
+// BenchmarkMembraneGradHess times the exact kernel and the force fill's
+// (PSD, weighted, packed).
 func BenchmarkMembraneGradHess(b *testing.B) {
 	rng := rand.New(rand.NewSource(41))
 	cs := membraneCases(b, rng, 64)
 	var g [9]float64
 	var H [81]float64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		c := &cs[i&63]
-		sinkE += MembraneGradHess(&c.rest, c.p, c.x[0], c.x[1], c.x[2], &g, &H)
+	var P [54]float64
+	for _, psd := range []bool{false, true} {
+		b.Run(map[bool]string{false: "exact", true: "psd"}[psd], func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				c := &cs[i&63]
+				if psd {
+					sinkE += MembraneGradHessPSD(&c.rest, c.p, c.x[0], c.x[1], c.x[2], 0.5, &g, &P)
+				} else {
+					sinkE += MembraneGradHess(&c.rest, c.p, c.x[0], c.x[1], c.x[2], &g, &H)
+				}
+			}
+		})
 	}
 }
 
@@ -651,15 +668,24 @@ func BenchmarkMembraneEnergy(b *testing.B) {
 	}
 }
 
+// BenchmarkHingeGradHess times the exact kernel and the force fill's
+// (Gauss-Newton, weighted, as its factor).
 func BenchmarkHingeGradHess(b *testing.B) {
 	rng := rand.New(rand.NewSource(42))
 	cs := hingeCases(b, rng, 63)
-	var g [12]float64
+	var g, u [12]float64
 	var H [144]float64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		c := &cs[i%63]
-		sinkE += HingeGradHess(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], &g, &H)
+	for _, gn := range []bool{false, true} {
+		b.Run(map[bool]string{false: "exact", true: "gn"}[gn], func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				c := &cs[i%63]
+				if gn {
+					sinkE += HingeGradGN(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], 0.5, &g, &u)
+				} else {
+					sinkE += HingeGradHess(&c.rest, c.kb, c.x[0], c.x[1], c.x[2], c.x[3], &g, &H)
+				}
+			}
+		})
 	}
 }
 

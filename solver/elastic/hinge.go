@@ -97,25 +97,86 @@ func HingeEnergy(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3) float64 {
 // sign convention. A degenerate face (rho = 0) yields zero gradient and Hessian.
 // No allocations.
 func HingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, g *[12]float64, H *[144]float64) float64 {
-	return hingeGradHess(r, kb, x0, x1, x2, x3, 1, g, H, false)
+	var t hingeTerms
+	E, ok := t.eval(r, kb, x0, x1, x2, x3)
+	if !ok {
+		*g = [12]float64{}
+		*H = [144]float64{}
+		return E
+	}
+	t.grad(g)
+	var H9 [81]float64
+	hingeExactHess9(&H9, &t)
+	// Chain to 12 coordinates: x_{v} for v = 1,2,3 maps to block v-1; x0 = -sum.
+	for i := 0; i < 9; i++ {
+		copy(H[12*(3+i)+3:12*(3+i)+12], H9[9*i:9*i+9])
+	}
+	for i := 0; i < 3; i++ {
+		r0, r1, r2 := (*[9]float64)(H9[9*i:]), (*[9]float64)(H9[9*(3+i):]), (*[9]float64)(H9[9*(6+i):])
+		for j := 0; j < 9; j++ {
+			s := r0[j] + r1[j] + r2[j] // sum over blocks of rows
+			H[12*i+3+j] = -s
+			H[12*(3+j)+i] = -s
+		}
+	}
+	for i := 0; i < 3; i++ {
+		r0, r1, r2 := (*[9]float64)(H9[9*i:]), (*[9]float64)(H9[9*(3+i):]), (*[9]float64)(H9[9*(6+i):])
+		for j := i; j < 3; j++ {
+			s := 0.0 + r0[j] + r0[3+j] + r0[6+j] + r1[j] + r1[3+j] + r1[6+j] + r2[j] + r2[3+j] + r2[6+j]
+			H[12*i+j] = s
+			H[12*j+i] = s
+		}
+	}
+	return E
 }
 
-// HingeGradHessGN is HingeGradHess with the Gauss-Newton Hessian
+// HingeGradGN is HingeGradHess with the Gauss-Newton Hessian
 // H = 2 kb W grad theta grad theta^T: the exact Hessian without the
 // (theta-theta0) Hess theta term, which is the part that can be indefinite
 // (Tamstorf & Grinspun 2013 sec. 3 discuss both). It is PSD by construction and
 // exact at the rest angle, and it costs a fraction of projecting the 12x12 exact
-// Hessian with an eigen-solver, which is what the implicit step needs. It
-// writes w times the Hessian into H, each entry rounded once more than the
-// Hessian's (w = h^2 + h beta gives the entries of the implicit system,
-// Weidner 2018 eq. 11, without another pass over H).
-func HingeGradHessGN(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float64, g *[12]float64, H *[144]float64) float64 {
-	return hingeGradHess(r, kb, x0, x1, x2, x3, w, g, H, true)
+// Hessian with an eigen-solver, which is what the implicit step needs. Being
+// rank one, w times it (w = h^2 + h beta gives the entries of the implicit
+// system, Weidner 2018 eq. 11) is written as its factor u, w H = u u^T
+// (sparse.Factor):
+//
+//	u = sqrt(2 kb W w) grad theta,
+//
+// 12 entries instead of 144; u's first vertex is minus the sum of the other
+// three (x0 = -(a+b+c) in the chain rule). kb and w must be >= 0. Energy and
+// gradient are HingeGradHess's, bit for bit.
+func HingeGradGN(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float64, g, u *[12]float64) float64 {
+	var t hingeTerms
+	E, ok := t.eval(r, kb, x0, x1, x2, x3)
+	if !ok {
+		*g = [12]float64{}
+		*u = [12]float64{}
+		return E
+	}
+	t.grad(g)
+	sq := math.Sqrt(t.k2 * w)
+	gt := &t.gt
+	for i := 0; i < 3; i++ {
+		u1, u2, u3 := sq*gt[i], sq*gt[3+i], sq*gt[6+i]
+		u[i], u[3+i], u[6+i], u[9+i] = -(u1 + u2 + u3), u1, u2, u3
+	}
+	return E
 }
 
-// hingeGradHess is HingeGradHess, with the Hessian times w and Gauss-Newton
-// when gaussNewton is set.
-func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float64, g *[12]float64, H *[144]float64, gaussNewton bool) float64 {
+// hingeTerms holds the angle, the energy's factors and the quantities theta
+// is made of with their R9 gradients (see HingeGradHess), for the gradient
+// and the Hessians.
+type hingeTerms struct {
+	a, b, c, ah                     dense.Vec3
+	L, D, x, y, pp, qq, mm, rr, inv float64
+	k2, d                           float64 // 2 kb W, theta - theta0
+	gy, gx, gt                      [9]float64
+}
+
+// eval computes the terms of the hinge at x0..x3 and returns the energy, and
+// false for a degenerate hinge (rho = 0 or |a| = 0), whose gradient and
+// Hessian are zero.
+func (t *hingeTerms) eval(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3) (float64, bool) {
 	a, b, c := x1.Sub(x0), x2.Sub(x0), x3.Sub(x0)
 	L := a.Norm()
 	bc, ca, ab := b.Cross(c), c.Cross(a), a.Cross(b)
@@ -129,14 +190,48 @@ func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float6
 	E := kb * r.Weight * d * d
 	rho := x*x + y*y
 	if !(rho > 0) || !(L > 0) || math.IsInf(rho, 0) {
-		*g = [12]float64{}
-		*H = [144]float64{}
-		return E
+		return E, false
 	}
 
-	// Gradients in R9 (blocks a, b, c).
-	var gD, gL, gp, gq, gm, gr, gy, gx [9]float64
+	// Gradients in R9 (blocks a, b, c) of y = -(|a| D) and x = pp qq - mm rr
+	// from those of D (bc, ca, ab), |a| (ah, 0, 0), pp (b, a, 0), qq (c, 0,
+	// a), mm (2a, 0, 0) and rr (0, c, b) (hingeGradients lists them), their
+	// zero blocks left out: that changes at most the sign of a zero entry,
+	// which no sum the assembly makes (from +0) can tell.
 	ah := a.Scale(1 / L)
+	for i := 0; i < 3; i++ {
+		t.gy[i] = -(D*ah[i] + L*bc[i])
+		t.gy[3+i] = -(L * ca[i])
+		t.gy[6+i] = -(L * ab[i])
+		t.gx[i] = qq*b[i] + pp*c[i] - rr*(2*a[i])
+		t.gx[3+i] = qq*a[i] - mm*c[i]
+		t.gx[6+i] = pp*a[i] - mm*b[i]
+	}
+	inv := 1 / rho
+	for i := 0; i < 9; i++ {
+		t.gt[i] = (x*t.gy[i] - y*t.gx[i]) * inv
+	}
+	t.a, t.b, t.c, t.ah = a, b, c, ah
+	t.L, t.D, t.x, t.y, t.pp, t.qq, t.mm, t.rr, t.inv = L, D, x, y, pp, qq, mm, rr, inv
+	t.k2, t.d = k2, d
+	return E, true
+}
+
+// grad writes the energy gradient k2 d grad theta, chained to the 12 vertex
+// coordinates (x_v for v = 1,2,3 maps to block v-1; x0 = -sum).
+func (t *hingeTerms) grad(g *[12]float64) {
+	kd, gt := t.k2*t.d, &t.gt
+	for i := 0; i < 3; i++ {
+		g1, g2, g3 := kd*gt[i], kd*gt[3+i], kd*gt[6+i]
+		g[i], g[3+i], g[6+i], g[9+i] = -(0.0 + g1 + g2 + g3), g1, g2, g3
+	}
+}
+
+// hingeGradients writes the gradients in R9 = (a, b, c) of D = det(a,b,c),
+// L = |a|, pp = a.b, qq = a.c, mm = a.a and rr = b.c (ah = a/|a|) into the
+// zeroed gD, gL, gp, gq, gm and gr.
+func hingeGradients(a, b, c, ah dense.Vec3, gD, gL, gp, gq, gm, gr *[9]float64) {
+	bc, ca, ab := b.Cross(c), c.Cross(a), a.Cross(b)
 	for i := 0; i < 3; i++ {
 		gD[i], gD[3+i], gD[6+i] = bc[i], ca[i], ab[i]
 		gL[i] = ah[i]
@@ -145,63 +240,16 @@ func hingeGradHess(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3, w float6
 		gm[i] = 2 * a[i]
 		gr[3+i], gr[6+i] = c[i], b[i]
 	}
-	for i := 0; i < 9; i++ {
-		gy[i] = -(D*gL[i] + L*gD[i])
-		gx[i] = qq*gp[i] + pp*gq[i] - rr*gm[i] - mm*gr[i]
-	}
-	inv := 1 / rho
-	var gt [9]float64
-	for i := 0; i < 9; i++ {
-		gt[i] = (x*gy[i] - y*gx[i]) * inv
-	}
-
-	var H9 [81]float64
-	if gaussNewton {
-		for i := 0; i < 9; i++ {
-			kg, r := k2*gt[i], (*[9]float64)(H9[9*i:])
-			r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8] = kg*gt[0], kg*gt[1], kg*gt[2], kg*gt[3], kg*gt[4], kg*gt[5], kg*gt[6], kg*gt[7], kg*gt[8]
-		}
-	} else {
-		hingeExactHess9(&H9, a, b, c, ah, L, D, x, y, pp, qq, mm, rr, inv, k2, d, &gt, &gD, &gL, &gp, &gq, &gm, &gr, &gx, &gy)
-	}
-	// Chain to 12 coordinates: x_{v} for v = 1,2,3 maps to block v-1; x0 = -sum.
-	for i := 0; i < 3; i++ {
-		gsum := 0.0
-		for v := 1; v < 4; v++ {
-			gv := k2 * d * gt[3*(v-1)+i]
-			g[3*v+i] = gv
-			gsum += gv
-		}
-		g[i] = -gsum
-	}
-	// Rows of H9 as arrays, with the sums written out, so that the compiler
-	// checks no index and the entries of a row overlap.
-	for i := 0; i < 9; i++ {
-		r, o := (*[9]float64)(H9[9*i:]), (*[9]float64)(H[12*(3+i)+3:])
-		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8] = r[0]*w, r[1]*w, r[2]*w, r[3]*w, r[4]*w, r[5]*w, r[6]*w, r[7]*w, r[8]*w
-	}
-	for i := 0; i < 3; i++ {
-		r0, r1, r2 := (*[9]float64)(H9[9*i:]), (*[9]float64)(H9[9*(3+i):]), (*[9]float64)(H9[9*(6+i):])
-		for j := 0; j < 9; j++ {
-			s := r0[j] + r1[j] + r2[j] // sum over blocks of rows
-			H[12*i+3+j] = -s * w
-			H[12*(3+j)+i] = -s * w
-		}
-	}
-	for i := 0; i < 3; i++ {
-		r0, r1, r2 := (*[9]float64)(H9[9*i:]), (*[9]float64)(H9[9*(3+i):]), (*[9]float64)(H9[9*(6+i):])
-		for j := i; j < 3; j++ {
-			s := 0.0 + r0[j] + r0[3+j] + r0[6+j] + r1[j] + r1[3+j] + r1[6+j] + r2[j] + r2[3+j] + r2[6+j]
-			H[12*i+j] = s * w
-			H[12*j+i] = s * w
-		}
-	}
-	return E
 }
 
 // hingeExactHess9 writes the exact energy Hessian k2 (gt gt^T + d Hess theta) in
 // the reduced coordinates (a, b, c) into H9; see HingeGradHess for the formulas.
-func hingeExactHess9(H9 *[81]float64, a, b, c, ah dense.Vec3, L, D, x, y, pp, qq, mm, rr, inv, k2, d float64, gt, gD, gL, gp, gq, gm, gr, gx, gy *[9]float64) {
+func hingeExactHess9(H9 *[81]float64, t *hingeTerms) {
+	a, b, c, ah := t.a, t.b, t.c, t.ah
+	L, D, x, y, pp, qq, mm, rr, inv, k2, d := t.L, t.D, t.x, t.y, t.pp, t.qq, t.mm, t.rr, t.inv, t.k2, t.d
+	gt, gx, gy := &t.gt, &t.gx, &t.gy
+	var gD, gL, gp, gq, gm, gr [9]float64
+	hingeGradients(a, b, c, ah, &gD, &gL, &gp, &gq, &gm, &gr)
 	// Hessians in R9 of y and x, combined: M = x Hess y - y Hess x.
 	var M [81]float64
 	// Hess y = -(gD gL^T + gL gD^T + D Hess L + L Hess D).

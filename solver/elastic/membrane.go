@@ -97,7 +97,26 @@ func PrincipalStrains(F dense.Mat32) [2]float64 {
 // with w_k the modes pulled back through F = Ds Dm^-1. Singular values are floored at
 // SingularEps where divided by (collapsed triangles only).
 func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]float64, H *[81]float64) float64 {
-	return membraneGradHess(r, p, x0, x1, x2, 1, g, H, false)
+	var P [54]float64
+	E := membraneGradHess(r, p, x0, x1, x2, 1, g, &P, false)
+	unpack(&P, H)
+	return E
+}
+
+// unpack expands the packed upper blocks P (as MembraneGradHessPSD writes
+// them) of a symmetric 9x9 matrix into H, row-major.
+func unpack(P *[54]float64, H *[81]float64) {
+	for a := 0; a < 3; a++ {
+		for b := a; b < 3; b++ {
+			blk := (*[9]float64)(P[9*packedBlock(a, b):])
+			for m := 0; m < 3; m++ {
+				for n := 0; n < 3; n++ {
+					H[9*(3*a+m)+3*b+n] = blk[3*m+n]
+					H[9*(3*b+n)+3*a+m] = blk[3*m+n]
+				}
+			}
+		}
+	}
 }
 
 // MembraneGradHessPSD is MembraneGradHess with the Hessian projected onto the PSD
@@ -107,14 +126,41 @@ func MembraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, g *[9]floa
 // Hessian wherever the exact one is PSD in F-space, and costs nothing extra.
 // It writes w times the Hessian into H, each entry rounded once more than the
 // Hessian's (w = h^2 + h beta gives the entries of the implicit system, Weidner
-// 2018 eq. 11, without another pass over H).
-func MembraneGradHessPSD(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, w float64, g *[9]float64, H *[81]float64) float64 {
+// 2018 eq. 11, without another pass over H), packed: only the 3x3 blocks
+// (a, b) with a <= b, each row-major, in the order (0,0), (0,1), (0,2), (1,1),
+// (1,2), (2,2) (sparse.Packed), the Hessian being symmetric bit for bit.
+func MembraneGradHessPSD(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, w float64, g *[9]float64, H *[54]float64) float64 {
 	return membraneGradHess(r, p, x0, x1, x2, w, g, H, true)
 }
 
-// membraneGradHess is MembraneGradHess, with the Hessian times hw and
-// projected when clamp is set.
-func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64, g *[9]float64, H *[81]float64, clamp bool) float64 {
+// packUpper packs the upper 3x3 blocks of the symmetric 9x9 matrix whose
+// upper triangle up holds into H, as MembraneGradHessPSD writes them.
+func packUpper(up *[9][9]float64, H *[54]float64) {
+	for a := 0; a < 3; a++ {
+		blk := (*[9]float64)(H[9*packedBlock(a, a):])
+		r0, r1, r2 := &up[3*a], &up[3*a+1], &up[3*a+2]
+		blk[0], blk[1], blk[2] = r0[3*a], r0[3*a+1], r0[3*a+2]
+		blk[3], blk[4], blk[5] = r0[3*a+1], r1[3*a+1], r1[3*a+2]
+		blk[6], blk[7], blk[8] = r0[3*a+2], r1[3*a+2], r2[3*a+2]
+		for b := a + 1; b < 3; b++ {
+			blk := (*[9]float64)(H[9*packedBlock(a, b):])
+			c0, c1, c2 := (*[3]float64)(r0[3*b:]), (*[3]float64)(r1[3*b:]), (*[3]float64)(r2[3*b:])
+			blk[0], blk[1], blk[2] = c0[0], c0[1], c0[2]
+			blk[3], blk[4], blk[5] = c1[0], c1[1], c1[2]
+			blk[6], blk[7], blk[8] = c2[0], c2[1], c2[2]
+		}
+	}
+}
+
+// packedBlock returns the index of block (a, b), a <= b, among the upper 3x3
+// blocks of a 9x9 Hessian, packed as MembraneGradHessPSD writes them.
+func packedBlock(a, b int) int {
+	return 3*a - a*(a-1)/2 + b - a
+}
+
+// membraneGradHess is MembraneGradHess, with the Hessian times hw, projected
+// when clamp is set, packed into H as MembraneGradHessPSD writes it.
+func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64, g *[9]float64, H *[54]float64, clamp bool) float64 {
 	F := r.DeformationGradient(x0, x1, x2)
 	U, s, V := dense.SVD32(F)
 	A := r.Area
@@ -143,7 +189,7 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 	}
 
 	// Hessian modes. W[(i,j)][(a,m)] = Q[m][i] cv[a][j]; w_k = W^T e_k.
-	sc0, sc1 := math.Max(s[0], SingularEps), math.Max(s[1], SingularEps)
+	sc0, sc1 := floorAt(s[0], SingularEps), floorAt(s[1], SingularEps)
 	mu2 := 2 * p.Mu
 	lt := p.Lambda * tr
 	beta := (lt - mu2) / (sc0 + sc1)
@@ -157,7 +203,7 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 	}
 	if clamp {
 		for k := range lam {
-			lam[k] = math.Max(lam[k], 0)
+			lam[k] = floorAt(lam[k], 0)
 		}
 	}
 	const r2 = 0.70710678118654752440
@@ -177,18 +223,33 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 			w[5][k] = n[m] * cv[a][1]
 		}
 	}
-	// H_ij = A sum_k lam_k w_ki w_kj, summed over k in order from zero, with
-	// the sum written out so that the entries of a row overlap.
+	// H_ij = A sum_k lam_k w_ki w_kj for j >= i, summed over k in order,
+	// with the sum written out so that the entries of a row overlap, into
+	// the upper triangle of up, then packed into H. (A sum that starts from
+	// zero would turn a -0 into +0, which the assembly, summing from +0,
+	// does anyway.)
+	var up [9][9]float64
 	for i := 0; i < 9; i++ {
 		l0, l1, l2 := lam[0]*w[0][i], lam[1]*w[1][i], lam[2]*w[2][i]
 		l3, l4, l5 := lam[3]*w[3][i], lam[4]*w[4][i], lam[5]*w[5][i]
+		row := &up[i]
 		for j := i; j < 9; j++ {
-			v := 0.0 + l0*w[0][j] + l1*w[1][j] + l2*w[2][j] + l3*w[3][j] + l4*w[4][j] + l5*w[5][j]
+			v := l0*w[0][j] + l1*w[1][j] + l2*w[2][j] + l3*w[3][j] + l4*w[4][j] + l5*w[5][j]
 			v *= A
 			v *= hw
-			H[9*i+j] = v
-			H[9*j+i] = v
+			row[j] = v
 		}
 	}
+	packUpper(&up, H)
 	return E
+}
+
+// floorAt returns math.Max(x, f) for f >= +0 (NaN for NaN x, +0 for x = -0
+// and f = +0) without math.Max's call to its assembly form, which the
+// compiler does not inline.
+func floorAt(x, f float64) float64 {
+	if x <= f {
+		return f
+	}
+	return x
 }

@@ -74,6 +74,13 @@ type BVH struct {
 	byDepth    []int32
 	depthStart []int
 
+	// RefitSweptNear's state: each node's parent, whether the last call
+	// fitted it, and the fitted nodes grouped by depth.
+	parent      []int32
+	near        []bool
+	nearByDepth []int32
+	nearStart   []int
+
 	// refit state read by the parallel bodies (set before each run).
 	x0, x1    []float64
 	level     []int32
@@ -94,6 +101,7 @@ func (b *BVH) Build(r Runner, pos []float64, faces []int32, margin float64) {
 	b.leaf = b.leaf[:0]
 	b.byDepth = b.byDepth[:0]
 	b.depthStart = b.depthStart[:0]
+	b.parent = b.parent[:0]
 	if b.bodyRefit == nil {
 		b.bodyRefit = b.refitRange
 	}
@@ -190,6 +198,57 @@ func (b *BVH) RefitSwept(r Runner, x0, x1 []float64) {
 	b.x0, b.x1, b.level = nil, nil, nil
 }
 
+// RefitSweptNear is RefitSwept for a rigidly moving body, limited to where
+// the tree can meet queries inside region: ref is the tree fitted at the
+// body's reference positions (Margin 0, built from the same triangles and
+// positions as b, so of the same shape) and m its motion over the step, as
+// for OverlappingSwept. Top down, a node whose box carried along m (padded
+// by b.Margin) misses region keeps that box, which holds its subtree over
+// the whole motion, and its descendants are not fitted: every query inside
+// region stops at it. The other nodes are refitted exactly as RefitSwept
+// fits them. The cost is that of the nodes near region, not of the tree: a
+// finely meshed obstacle that cloth touches on one side. The boxes below a
+// node that missed region are stale until the next refit.
+func (b *BVH) RefitSweptNear(r Runner, x0, x1 []float64, ref *BVH, m *Sweep, region *AABB) {
+	if len(b.nodes) == 0 {
+		return
+	}
+	if len(b.parent) != len(b.nodes) {
+		b.parent = slices.Grow(b.parent[:0], len(b.nodes))[:len(b.nodes)]
+		b.parent[0] = -1
+		for id, n := range b.nodes {
+			if n.Left >= 0 {
+				b.parent[n.Left], b.parent[n.Right] = int32(id), int32(id)
+			}
+		}
+		b.near = make([]bool, len(b.nodes))
+	}
+	// Top down: the near nodes of each depth, in byDepth's order.
+	b.nearByDepth = b.nearByDepth[:0]
+	b.nearStart = append(b.nearStart[:0], 0)
+	for d := 0; d+1 < len(b.depthStart); d++ {
+		for _, id := range b.byDepth[b.depthStart[d]:b.depthStart[d+1]] {
+			b.near[id] = false
+			if p := b.parent[id]; p >= 0 && !b.near[p] {
+				continue
+			}
+			if box := m.Box(&ref.nodes[id].Box, b.Margin); !box.Overlaps(region) {
+				b.nodes[id].Box = box
+				continue
+			}
+			b.near[id] = true
+			b.nearByDepth = append(b.nearByDepth, id)
+		}
+		b.nearStart = append(b.nearStart, len(b.nearByDepth))
+	}
+	b.x0, b.x1 = x0, x1
+	for d := len(b.nearStart) - 2; d >= 0; d-- {
+		b.level = b.nearByDepth[b.nearStart[d]:b.nearStart[d+1]]
+		runFor(r, len(b.level), b.bodyRefit)
+	}
+	b.x0, b.x1, b.level = nil, nil, nil
+}
+
 func (b *BVH) refitRange(lo, hi int) {
 	for _, id := range b.level[lo:hi] {
 		n := &b.nodes[id]
@@ -200,16 +259,18 @@ func (b *BVH) refitRange(lo, hi int) {
 			}
 			continue
 		}
-		f := b.faces[3*int(n.Tri) : 3*int(n.Tri)+3]
+		// The corners at x0, then at x1, unrolled: a loop over the two
+		// position slices cost several times the arithmetic.
+		t := 3 * int(n.Tri)
+		a, c, d := 3*int(b.faces[t]), 3*int(b.faces[t+1]), 3*int(b.faces[t+2])
+		x0, x1 := b.x0, b.x1
 		for k := range 3 {
-			v := b.x0[3*int(f[0])+k]
-			l, h := v, v
-			for j, x := range [2][]float64{b.x0, b.x1} {
-				for _, u := range f[1-j:] {
-					v := x[3*int(u)+k]
-					l, h = lower(l, v), upper(h, v)
-				}
-			}
+			l, h := x0[a+k], x0[a+k]
+			l, h = lower(l, x0[c+k]), upper(h, x0[c+k])
+			l, h = lower(l, x0[d+k]), upper(h, x0[d+k])
+			l, h = lower(l, x1[a+k]), upper(h, x1[a+k])
+			l, h = lower(l, x1[c+k]), upper(h, x1[c+k])
+			l, h = lower(l, x1[d+k]), upper(h, x1[d+k])
 			n.Box.Lo[k], n.Box.Hi[k] = l-b.Margin, h+b.Margin
 		}
 	}

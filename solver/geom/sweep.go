@@ -125,12 +125,19 @@ func (f *AffineFrame) Fit(p, x []float64, verts []int32) (A dense.Mat3, B dense.
 	}
 	A = X.Mul(f.inv)
 	B = o.Sub(A.MulVec(at(p, f.ref[0])))
+	// On scalars: Go keeps [3]float64 values in memory, which made the
+	// vector form of this loop several times slower.
+	a, b := &A, &B
 	for _, v := range verts {
-		d := A.MulVec(at(p, v)).Add(B).Sub(at(x, v))
-		dev = max(dev, math.Abs(d[0]), math.Abs(d[1]), math.Abs(d[2]))
-		if math.IsNaN(d[0] + d[1] + d[2]) {
+		i := 3 * int(v)
+		q, y := p[i:i+3:i+3], x[i:i+3:i+3]
+		d0 := a[0][0]*q[0] + a[0][1]*q[1] + a[0][2]*q[2] + b[0] - y[0]
+		d1 := a[1][0]*q[0] + a[1][1]*q[1] + a[1][2]*q[2] + b[1] - y[1]
+		d2 := a[2][0]*q[0] + a[2][1]*q[1] + a[2][2]*q[2] + b[2] - y[2]
+		if math.IsNaN(d0 + d1 + d2) {
 			return A, B, math.NaN()
 		}
+		dev = max(dev, math.Abs(d0), math.Abs(d1), math.Abs(d2))
 	}
 	return A, B, dev
 }

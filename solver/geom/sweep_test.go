@@ -30,6 +30,21 @@ func rigidStep(rng *rand.Rand, n int, h float64) (p, x0, x1 []float64) {
 	return p, x0, x1
 }
 
+// fittedSweep is the sweep of the rigid step p -> x0 -> x1 (rigidStep) as
+// selfcontact fits it: both ends' affine maps, padded by twice the larger
+// deviation.
+func fittedSweep(p, x0, x1 []float64) *Sweep {
+	verts := allVerts(len(p) / 3)
+	f := NewAffineFrame(p, verts)
+	var m Sweep
+	d0, d1 := 0.0, 0.0
+	m.A0, m.B0, d0 = f.Fit(p, x0, verts)
+	m.A1, m.B1, d1 = f.Fit(p, x1, verts)
+	m.Pad = 2*max(d0, d1) + 1e-12
+	m.Prepare()
+	return &m
+}
+
 func allVerts(n int) []int32 {
 	v := make([]int32, n)
 	for i := range v {
@@ -86,14 +101,7 @@ func TestOverlappingSwept(t *testing.T) {
 		// Triangles of nearby points: three of the 20 following a.
 		faces = append(faces, int32(a), int32((a+1+rng.IntN(20))%n), int32((a+1+rng.IntN(20))%n))
 	}
-	verts := allVerts(n)
-	f := NewAffineFrame(p, verts)
-	var m Sweep
-	d0, d1 := 0.0, 0.0
-	m.A0, m.B0, d0 = f.Fit(p, x0, verts)
-	m.A1, m.B1, d1 = f.Fit(p, x1, verts)
-	m.Pad = 2*max(d0, d1) + 1e-12
-	m.Prepare()
+	m := fittedSweep(p, x0, x1)
 	var b BVH
 	b.Build(nil, p, faces, 0)
 	const margin = 0.002
@@ -104,7 +112,7 @@ func TestOverlappingSwept(t *testing.T) {
 		v := rng.IntN(n)
 		c := dense.Vec3(x0[3*v : 3*v+3]).Add(dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.05))
 		q := AABB{Lo: c, Hi: c.Add(dense.Vec3{0.02, 0.02, 0.02})}
-		got, stack, _ = b.OverlappingSwept(&q, &m, margin, got, stack)
+		got, stack, _ = b.OverlappingSwept(&q, m, margin, got, stack)
 		if !slices.IsSorted(got) {
 			t.Fatal("not in increasing order")
 		}
@@ -132,4 +140,82 @@ func TestOverlappingSwept(t *testing.T) {
 		t.Fatalf("only %d overlaps in all: the queries miss the triangles", exact)
 	}
 	t.Logf("%d overlaps, %d reported beyond them (rotated boxes are looser)", exact, extra)
+}
+
+// TestRefitSweptNear: a tree refitted near a region (RefitSweptNear) reports
+// exactly what the fully refitted tree reports for every query inside the
+// region, brute-force checked against the triangles' swept boxes; it fits
+// fewer nodes than the tree has when the region covers part of the body.
+func TestRefitSweptNear(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 400
+	p, x0, x1 := rigidStep(rng, n, 0.01)
+	// Small triangles: each point with its two nearest.
+	var faces []int32
+	at := func(i int) dense.Vec3 { return dense.Vec3(p[3*i : 3*i+3]) }
+	for a := range n {
+		b, c := -1, -1
+		for j := range n {
+			if j == a {
+				continue
+			}
+			d := at(j).Sub(at(a)).Norm()
+			switch {
+			case b < 0 || d < at(b).Sub(at(a)).Norm():
+				b, c = j, b
+			case c < 0 || d < at(c).Sub(at(a)).Norm():
+				c = j
+			}
+		}
+		faces = append(faces, int32(a), int32(b), int32(c))
+	}
+	m := fittedSweep(p, x0, x1)
+	const margin = 0.002
+	var ref, full, near BVH
+	ref.Build(nil, p, faces, 0)
+	full.Build(nil, p, faces, 0)
+	near.Build(nil, p, faces, 0)
+	// near's boxes start out covering everything (a stale fit), which
+	// RefitSweptNear must replace everywhere a query can reach.
+	near.Margin = 10
+	near.RefitSwept(nil, x0, x1)
+	full.Margin, near.Margin = margin, margin
+	full.RefitSwept(nil, x0, x1)
+	// The region: a box about one vertex's start position, a quarter of
+	// the body's size.
+	c := dense.Vec3(x0[0:3])
+	region := AABB{Lo: c.Sub(dense.Vec3{0.1, 0.1, 0.1}), Hi: c.Add(dense.Vec3{0.1, 0.1, 0.1})}
+	near.RefitSweptNear(nil, x0, x1, &ref, m, &region)
+	if k := len(near.nearByDepth); k == 0 || k >= near.Nodes()/2 {
+		t.Fatalf("%d of %d nodes fitted: want some, and under half", k, near.Nodes())
+	}
+	var got, want, stack []int32
+	hits := 0
+	for range 300 {
+		lo := region.Lo.Add(dense.Vec3{0.18 * rng.Float64(), 0.18 * rng.Float64(), 0.18 * rng.Float64()})
+		q := AABB{Lo: lo, Hi: lo.Add(dense.Vec3{0.02, 0.02, 0.02})}
+		got, stack, _ = near.OverlappingBox(&q, got, stack)
+		want, stack, _ = full.OverlappingBox(&q, want, stack)
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %v: near-refitted tree reports %v, fully refitted %v", q, got, want)
+		}
+		for tri := range int32(len(faces) / 3) {
+			box := EmptyAABB()
+			for _, x := range [][]float64{x0, x1} {
+				for _, v := range faces[3*tri : 3*tri+3] {
+					box = box.Grow(dense.Vec3(x[3*v : 3*v+3]))
+				}
+			}
+			if box = box.Pad(margin); box.Overlaps(&q) {
+				hits++
+				if _, found := slices.BinarySearch(got, tri); !found {
+					t.Fatalf("triangle %d overlaps the query and is not reported", tri)
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d nodes fitted, %d overlaps", len(near.nearByDepth), near.Nodes(), hits)
+	if hits < 100 {
+		t.Fatalf("only %d overlaps in all: the queries miss the triangles", hits)
+	}
 }

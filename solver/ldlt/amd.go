@@ -1,6 +1,9 @@
 package ldlt
 
-import "sort"
+import (
+	"slices"
+	"sync"
+)
 
 // amdOrder returns an approximate minimum degree ordering of the pattern of
 // A (perm[k] = original index of pivot k).
@@ -20,14 +23,19 @@ import "sort"
 // absorbed), mass elimination (a variable whose only neighbour is the new
 // element is eliminated with the pivot) and supervariable detection
 // (variables of Lme with identical element and variable lists are merged,
-// found by hashing). Dense rows get no special treatment.
+// found by hashing). Dense rows get no special treatment. Its working
+// storage is kept between calls (amdWork): the contact QP orders a new KKT
+// pattern whenever its contact rows change.
 func amdOrder(A *Matrix) []int {
 	n := A.N
 	if n == 0 {
 		return []int{}
 	}
+	w := amdPool.Get().(*amdWork)
+	defer amdPool.Put(w)
 	// Full adjacency (without diagonal) as CSR.
-	cnt := make([]int, n+1)
+	cnt := grow(w.cnt, n+1)
+	clear(cnt)
 	for j := 0; j < n; j++ {
 		for p := A.ColPtr[j]; p < A.ColPtr[j+1]; p++ {
 			i := A.RowIdx[p]
@@ -40,8 +48,8 @@ func amdOrder(A *Matrix) []int {
 	for i := 0; i < n; i++ {
 		cnt[i+1] += cnt[i]
 	}
-	adj := make([]int32, cnt[n])
-	pos := make([]int, n)
+	adj := grow(w.adj, cnt[n])
+	pos := grow(w.pos, n)
 	copy(pos, cnt[:n])
 	for j := 0; j < n; j++ {
 		for p := A.ColPtr[j]; p < A.ColPtr[j+1]; p++ {
@@ -57,7 +65,7 @@ func amdOrder(A *Matrix) []int {
 	// Rows are sorted: column-major insertion gives ascending neighbour order.
 
 	// Compression: group nodes with identical closed adjacency.
-	group := make([]int, n) // original -> compressed id
+	group := grow(w.group, n) // original -> compressed id
 	for i := range group {
 		group[i] = -1
 	}
@@ -95,15 +103,21 @@ func amdOrder(A *Matrix) []int {
 		}
 		return true
 	}
-	buckets := make(map[uint64][]int, n)
+	// The groups' representatives chained by hash (bucket = hash mod n,
+	// the full hash compared): at most one representative can match a
+	// node, since matching is an equivalence.
+	bhead, bnext, bhash := grow(w.bhead, n), grow(w.bnext, n), grow(w.bhash, n)
+	for i := range bhead {
+		bhead[i] = -1
+	}
 	ng := 0
-	var gsize []int
-	var grep []int
+	gsize, grep := w.gsize[:0], w.grep[:0]
 	for i := 0; i < n; i++ {
 		h := hashOf(i)
+		b := int(h % uint64(n))
 		found := -1
-		for _, r := range buckets[h] {
-			if sameClosed(r, i) {
+		for r := bhead[b]; r >= 0; r = bnext[r] {
+			if bhash[r] == h && sameClosed(r, i) {
 				found = group[r]
 				break
 			}
@@ -113,28 +127,30 @@ func amdOrder(A *Matrix) []int {
 			gsize[found]++
 			continue
 		}
-		buckets[h] = append(buckets[h], i)
+		bhash[i], bnext[i], bhead[b] = h, bhead[b], i
 		group[i] = ng
 		gsize = append(gsize, 1)
 		grep = append(grep, i)
 		ng++
 	}
-	buckets = nil
+	w.gsize, w.grep = gsize, grep
 
-	// Compressed graph.
-	alists := make([][]int32, ng)
+	// Compressed graph: each group's list in one flat array, sorted and
+	// deduplicated (members of one group are adjacent in a list only if
+	// numbered contiguously).
+	flat := w.flat[:0]
+	astart := grow(w.astart, ng+1)
+	astart[0] = 0
 	for g := 0; g < ng; g++ {
 		r := grep[g]
-		var l []int32
+		s := len(flat)
 		for _, j := range adj[cnt[r]:cnt[r+1]] {
-			gj := group[j]
-			if gj != g {
-				l = append(l, int32(gj))
+			if gj := group[j]; gj != g {
+				flat = append(flat, int32(gj))
 			}
 		}
-		// Members of one group appear contiguously only if numbered
-		// contiguously; deduplicate in general.
-		sort.Slice(l, func(a, b int) bool { return l[a] < l[b] })
+		l := flat[s:]
+		slices.Sort(l)
 		k := 0
 		for t := range l {
 			if t == 0 || l[t] != l[t-1] {
@@ -142,21 +158,39 @@ func amdOrder(A *Matrix) []int {
 				k++
 			}
 		}
-		alists[g] = l[:k:k]
+		flat = flat[:s+k]
+		astart[g+1] = len(flat)
 	}
-	nvw := make([]int, ng)
+	alists := w.alists[:0]
+	for g := 0; g < ng; g++ {
+		alists = append(alists, flat[astart[g]:astart[g+1]:astart[g+1]])
+	}
+	w.flat, w.astart, w.alists = flat, astart, alists
+	nvw := grow(w.nvw, ng)
 	copy(nvw, gsize)
-	gorder := amdCore(ng, n, alists, nvw)
+	gorder := amdCore(w, ng, n, alists, nvw)
 
-	// Expand groups.
-	members := make([][]int, ng)
+	// Expand groups: members in increasing index, by a counting sort.
+	mstart := grow(w.mstart, ng+1)
+	clear(mstart)
 	for i := 0; i < n; i++ {
-		members[group[i]] = append(members[group[i]], i)
+		mstart[group[i]+1]++
+	}
+	for g := 0; g < ng; g++ {
+		mstart[g+1] += mstart[g]
+	}
+	mlist, fill := grow(w.mlist, n), grow(w.mfill, ng)
+	copy(fill, mstart[:ng])
+	for i := 0; i < n; i++ {
+		mlist[fill[group[i]]] = i
+		fill[group[i]]++
 	}
 	perm := make([]int, 0, n)
 	for _, g := range gorder {
-		perm = append(perm, members[g]...)
+		perm = append(perm, mlist[mstart[g]:mstart[g+1]]...)
 	}
+	w.cnt, w.adj, w.pos, w.group, w.bhead, w.bnext, w.bhash = cnt, adj, pos, group, bhead, bnext, bhash
+	w.nvw, w.mstart, w.mlist, w.mfill = nvw, mstart, mlist, fill
 	return perm
 }
 
@@ -168,27 +202,30 @@ const (
 )
 
 // amdCore orders a graph of n weighted nodes (weights nv sum to total) given
-// by adjacency lists al (no self loops, no duplicates). It returns the
-// elimination order of the n nodes.
-func amdCore(n, total int, al [][]int32, nv []int) []int {
-	E := make([][]int32, n)
+// by adjacency lists al (no self loops, no duplicates; it prunes them in
+// place). It returns the elimination order of the n nodes, in w's storage.
+func amdCore(w *amdWork, n, total int, al [][]int32, nv []int) []int {
+	E := growLists(w.E, n)
 	A := al
-	L := make([][]int32, n)
-	kind := make([]int8, n)
-	degree := make([]int, n)
-	w := make([]int, n)
-	mark := make([]int, n)
+	L := growLists(w.L, n)
+	kind := grow(w.kind, n)
+	degree := grow(w.degree, n)
+	wt := grow(w.w, n)
+	mark := grow(w.mark, n)
+	clear(kind)
+	clear(wt)
+	clear(mark)
 	markStamp := 0
 	// Degree lists.
-	head := make([]int, total+1)
+	head := grow(w.head, total+1)
 	for i := range head {
 		head[i] = -1
 	}
-	next := make([]int, n)
-	prev := make([]int, n)
+	next := grow(w.next, n)
+	prev := grow(w.prev, n)
 	// Member lists for output.
-	mnext := make([]int, n)
-	mtail := make([]int, n)
+	mnext := grow(w.mnext, n)
+	mtail := grow(w.mtail, n)
 	for i := 0; i < n; i++ {
 		mnext[i] = -1
 		mtail[i] = i
@@ -229,17 +266,17 @@ func amdCore(n, total int, al [][]int32, nv []int) []int {
 		}
 	}
 	// Hash buckets for supervariable detection.
-	hhead := make([]int, n)
+	hhead := grow(w.hhead, n)
 	for i := range hhead {
 		hhead[i] = -1
 	}
-	hnext := make([]int, n)
-	hval := make([]uint64, n)
+	hnext := grow(w.hnext, n)
+	hval := grow(w.hval, n)
 
-	order := make([]int, 0, n)
+	order := w.order[:0]
 	nel := 0
 	wflg := 1
-	var lme []int32
+	lme := w.lme[:0]
 	for nel < total {
 		for mindeg <= total && head[mindeg] < 0 {
 			mindeg++
@@ -269,12 +306,12 @@ func amdCore(n, total int, al [][]int32, nv []int) []int {
 				take(j)
 			}
 			kind[e] = kAbsorbed
-			L[e] = nil
+			L[e] = L[e][:0]
 		}
 		for _, j := range A[me] {
 			take(j)
 		}
-		E[me], A[me] = nil, nil
+		E[me], A[me] = E[me][:0], nil
 		kind[me] = kElement
 
 		// w(e) = |Le \ Lme| for elements adjacent to Lme.
@@ -285,10 +322,10 @@ func amdCore(n, total int, al [][]int32, nv []int) []int {
 				if kind[e] != kElement {
 					continue
 				}
-				if w[e] >= wflg {
-					w[e] -= nvi
+				if wt[e] >= wflg {
+					wt[e] -= nvi
 				} else {
-					w[e] = degree[e] + wflg - nvi
+					wt[e] = degree[e] + wflg - nvi
 				}
 			}
 		}
@@ -304,14 +341,14 @@ func amdCore(n, total int, al [][]int32, nv []int) []int {
 				if kind[e] != kElement {
 					continue
 				}
-				we := w[e] - wflg
+				we := wt[e] - wflg
 				if we > 0 {
 					deg += we
 					es = append(es, e)
 					h += uint64(e)*0x9e3779b97f4a7c15 + 1
 				} else {
 					kind[e] = kAbsorbed // aggressive absorption
-					L[e] = nil
+					L[e] = L[e][:0]
 				}
 			}
 			as := A[i][:0]
@@ -330,7 +367,7 @@ func amdCore(n, total int, al [][]int32, nv []int) []int {
 				nvpiv += nvi
 				nel += nvi
 				degme -= nvi
-				E[i], A[i] = nil, nil
+				E[i], A[i] = E[i][:0], nil
 				continue
 			}
 			if deg < degree[i] {
@@ -391,7 +428,7 @@ func amdCore(n, total int, al [][]int32, nv []int) []int {
 					nv[x] += nv[y] // both negative
 					nv[y] = 0
 					kind[y] = kGone
-					E[y], A[y] = nil, nil
+					E[y], A[y] = E[y][:0], nil
 					concat(x, y)
 				}
 			}
@@ -422,12 +459,58 @@ func amdCore(n, total int, al [][]int32, nv []int) []int {
 			lme[k] = i32
 			k++
 		}
-		L[me] = append([]int32(nil), lme[:k]...)
+		L[me] = append(L[me][:0], lme[:k]...)
 		degree[me] = degme
 		nv[me] = nvpiv
 		for x := me; x >= 0; x = mnext[x] {
 			order = append(order, x)
 		}
 	}
+	w.E, w.L, w.kind, w.degree, w.w, w.mark = E, L, kind, degree, wt, mark
+	w.head, w.next, w.prev, w.mnext, w.mtail = head, next, prev, mnext, mtail
+	w.hhead, w.hnext, w.hval, w.order, w.lme = hhead, hnext, hval, order, lme
 	return order
+}
+
+// amdWork is amdOrder's and amdCore's storage, kept between orderings
+// (amdPool) so that an analysis allocates its result only once the
+// buffers have grown to the problem: the contact QP re-analyses its KKT
+// matrix whenever its contact rows change.
+type amdWork struct {
+	cnt, pos, group, bhead, bnext     []int
+	gsize, grep, nvw, mstart, mlist   []int
+	mfill, astart                     []int
+	bhash                             []uint64
+	adj, flat                         []int32
+	alists                            [][]int32
+	E, L                              [][]int32
+	kind                              []int8
+	degree, w, mark, head, next, prev []int
+	mnext, mtail, hhead, hnext, order []int
+	hval                              []uint64
+	lme                               []int32
+}
+
+var amdPool = sync.Pool{New: func() any { return new(amdWork) }}
+
+// grow returns s resized to n, its storage reused when large enough (the
+// contents are not cleared).
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// growLists is grow for a slice of lists, each list emptied and keeping
+// its storage.
+func growLists(s [][]int32, n int) [][]int32 {
+	if cap(s) < n {
+		s = append(s[:cap(s)], make([][]int32, n-cap(s))...)
+	}
+	s = s[:n]
+	for i := range s {
+		s[i] = s[i][:0]
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,6 +204,26 @@ func TestAMDFill(t *testing.T) {
 	t.Logf("cloth 30x30: nnz(L) AMD %d, natural %d", sa.NnzL(), sn.NnzL())
 	if float64(sa.NnzL()) > 0.6*float64(sn.NnzL()) {
 		t.Errorf("cloth: AMD fill %d not much below natural %d", sa.NnzL(), sn.NnzL())
+	}
+}
+
+// TestAMDReuse: the ordering keeps its storage between calls (amdPool): the
+// same matrix gets the same ordering after an ordering of another one (of a
+// different size, which regrows the storage), and once the storage has
+// grown an ordering allocates only its result.
+func TestAMDReuse(t *testing.T) {
+	cloth, small := cachedCloth(30), cachedCloth(7)
+	first := amdOrder(cloth)
+	checkPerm(t, first, cloth.N)
+	checkPerm(t, amdOrder(small), small.N)
+	if again := amdOrder(cloth); !slices.Equal(again, first) {
+		t.Fatal("the same matrix ordered differently after another ordering")
+	}
+	if raceEnabled {
+		return
+	}
+	if n := testing.AllocsPerRun(10, func() { amdOrder(cloth) }); n > 1 {
+		t.Fatalf("amdOrder allocates %v times a call (want its result only)", n)
 	}
 }
 

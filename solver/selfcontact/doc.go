@@ -46,7 +46,9 @@
 // between its vertices, and the fail-safe cannot push cloth into an
 // obstacle. A zone that reaches a kinematic vertex takes that vertex's whole
 // body (its connected kinematic triangles), so that the body's motion is
-// determined in the zone.
+// determined in the zone. A caller that can show a body stays farther than
+// the kinematic thickness from the cloth over the whole step marks it
+// (Kinematic.Apart) and the Solve leaves it out, with the same result.
 //
 // Proximities returns the pairs within the thickness (plus a reach) with
 // their closest-point weights and normals, for a solve that holds them as
@@ -61,7 +63,10 @@
 // SetTopology, found by geom.AffineFrame and checked at every vertex), the
 // tree keeps its boxes from SetTopology and the queries carry the boxes they
 // visit along the step's motion (geom.Sweep), so that a finely meshed round
-// obstacle costs no refit per step. Every vertex-face pair whose vertex is
+// obstacle costs no refit per step; when the queries would carry more boxes
+// than the tree has (cloth lying on the body), the tree is refitted only
+// where it can meet the cloth (geom.BVH.RefitSweptNear: a node whose
+// carried box misses the cloth's tree keeps that box). Every vertex-face pair whose vertex is
 // not in the face and every edge-edge pair sharing no vertex is tested,
 // including those of triangles that share a vertex (a tight fold crosses
 // its own one-ring). A pass runs in parallel over fixed blocks of cloth

@@ -48,6 +48,9 @@ func (s *Solver) Proximities(r Runner, dst []Proximity, x0 []float64, p Params, 
 	if len(s.faces) == 0 {
 		return dst, nil
 	}
+	for i := range s.kin {
+		s.kin[i].apart = false // Kinematic.Apart is the Solve's
+	}
 	s.x0 = append(append(s.xa[:0], x0...), k.X...)
 	s.thick, s.kthick, s.kinOnly = p.Thickness+reach, p.KinematicThickness+reach, p.KinematicOnly
 	s.refit(r, s.x0, s.x0, 0.5*max(s.thick, s.kthick), true)

@@ -44,6 +44,10 @@ type Params struct {
 	KinematicOnly bool
 }
 
+// Tolerance is the distance within which continuous collision detection
+// reports an impact: a small fraction of the thickness.
+func (p Params) Tolerance() float64 { return 1e-3 * p.Thickness }
+
 // Stats counts what a Solve did.
 type Stats struct {
 	Proximities int // vertex-face and edge-edge pairs within the thickness
@@ -97,6 +101,14 @@ type block struct {
 type Kinematic struct {
 	X, V  []float64 // positions at the start of the step and velocities, 3 per vertex
 	Faces []int32   // triangles, 3 indices into X per triangle
+	// Apart, when not nil (one per vertex), marks the vertices of bodies
+	// that the caller has shown to stay farther than the kinematic
+	// thickness plus the collision tolerance from every cloth point over
+	// the whole step: such a body, all of its vertices marked, can make no
+	// proximity and no impact, so it is left out of the Solve and its
+	// positions and velocities do not matter (a certificate, not a
+	// change of result).
+	Apart []bool
 }
 
 // Solver holds the topology and the buffers reused across steps.
@@ -171,6 +183,7 @@ type kinBody struct {
 	sweep    geom.Sweep
 	swept    bool    // the queries carry the tree's kp boxes along sweep
 	margin   float64 // the pass's margin, for swept queries
+	apart    bool    // the Solve leaves it out (Kinematic.Apart)
 }
 
 // sweepHysteresis: a body whose queries refit switches to the sweep when
@@ -340,8 +353,8 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	if len(x0) != 3*s.nc || len(v) != 3*s.nc || len(invMass) != s.nc {
 		return st, fmt.Errorf("selfcontact: %d positions, %d velocities, %d inverse masses for %d vertices", len(x0), len(v), len(invMass), s.nc)
 	}
-	if nk := s.nv - s.nc; len(k.X) != 3*nk || len(k.V) != 3*nk {
-		return st, fmt.Errorf("selfcontact: %d kinematic positions, %d velocities for %d vertices", len(k.X), len(k.V), nk)
+	if nk := s.nv - s.nc; len(k.X) != 3*nk || len(k.V) != 3*nk || (k.Apart != nil && len(k.Apart) != nk) {
+		return st, fmt.Errorf("selfcontact: %d kinematic positions, %d velocities, %d apart marks for %d vertices", len(k.X), len(k.V), len(k.Apart), nk)
 	}
 	if p.KinematicThickness == 0 {
 		p.KinematicThickness = p.Thickness
@@ -354,6 +367,21 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	}
 	if len(s.faces) == 0 {
 		return st, nil
+	}
+	allApart := true
+	for i := range s.kin {
+		kb := &s.kin[i]
+		kb.apart = k.Apart != nil
+		for _, u := range kb.verts {
+			if !kb.apart {
+				break
+			}
+			kb.apart = k.Apart[int(u)-s.nc]
+		}
+		allApart = allApart && kb.apart
+	}
+	if p.KinematicOnly && allApart {
+		return st, nil // no pair can meet: v stays as it is
 	}
 	iters := p.CollisionIterations
 	if iters == 0 {
@@ -368,8 +396,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 	invMass = s.ima
 	defer copy(cv, v)
 	s.x0, s.thick, s.kthick, s.fold, s.kinOnly = x0, p.Thickness, p.KinematicThickness, p.Fold, p.KinematicOnly
-	// Collisions are impacts within tol: a small fraction of the thickness.
-	s.tol = 1e-3 * p.Thickness
+	s.tol = p.Tolerance()
 
 	// 1. Repulsions at x0 (Bridson 2002 sec. 7.2).
 	s.refit(r, x0, x0, 0.5*max(p.Thickness, p.KinematicThickness), true)
@@ -482,12 +509,16 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 	}
 	for i := range s.kin {
 		kb := &s.kin[i]
+		if kb.apart {
+			continue
+		}
 		// The sweep transforms every box a query tests; a refit fits
-		// every box once. At the first fit of a Solve (at rest: x1 is
-		// x0), the last pass's queries choose for the Solve: the sweep
-		// while they tested fewer boxes than the tree has (fewer than a
-		// sweepHysteresis-th of them, when they refit). Either holds
-		// every candidate, so the choice changes no result.
+		// every box once (of a rigid body, only the boxes near the
+		// cloth: RefitSweptNear). At the first fit of a Solve (at rest:
+		// x1 is x0), the last pass's queries choose for the Solve: the
+		// sweep while they tested fewer boxes than the tree has (fewer
+		// than a sweepHysteresis-th of them, when they refit). Either
+		// holds every candidate, so the choice changes no result.
 		if &x1[0] == &x0[0] {
 			tested := 0
 			for b := range s.blocks {
@@ -499,19 +530,22 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 			if !kb.swept {
 				limit /= sweepHysteresis
 			}
-			kb.trySweep = kb.frame.Ok() && tested < limit
-			if kb.trySweep {
+			kb.trySweep = tested < limit
+			if kb.frame.Ok() {
 				kb.fitA, kb.fitB, kb.fitDev = kb.frame.Fit(s.kp, x0, kb.verts)
 			}
 		}
-		if kb.trySweep {
+		kb.swept = false
+		kb.bvh.Margin = margin
+		if kb.frame.Ok() {
 			A0, B0, d0 := kb.fitA, kb.fitB, kb.fitDev
 			A1, B1, d1 := A0, B0, d0
 			if &x1[0] != &x0[0] {
 				A1, B1, d1 = kb.frame.Fit(s.kp, x1, kb.verts)
 			}
 			// A deviation (NaN included) beyond the margin is not a
-			// rigid motion: refitting is then the tighter broad phase.
+			// rigid motion: refitting the whole tree is then the
+			// broad phase.
 			if dev := max(d0, d1); dev <= margin {
 				kb.sweep = geom.Sweep{A0: A0, A1: A1, B0: B0, B1: B1}
 				kb.sweep.Prepare()
@@ -521,12 +555,16 @@ func (s *Solver) refit(r Runner, x0, x1 []float64, margin float64, kin bool) {
 				w := kb.sweep.Box(&root, 0)
 				scale := max(math.Abs(w.Lo[0]), math.Abs(w.Lo[1]), math.Abs(w.Lo[2]), math.Abs(w.Hi[0]), math.Abs(w.Hi[1]), math.Abs(w.Hi[2]))
 				kb.sweep.Pad = 2*dev + 1e-12*(1+scale)
-				kb.swept, kb.margin = true, margin
+				if kb.trySweep {
+					kb.swept, kb.margin = true, margin
+				} else {
+					// The cloth's queries all lie in its root box.
+					region := s.bvh.Bounds()
+					kb.bvh.RefitSweptNear(r, x0, x1, &kb.ref, &kb.sweep, &region)
+				}
 				continue
 			}
 		}
-		kb.swept = false
-		kb.bvh.Margin = margin
 		kb.bvh.RefitSwept(r, x0, x1)
 	}
 }
@@ -561,6 +599,9 @@ func (s *Solver) blockRange(lo, hi int) {
 			blk.kin = blk.kin[:0]
 			for i := range s.kin {
 				kb := &s.kin[i]
+				if kb.apart {
+					continue
+				}
 				var n int
 				if kb.swept {
 					blk.tris, blk.stack, n = kb.ref.OverlappingSwept(q, &kb.sweep, kb.margin, blk.tris, blk.stack)

@@ -616,3 +616,68 @@ func TestKinematicSweepSameAsRefit(t *testing.T) {
 		t.Fatalf("the swept sphere met the sheet in %d steps only", swept)
 	}
 }
+
+// TestKinematicApart: a body marked apart (Kinematic.Apart) is left out of
+// the Solve: the box that stops TestKinematicEdgeHeld's sheet, marked, lets
+// it through (the caller's certificate is trusted, not checked); a far
+// box marked apart next to the near one changes nothing, bit for bit; with
+// every body marked and KinematicOnly set the velocities come back as
+// given; marks of the wrong length are an error.
+func TestKinematicApart(t *testing.T) {
+	x0, faces := grid(nil, nil, 5, 5, 0.1, dense.Vec3{-0.2, -0.15, 0.02})
+	n := len(x0) / 3
+	v := make([]float64, 3*n)
+	for i := range n {
+		v[3*i+2] = -1
+	}
+	h := 0.1
+	near := kinBox(dense.Vec3{0, 0, -0.15 * math.Sqrt2}, dense.Vec3{0.5, 0.15, 0.15}, rotX(math.Pi/4), dense.Vec3{}, dense.Vec3{})
+	far := kinBox(dense.Vec3{0, 0, -5}, dense.Vec3{0.1, 0.1, 0.1}, rotX(0), dense.Vec3{}, dense.Vec3{})
+	both := Kinematic{X: append(slices.Clone(near.X), far.X...), V: append(slices.Clone(near.V), far.V...), Faces: slices.Clone(near.Faces)}
+	for _, f := range far.Faces {
+		both.Faces = append(both.Faces, f+int32(len(near.X)/3))
+	}
+	nk := len(both.X) / 3
+	run := func(apart []bool, p Params) ([]float64, Stats, error) {
+		var s Solver
+		if err := s.SetTopology(nil, n, faces, x0, both); err != nil {
+			t.Fatal(err)
+		}
+		k := both
+		k.Apart = apart
+		u := slices.Clone(v)
+		st, err := s.Solve(nil, x0, u, ones(n), h, p, k)
+		return u, st, err
+	}
+	p := Params{Thickness: 0.004}
+	ref, refSt, err := run(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	farApart := make([]bool, nk)
+	for i := len(near.X) / 3; i < nk; i++ {
+		farApart[i] = true
+	}
+	got, gotSt, err := run(farApart, p)
+	if err != nil || !slices.Equal(got, ref) || gotSt != refSt {
+		t.Fatalf("far box apart: err %v, stats %+v against %+v, same velocities %v", err, gotSt, refSt, slices.Equal(got, ref))
+	}
+	all := make([]bool, nk)
+	for i := range all {
+		all[i] = true
+	}
+	got, st, err := run(all, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := crossings(endPositions(x0, got, h), faces, near, h); c == 0 || st.Impacts != 0 {
+		t.Fatalf("near box marked apart: %d crossings, stats %+v: it still took part", c, st)
+	}
+	p.KinematicOnly = true
+	if got, st, err = run(all, p); err != nil || !slices.Equal(got, v) || st != (Stats{}) {
+		t.Fatalf("all apart, kinematic only: err %v, stats %+v, velocities kept %v", err, st, slices.Equal(got, v))
+	}
+	if _, _, err := run(all[:3], p); err == nil {
+		t.Fatal("3 apart marks for a longer kinematic set: no error")
+	}
+}

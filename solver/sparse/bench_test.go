@@ -18,18 +18,31 @@ func benchRunners() []namedRunner {
 }
 
 // BenchmarkAssembleHessian assembles a 100x100-vertex grid (19602 triangles,
-// ~29k hinges).
+// ~29k hinges), with Dense element Hessians and with the forms the cloth's
+// force fill uses (Packed triangles, Factor hinges).
 func BenchmarkAssembleHessian(b *testing.B) {
-	s := newSystem(100, 100, 0, 1, 1)
-	for _, nr := range benchRunners() {
-		b.Run(nr.name, func(b *testing.B) {
-			A := s.p.NewMatrix()
-			b.ReportAllocs()
-			b.SetBytes(int64(8 * s.p.HessLen()))
-			for b.Loop() {
-				s.p.AssembleHessian(nr.r, s.elemH, A)
-			}
-		})
+	for _, f := range []struct {
+		name         string
+		tris, hinges HessForm
+	}{{"dense", Dense, Dense}, {"packed-factor", Packed, Factor}} {
+		rng := rand.New(rand.NewPCG(1, 7))
+		tris, hinges := gridMesh(100, 100, rng)
+		groups := []ElementGroup{{Stride: 3, Verts: tris, Form: f.tris}, {Stride: 4, Verts: hinges, Form: f.hinges}}
+		p, err := NewPattern(100*100, groups)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := randomElemHess(p, groups, rng, false)
+		for _, nr := range benchRunners() {
+			b.Run(f.name+"/"+nr.name, func(b *testing.B) {
+				A := p.NewMatrix()
+				b.ReportAllocs()
+				b.SetBytes(int64(8 * p.HessLen()))
+				for b.Loop() {
+					p.AssembleHessian(nr.r, h, A)
+				}
+			})
+		}
 	}
 }
 

@@ -43,18 +43,49 @@ func hessKernel(t *task, lo, hi int) {
 		var a0, a1, a2, a3, a4, a5, a6, a7, a8 float64
 		for _, c := range p.hCon[p.hPtr[j]:p.hPtr[j+1]] {
 			o, s := int(c.off), int(c.stride)
-			r0 := h[o : o+3 : o+3]
-			r1 := h[o+s : o+s+3 : o+s+3]
-			r2 := h[o+2*s : o+2*s+3 : o+2*s+3]
-			a0 += r0[0]
-			a1 += r0[1]
-			a2 += r0[2]
-			a3 += r1[0]
-			a4 += r1[1]
-			a5 += r1[2]
-			a6 += r2[0]
-			a7 += r2[1]
-			a8 += r2[2]
+			switch {
+			case s < 0: // a Factor block u v^T, row by row
+				u, v := h[o:o+3:o+3], h[-s-1:2-s:2-s]
+				v0, v1, v2 := v[0], v[1], v[2]
+				x := u[0]
+				a0 += x * v0
+				a1 += x * v1
+				a2 += x * v2
+				x = u[1]
+				a3 += x * v0
+				a4 += x * v1
+				a5 += x * v2
+				x = u[2]
+				a6 += x * v0
+				a7 += x * v1
+				a8 += x * v2
+			case s == 3: // a contiguous row-major block
+				b := h[o : o+9 : o+9]
+				a0 += b[0]
+				a1 += b[1]
+				a2 += b[2]
+				a3 += b[3]
+				a4 += b[4]
+				a5 += b[5]
+				a6 += b[6]
+				a7 += b[7]
+				a8 += b[8]
+			default: // a stored block: entry (r, c) at o + r*rs + c*cs
+				rs, cs := s, 1
+				if s == 0 { // a Packed block, transposed
+					rs, cs = 1, 3
+				}
+				b := h[o : o+2*rs+2*cs+1]
+				a0 += b[0]
+				a1 += b[cs]
+				a2 += b[2*cs]
+				a3 += b[rs]
+				a4 += b[rs+cs]
+				a5 += b[rs+2*cs]
+				a6 += b[2*rs]
+				a7 += b[2*rs+cs]
+				a8 += b[2*rs+2*cs]
+			}
 		}
 		d := val[9*j : 9*j+9 : 9*j+9]
 		d[0], d[1], d[2] = a0, a1, a2

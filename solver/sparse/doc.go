@@ -10,9 +10,10 @@
 // gives bitwise-identical results for any number of workers:
 //
 //  1. Element pass (done by callers, e.g. package elastic): each element writes
-//     its dense local gradient and Hessian into its own, disjoint slot of a flat
-//     array (see Pattern.GradOffset and Pattern.HessOffset). Elements never
-//     write to shared memory, so this pass parallelises trivially.
+//     its local gradient and Hessian (in its group's HessForm: dense, packed
+//     upper blocks, or a rank-one factor) into its own, disjoint slot of a
+//     flat array (see Pattern.GradOffset and Pattern.HessOffset). Elements
+//     never write to shared memory, so this pass parallelises trivially.
 //  2. Gather pass (this package): each stored 3x3 block (and each vertex of
 //     the gradient) owns a precomputed, ordered list of the element blocks that
 //     contribute to it, built once per topology by NewPattern. Workers are

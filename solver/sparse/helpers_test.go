@@ -96,20 +96,22 @@ func gridMesh(nx, ny int, rng *rand.Rand) (tris, hinges []int32) {
 	return tris, hinges
 }
 
-// randomElemHess fills an element-Hessian array with random matrices: symmetric
-// PSD (B B^T / 3k) when psd, otherwise arbitrary (to check the block layout).
+// randomElemHess fills an element-Hessian array with random matrices in each
+// group's form: symmetric PSD (B B^T / 3k) when psd, otherwise arbitrary (to
+// check the block layout; symmetric for Packed, which stores only the upper
+// blocks). Factor elements get a random u (Hessian u u^T, PSD either way).
 func randomElemHess(p *Pattern, groups []ElementGroup, rng *rand.Rand, psd bool) []float64 {
 	h := make([]float64, p.HessLen())
 	for g, grp := range groups {
 		k := grp.Stride
 		m := 3 * k
 		B := make([]float64, m*m)
+		H := make([]float64, m*m)
 		for e := 0; e < len(grp.Verts)/k; e++ {
 			o := p.HessOffset(g, e)
-			H := h[o : o+m*m]
-			if !psd {
-				for i := range H {
-					H[i] = rng.NormFloat64()
+			if grp.Form == Factor {
+				for i := range m {
+					h[o+i] = rng.NormFloat64()
 				}
 				continue
 			}
@@ -118,16 +120,77 @@ func randomElemHess(p *Pattern, groups []ElementGroup, rng *rand.Rand, psd bool)
 			}
 			for i := 0; i < m; i++ {
 				for j := 0; j < m; j++ {
-					s := 0.0
-					for l := 0; l < m; l++ {
-						s += B[i*m+l] * B[j*m+l]
+					switch {
+					case !psd && grp.Form == Dense:
+						H[i*m+j] = B[i*m+j]
+					case !psd:
+						H[i*m+j] = B[min(i, j)*m+max(i, j)]
+					default:
+						s := 0.0
+						for l := 0; l < m; l++ {
+							s += B[i*m+l] * B[j*m+l]
+						}
+						H[i*m+j] = s / float64(m)
 					}
-					H[i*m+j] = s / float64(m)
+				}
+			}
+			storeElemHess(grp.Form, k, H, h[o:])
+		}
+	}
+	return h
+}
+
+// storeElemHess writes the dense 3k x 3k Hessian H into dst in form f (not
+// for Factor). Packed: the upper blocks, row after row of blocks.
+func storeElemHess(f HessForm, k int, H, dst []float64) {
+	m := 3 * k
+	if f == Dense {
+		copy(dst, H)
+		return
+	}
+	at := 0
+	for a := 0; a < k; a++ {
+		for b := a; b < k; b++ {
+			for r := 0; r < 3; r++ {
+				for c := 0; c < 3; c++ {
+					dst[at] = H[(3*a+r)*m+3*b+c]
+					at++
 				}
 			}
 		}
 	}
-	return h
+}
+
+// elemDense returns the dense 3k x 3k Hessian of element e of group g.
+func elemDense(p *Pattern, g int, grp ElementGroup, e int, h []float64) []float64 {
+	k := grp.Stride
+	m := 3 * k
+	o := p.HessOffset(g, e)
+	H := make([]float64, m*m)
+	switch grp.Form {
+	case Dense:
+		copy(H, h[o:o+m*m])
+	case Factor:
+		for i := 0; i < m; i++ {
+			for j := 0; j < m; j++ {
+				H[i*m+j] = h[o+i] * h[o+j]
+			}
+		}
+	case Packed:
+		at := o
+		for a := 0; a < k; a++ {
+			for b := a; b < k; b++ {
+				for r := 0; r < 3; r++ {
+					for c := 0; c < 3; c++ {
+						H[(3*a+r)*m+3*b+c] = h[at]
+						H[(3*b+c)*m+3*a+r] = h[at]
+						at++
+					}
+				}
+			}
+		}
+	}
+	return H
 }
 
 // denseHess scatters the element Hessians into a dense 3n x 3n matrix.
@@ -140,13 +203,13 @@ func denseHess(n int, groups []ElementGroup, p *Pattern, h []float64) [][]float6
 		k := grp.Stride
 		m := 3 * k
 		for e := 0; e < len(grp.Verts)/k; e++ {
-			o := p.HessOffset(g, e)
+			H := elemDense(p, g, grp, e, h)
 			for a := 0; a < k; a++ {
 				for b := 0; b < k; b++ {
 					va, vb := int(grp.Verts[e*k+a]), int(grp.Verts[e*k+b])
 					for r := 0; r < 3; r++ {
 						for c := 0; c < 3; c++ {
-							A[3*va+r][3*vb+c] += h[o+(3*a+r)*m+3*b+c]
+							A[3*va+r][3*vb+c] += H[(3*a+r)*m+3*b+c]
 						}
 					}
 				}
@@ -247,7 +310,7 @@ func remeshedMesh(nx, ny, isolated, extra int, rng *rand.Rand) (n int, groups []
 	tris, hinges := gridMesh(nx, ny, rng)
 	n = nx*ny + isolated
 	perm := rng.Perm(n)
-	groups = []ElementGroup{{Stride: 3, Verts: tris}, {Stride: 4, Verts: hinges}, {Stride: 2}}
+	groups = []ElementGroup{{Stride: 3, Verts: tris, Form: Packed}, {Stride: 4, Verts: hinges, Form: Factor}, {Stride: 2}}
 	for _, grp := range groups[:2] {
 		for i, v := range grp.Verts {
 			grp.Verts[i] = int32(perm[v])
@@ -270,6 +333,29 @@ func remeshedMesh(nx, ny, isolated, extra int, rng *rand.Rand) (n int, groups []
 	return n, groups
 }
 
+// refContrib returns where block (a, b) of a k-vertex element of form f whose
+// Hessian starts at elem is: Packed blocks counted out one by one.
+func refContrib(f HessForm, k, elem, a, b int) contrib {
+	switch f {
+	case Factor:
+		return contrib{off: int32(elem + 3*a), stride: int32(-(elem + 3*b) - 1)}
+	case Packed:
+		blk := 0
+		for r := 0; r < k; r++ {
+			for c := r; c < k; c++ {
+				if r == min(a, b) && c == max(a, b) {
+					if a <= b {
+						return contrib{off: int32(elem + 9*blk), stride: 3}
+					}
+					return contrib{off: int32(elem + 9*blk)}
+				}
+				blk++
+			}
+		}
+	}
+	return contrib{off: int32(elem + 9*k*a + 3*b), stride: int32(3 * k)}
+}
+
 // refPattern builds the pattern NewPattern should, the obvious way: element
 // after element, in (group, element) order, each pair (a, b) of its local
 // vertices adds a contribution to block (Verts[a], Verts[b]); each row then
@@ -285,7 +371,8 @@ func refPattern(n int, groups []ElementGroup) *Pattern {
 	p := &Pattern{n: n}
 	for _, grp := range groups {
 		k := grp.Stride
-		gi := groupInfo{stride: k, count: len(grp.Verts) / k, hessBase: p.hessLen, gradBase: p.gradLen}
+		size := map[HessForm]int{Dense: 9 * k * k, Packed: 9 * k * (k + 1) / 2, Factor: 3 * k}[grp.Form]
+		gi := groupInfo{stride: k, count: len(grp.Verts) / k, form: grp.Form, size: size, hessBase: p.hessLen, gradBase: p.gradLen}
 		p.groups = append(p.groups, gi)
 		for e := 0; e < gi.count; e++ {
 			el := grp.Verts[e*k : e*k+k]
@@ -296,12 +383,11 @@ func refPattern(n int, groups []ElementGroup) *Pattern {
 					if cons[blk] == nil && va != vb {
 						rows[va] = append(rows[va], vb)
 					}
-					off := gi.hessBase + e*9*k*k + 3*a*3*k + 3*b
-					cons[blk] = append(cons[blk], contrib{off: int32(off), stride: int32(3 * k)})
+					cons[blk] = append(cons[blk], refContrib(grp.Form, k, gi.hessBase+e*size, a, b))
 				}
 			}
 		}
-		p.hessLen += gi.count * 9 * k * k
+		p.hessLen += gi.count * size
 		p.gradLen += gi.count * 3 * k
 	}
 	p.rowPtr, p.hPtr, p.gPtr = []int32{0}, []int32{0}, []int32{0}

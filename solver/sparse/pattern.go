@@ -9,20 +9,61 @@ import (
 
 // ElementGroup is a list of elements that all have Stride vertices (3 for
 // triangles, 4 for hinges). Verts holds Stride vertex indices per element,
-// element after element, so len(Verts) = Stride * count.
+// element after element, so len(Verts) = Stride * count. Form says how each
+// element's Hessian is stored (Dense when zero).
 type ElementGroup struct {
 	Stride int
 	Verts  []int32
+	Form   HessForm
 }
 
-// contrib locates one 3x3 source block inside the flat element-Hessian array:
-// its top-left entry is at off and its rows are stride entries apart.
+// HessForm is how an element group stores each element's Hessian in the flat
+// element-Hessian array. With k vertices per element the Hessian is 3k x 3k, a
+// k x k grid of 3x3 blocks where block (a, b) couples local vertices a and b.
+type HessForm uint8
+
+const (
+	// Dense stores the whole Hessian, row-major: 9k^2 entries.
+	Dense HessForm = iota
+	// Packed stores the blocks (a, b) with a <= b, each 3x3 row-major, in
+	// the order (0,0), (0,1), ..., (0,k-1), (1,1), ..., (k-1,k-1):
+	// 9k(k+1)/2 entries, a third less than Dense for triangles. Block
+	// (b, a) is read as the transpose of block (a, b), so the element
+	// Hessian must be symmetric; the assembled matrix is then the one its
+	// Dense form gives, bit for bit.
+	Packed
+	// Factor stores a vector u of 3k entries, the Hessian being the rank-one
+	// u u^T (a Gauss-Newton Hessian, say): block (a, b) is u_a u_b^T, each
+	// entry formed by one product during assembly, so the element's part of
+	// the matrix is exactly symmetric. 12 entries for a hinge against
+	// Dense's 144.
+	Factor
+)
+
+// size returns the number of entries an element with k vertices takes.
+func (f HessForm) size(k int) int {
+	switch f {
+	case Packed:
+		return 9 * k * (k + 1) / 2
+	case Factor:
+		return 3 * k
+	}
+	return 9 * k * k
+}
+
+// contrib locates one 3x3 source block inside the flat element-Hessian array.
+// stride > 0: a stored block whose top-left entry is at off and whose rows are
+// stride entries apart; stride == 0: the transpose of the row-major block at
+// off (a Packed block read from below the diagonal); stride < 0: the rank-one
+// block u v^T with u at off and v at -stride-1 (a Factor element).
 type contrib struct {
 	off, stride int32
 }
 
 type groupInfo struct {
 	stride, count      int
+	form               HessForm
+	size               int // entries per element in the element-Hessian array
 	hessBase, gradBase int
 }
 
@@ -36,10 +77,11 @@ type groupInfo struct {
 // The pattern stores both triangles (full block CSR); columns are sorted within a
 // row and the diagonal block is always present, even for isolated vertices.
 //
-// Element Hessian layout: element e of group g with k = Stride vertices has a
-// dense (3k x 3k) row-major Hessian at HessOffset(g, e), i.e. a k x k grid of 3x3
-// blocks where block (a, b) couples local vertices a and b. Element gradients are
-// 3k long at GradOffset(g, e), vertex a at entries 3a..3a+2.
+// Element Hessian layout: element e of group g with k = Stride vertices has its
+// Hessian at HessOffset(g, e) in the group's form (HessForm; Dense: a (3k x 3k)
+// row-major matrix, i.e. a k x k grid of 3x3 blocks where block (a, b) couples
+// local vertices a and b). Element gradients are 3k long at GradOffset(g, e),
+// vertex a at entries 3a..3a+2.
 type Pattern struct {
 	n      int
 	groups []groupInfo
@@ -175,7 +217,7 @@ func (pb *PatternBuilder) pattern(r Runner, n int, groups []ElementGroup) (*Patt
 	hStart := reuse(pb.hStart, n+1)
 	pb.hStart = hStart
 	clear(hStart)
-	hess, grad := 0, 0
+	hess, grad, ncon := 0, 0, 0 // ncon: contributions, k^2 per element
 	for g, grp := range groups {
 		k := grp.Stride
 		if k <= 0 {
@@ -183,6 +225,9 @@ func (pb *PatternBuilder) pattern(r Runner, n int, groups []ElementGroup) (*Patt
 		}
 		if 3*k > math.MaxInt32/(3*k) {
 			return nil, fmt.Errorf("sparse: group %d: stride %d too large", g, k)
+		}
+		if grp.Form > Factor {
+			return nil, fmt.Errorf("sparse: group %d: unknown Hessian form %d", g, grp.Form)
 		}
 		if len(grp.Verts)%k != 0 {
 			return nil, fmt.Errorf("sparse: group %d: len(Verts)=%d is not a multiple of stride %d", g, len(grp.Verts), k)
@@ -203,10 +248,12 @@ func (pb *PatternBuilder) pattern(r Runner, n int, groups []ElementGroup) (*Patt
 				hStart[v+1] += int32(k)
 			}
 		}
-		p.groups[g] = groupInfo{stride: k, count: cnt, hessBase: hess, gradBase: grad}
-		hess += cnt * 9 * k * k
+		size := grp.Form.size(k)
+		p.groups[g] = groupInfo{stride: k, count: cnt, form: grp.Form, size: size, hessBase: hess, gradBase: grad}
+		hess += cnt * size
 		grad += cnt * 3 * k
-		if hess > math.MaxInt32 || grad > math.MaxInt32 {
+		ncon += cnt * k * k
+		if hess > math.MaxInt32 || grad > math.MaxInt32 || n+ncon > math.MaxInt32 {
 			return nil, errors.New("sparse: element arrays exceed 32-bit offsets")
 		}
 	}
@@ -239,9 +286,9 @@ func (pb *PatternBuilder) pattern(r Runner, n int, groups []ElementGroup) (*Patt
 	// and the index of its diagonal within the row into diag[i].
 	p.rowPtr = reuse(old.rowPtr, n+1)
 	p.diag = reuse(old.diag, n)
-	p.hCon = reuse(old.hCon, hess/9)
-	pb.slotCol = reuse(pb.slotCol, n+hess/9)
-	pb.slotEnd = reuse(pb.slotEnd, n+hess/9)
+	p.hCon = reuse(old.hCon, ncon)
+	pb.slotCol = reuse(pb.slotCol, n+ncon)
+	pb.slotEnd = reuse(pb.slotEnd, n+ncon)
 	pb.groups, pb.building = groups, p
 	pb.builds++
 	t := getTask()
@@ -365,23 +412,42 @@ func (pb *PatternBuilder) row(i, at int, marks []mark) int {
 	}
 	p.rowPtr[i+1] = int32(m)
 	// Local vertex a of element e of a group with stride k, at index
-	// idx = e*k+a of Verts, has its gradient at gradBase+3*idx and its
-	// Hessian block (a, b) at hessBase+9*k*idx+3*b.
+	// idx = e*k+a of Verts, has its gradient at gradBase+3*idx.
 	hCon, gOff := p.hCon, p.gOff[p.gPtr[i]:p.gPtr[i+1]]
 	for c, in := range incs {
 		grp, gi := groups[in.g], p.groups[in.g]
 		k := int32(gi.stride)
 		idx := in.first + in.a
 		gOff[c] = int32(gi.gradBase) + 3*idx
-		off, rs := int32(gi.hessBase)+9*k*idx, 3*k
-		for _, v := range grp.Verts[in.first : in.first+k] {
+		elem := int32(gi.hessBase) + int32(gi.size)*(in.first/k)
+		for b, v := range grp.Verts[in.first : in.first+k] {
 			mk := &marks[v]
-			hCon[mk.next] = contrib{off: off, stride: rs}
+			hCon[mk.next] = blockOf(gi.form, k, elem, in.a, int32(b))
 			mk.next++
-			off += 3
 		}
 	}
 	return m
+}
+
+// blockOf returns where block (a, b) of the k-vertex element whose Hessian
+// starts at elem is, in form f.
+func blockOf(f HessForm, k, elem, a, b int32) contrib {
+	switch f {
+	case Packed:
+		if a <= b {
+			return contrib{off: elem + 9*packedBlock(k, a, b), stride: 3}
+		}
+		return contrib{off: elem + 9*packedBlock(k, b, a), stride: 0}
+	case Factor:
+		return contrib{off: elem + 3*a, stride: -(elem + 3*b) - 1}
+	}
+	return contrib{off: elem + 9*k*a + 3*b, stride: 3 * k}
+}
+
+// packedBlock returns the index of block (a, b), a <= b, among the Packed
+// blocks of a k-vertex element: the k - r blocks of each row r < a come first.
+func packedBlock(k, a, b int32) int32 {
+	return a*k - a*(a-1)/2 + b - a
 }
 
 // slot returns where the slots of the rows from i on start: after room for
@@ -417,10 +483,11 @@ func (p *Pattern) GroupLen(g int) int { return p.groups[g].count }
 func (p *Pattern) HessLen() int { return p.hessLen }
 
 // HessOffset returns the offset of element e of group g in the flat
-// element-Hessian array: the sum of previous groups' count*9k^2 plus e*9k^2.
+// element-Hessian array: the sum of previous groups' count*size plus e*size,
+// size being the entries per element of the group's form (9k^2 for Dense).
 func (p *Pattern) HessOffset(g, e int) int {
 	gi := p.groups[g]
-	return gi.hessBase + e*9*gi.stride*gi.stride
+	return gi.hessBase + e*gi.size
 }
 
 // GradLen returns the length of the flat element-gradient array.

@@ -69,7 +69,7 @@ func TestPatternBuilder(t *testing.T) {
 	for _, sz := range [][2]int{{6, 5}, {12, 9}, {4, 4}, {0, 0}, {12, 10}, {2, 1}, {9, 9}} {
 		tris, hinges := gridMesh(sz[0], sz[1], rng)
 		n = sz[0]*sz[1] + 2
-		groups = []ElementGroup{{Stride: 3, Verts: tris}, {Stride: 4, Verts: hinges}}
+		groups = []ElementGroup{{Stride: 3, Verts: tris, Form: Packed}, {Stride: 4, Verts: hinges, Form: Factor}}
 		if _, _, err := pb.Build(Serial{}, n, []ElementGroup{{Stride: 3, Verts: []int32{0, 1, int32(n)}}}); err == nil {
 			t.Fatal("Build accepted a vertex out of range")
 		}
@@ -160,11 +160,15 @@ func compareDense(t *testing.T, got, want [][]float64) {
 }
 
 func TestAssembleHessianDense(t *testing.T) {
-	for _, psd := range []bool{false, true} {
+	for _, c := range []struct {
+		psd            bool
+		tris, hingesOf HessForm
+	}{{false, Dense, Dense}, {true, Dense, Dense}, {false, Packed, Factor}, {true, Packed, Factor}, {true, Factor, Packed}} {
+		psd := c.psd
 		rng := rand.New(rand.NewPCG(3, 4))
 		tris, hinges := gridMesh(7, 5, rng)
 		n := 7*5 + 3 // three isolated vertices
-		groups := []ElementGroup{{Stride: 3, Verts: tris}, {Stride: 4, Verts: hinges}}
+		groups := []ElementGroup{{Stride: 3, Verts: tris, Form: c.tris}, {Stride: 4, Verts: hinges, Form: c.hingesOf}}
 		p, err := NewPattern(n, groups)
 		if err != nil {
 			t.Fatal(err)
@@ -193,6 +197,45 @@ func TestAssembleHessianDense(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestHessForms checks that the Packed and Factor forms assemble the matrix the
+// Dense form of the same element Hessians does, bit for bit: a Packed element
+// stores the upper blocks of a symmetric Hessian, a Factor element u stands
+// for the Dense Hessian with entries u_i u_j (each one product, as the
+// assembly forms them).
+func TestHessForms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	tris, hinges := gridMesh(9, 6, rng)
+	n := 9*6 + 2
+	forms := []ElementGroup{{Stride: 3, Verts: tris, Form: Packed}, {Stride: 4, Verts: hinges, Form: Factor}}
+	dense := []ElementGroup{{Stride: 3, Verts: tris}, {Stride: 4, Verts: hinges}}
+	pf, err := NewPattern(n, forms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd, err := NewPattern(n, dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf.HessLen() != len(tris)/3*54+len(hinges)/4*12 {
+		t.Fatalf("HessLen %d", pf.HessLen())
+	}
+	for _, psd := range []bool{false, true} {
+		hf := randomElemHess(pf, forms, rng, psd)
+		hd := make([]float64, pd.HessLen())
+		for g, grp := range forms {
+			for e := 0; e < len(grp.Verts)/grp.Stride; e++ {
+				copy(hd[pd.HessOffset(g, e):], elemDense(pf, g, grp, e, hf))
+			}
+		}
+		A, B := pf.NewMatrix(), pd.NewMatrix()
+		pf.AssembleHessian(Serial{}, hf, A)
+		pd.AssembleHessian(Serial{}, hd, B)
+		if !slices.Equal(A.Col, B.Col) || !bitsEqual(A.Val, B.Val) {
+			t.Fatalf("psd=%v: Packed/Factor assembly differs from the Dense one", psd)
 		}
 	}
 }
@@ -644,11 +687,12 @@ func TestPCGErrors(t *testing.T) {
 		groups []ElementGroup
 		substr string
 	}{
-		{"negative index", 4, []ElementGroup{{3, []int32{0, -1, 2}}}, "out of range"},
-		{"index too large", 4, []ElementGroup{{3, []int32{0, 1, 4}}}, "out of range"},
-		{"duplicate", 4, []ElementGroup{{4, []int32{0, 1, 2, 1}}}, "repeated"},
-		{"ragged", 4, []ElementGroup{{3, []int32{0, 1, 2, 3}}}, "multiple"},
-		{"stride", 4, []ElementGroup{{0, nil}}, "stride"},
+		{"negative index", 4, []ElementGroup{{Stride: 3, Verts: []int32{0, -1, 2}}}, "out of range"},
+		{"index too large", 4, []ElementGroup{{Stride: 3, Verts: []int32{0, 1, 4}}}, "out of range"},
+		{"duplicate", 4, []ElementGroup{{Stride: 4, Verts: []int32{0, 1, 2, 1}}}, "repeated"},
+		{"ragged", 4, []ElementGroup{{Stride: 3, Verts: []int32{0, 1, 2, 3}}}, "multiple"},
+		{"stride", 4, []ElementGroup{{Stride: 0}}, "stride"},
+		{"form", 4, []ElementGroup{{Stride: 3, Verts: []int32{0, 1, 2}, Form: Factor + 1}}, "form"},
 		{"negative n", -1, nil, "negative"},
 	} {
 		_, err := NewPattern(c.n, c.groups)
