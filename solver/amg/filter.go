@@ -21,10 +21,10 @@ import (
 // neighbours against couplings that the filter removes, and PCG (which
 // applies S M^-1 S) pays in iterations (the cape of loom.CapeScene's game
 // loop, 736 vertices with its shoulder row pinned, 500 steps: 8.4 PCG
-// iterations a step with A's V-cycle, 3.7 with A_S's). Rows whose vertex and neighbours are all free are A's own. The
-// matrix is formed in the preconditioner's own storage, so A and the filter
-// may change afterwards (a lagged preconditioner, as with Setup). filter nil
-// is Setup.
+// iterations a step with A's V-cycle, 3.7 with A_S's). Rows whose vertex
+// and neighbours are all free are A's own. The matrix is formed in the
+// preconditioner's own storage, so A and the filter may change afterwards
+// (a lagged preconditioner, as with Setup). filter nil is Setup.
 func (p *Preconditioner) SetupFiltered(r sparse.Runner, A *sparse.BSR, filter, x []float64) error {
 	if filter == nil {
 		return p.Setup(r, A, x)
