@@ -70,8 +70,9 @@ type SelfCollision struct {
 	prox      []selfcontact.Proximity
 	rows      bool      // SelfProximity puts the proximities in the solve
 	apart     []bool    // per obstacle: left out of this step's Solve (markApart)
-	dmin      []float64 // markApart's scratch
-	slip      []float64
+	convex    []bool    // markApart's scratch: per obstacle, whether it is checked,
+	dmin      []float64 // the least end-of-step distance of a cloth vertex from it,
+	slip      []float64 // the largest cloth vertex displacement relative to its motion
 
 	Last selfcontact.Stats // the last step's counts
 }
@@ -211,42 +212,49 @@ func (sc *SelfCollision) gatherObstacles(w *ecs.World) bool {
 func (sc *SelfCollision) placeObstacles() {
 	obs := sc.obs
 	h := sc.state.H
-	nk := 0
-	for i := range obs {
-		nk += sc.meshVerts(i)
-	}
+	nk := sc.kinVerts()
 	sc.kin.X = slices.Grow(sc.kin.X[:0], 3*nk)[:3*nk]
 	sc.kin.V = slices.Grow(sc.kin.V[:0], 3*nk)[:3*nk]
+	X, V := sc.kin.X, sc.kin.V
 	j := 0
 	for i := range obs {
-		o := &obs[i]
+		nv := sc.meshVerts(i)
 		if sc.apart[i] {
-			j += 3 * sc.meshVerts(i)
+			j += 3 * nv
 			continue
 		}
-		pl := placementOf(o)
-		X, V := sc.kin.X, sc.kin.V
-		if o.Kind == components.Mesh {
-			m := o.Mesh
-			for k := 0; k < len(m.Pos); k += 3 {
-				var u0, u1, u2 float64
-				if m.Vel != nil {
-					u0, u1, u2 = m.Vel[k], m.Vel[k+1], m.Vel[k+2]
-				}
-				x0, x1, x2, v0, v1, v2 := pl.at(m.Pos[k], m.Pos[k+1], m.Pos[k+2], u0, u1, u2)
-				X[j], X[j+1], X[j+2] = x0-h*v0, x1-h*v1, x2-h*v2
-				V[j], V[j+1], V[j+2] = v0, v1, v2
-				j += 3
-			}
-			continue
-		}
-		for _, p := range sc.meshes[i].pos {
-			x0, x1, x2, v0, v1, v2 := pl.at(p[0], p[1], p[2], 0, 0, 0)
+		pl := placementOf(&obs[i])
+		for k := range nv {
+			x0, x1, x2, v0, v1, v2 := pl.at(sc.ownPoint(i, k))
 			X[j], X[j+1], X[j+2] = x0-h*v0, x1-h*v1, x2-h*v2
 			V[j], V[j+1], V[j+2] = v0, v1, v2
 			j += 3
 		}
 	}
+}
+
+// ownPoint is vertex k of obstacle i's kinematic mesh in the obstacle's own
+// frame, with its deformation velocity (a mesh obstacle's current frame
+// and vertex velocities; zero for an analytic obstacle's mesh).
+func (sc *SelfCollision) ownPoint(i, k int) (p0, p1, p2, u0, u1, u2 float64) {
+	if o := &sc.obs[i]; o.Kind == components.Mesh {
+		m := o.Mesh
+		if m.Vel != nil {
+			u0, u1, u2 = m.Vel[3*k], m.Vel[3*k+1], m.Vel[3*k+2]
+		}
+		return m.Pos[3*k], m.Pos[3*k+1], m.Pos[3*k+2], u0, u1, u2
+	}
+	p := &sc.meshes[i].pos[k]
+	return p[0], p[1], p[2], 0, 0, 0
+}
+
+// kinVerts is the number of vertices of all the obstacles' kinematic meshes.
+func (sc *SelfCollision) kinVerts() int {
+	n := 0
+	for i := range sc.obs {
+		n += sc.meshVerts(i)
+	}
+	return n
 }
 
 // meshRadius is the largest distance of an obstacle mesh's vertices (its
@@ -295,28 +303,25 @@ func (sc *SelfCollision) markApart(check bool) {
 	s := sc.state
 	sc.apart = resize(sc.apart, len(sc.obs))
 	clear(sc.apart)
-	nk := 0
-	for i := range sc.obs {
-		nk += sc.meshVerts(i)
-	}
-	sc.kin.Apart = resize(sc.kin.Apart, nk)
+	sc.kin.Apart = resize(sc.kin.Apart, sc.kinVerts())
 	clear(sc.kin.Apart)
 	if !check {
 		return
 	}
-	convex := false
 	sc.dmin = resize(sc.dmin, len(sc.obs))
 	sc.slip = resize(sc.slip, len(sc.obs))
+	sc.convex = resize(sc.convex, len(sc.obs))
+	checked := false
 	for i := range sc.obs {
 		sc.dmin[i], sc.slip[i] = math.Inf(1), 0
 		switch sc.obs[i].Kind {
 		case geom.Plane, geom.Sphere, geom.Box, geom.Capsule:
-			convex = true
+			sc.convex[i], checked = true, true
 		default:
-			sc.dmin[i] = math.Inf(-1)
+			sc.convex[i] = false
 		}
 	}
-	if !convex {
+	if !checked {
 		return
 	}
 	h := s.H
@@ -324,7 +329,7 @@ func (sc *SelfCollision) markApart(check bool) {
 		v := dense.Vec3(s.VNew[j : j+3])
 		x1 := dense.Vec3(s.X[j : j+3]).Add(v.Scale(h))
 		for i := range sc.obs {
-			if o := &sc.obs[i]; sc.dmin[i] > math.Inf(-1) {
+			if o := &sc.obs[i]; sc.convex[i] {
 				d, _ := geom.SignedDistance(&o.Shape, o.Offset, x1)
 				sc.dmin[i] = min(sc.dmin[i], d)
 				sc.slip[i] = max(sc.slip[i], h*v.Sub(o.Vel).Norm())
@@ -344,7 +349,7 @@ func (sc *SelfCollision) markApart(check bool) {
 	k := 0
 	for i := range sc.obs {
 		o, nv := &sc.obs[i], sc.meshVerts(i)
-		if sc.dmin[i]-L/math.Sqrt(3)-sc.slip[i]-h*o.Omega.Norm()*sc.meshes[i].radius > need {
+		if sc.convex[i] && sc.dmin[i]-L/math.Sqrt(3)-sc.slip[i]-h*o.Omega.Norm()*sc.meshes[i].radius > need {
 			sc.apart[i] = true
 			for v := k; v < k+nv; v++ {
 				sc.kin.Apart[v] = true
