@@ -53,6 +53,9 @@ func TestStateImageBitwise(t *testing.T) {
 		{"rod-crossing", nil, 200, func(s *Sim) (string, bool) {
 			return "yarn contacts", len(s.Rods.Contacts) > 0
 		}},
+		{"rod-drop", nil, 200, func(s *Sim) (string, bool) {
+			return "rod obstacles", len(s.Rods.Step.Obstacles) > 0
+		}},
 		{"paper-drape", [][2]string{{"bodies.0.resolution", "11"}}, 200, func(s *Sim) (string, bool) {
 			return "developable bodies", s.Developable != nil && len(s.Developable.bodies) > 0
 		}},

@@ -9,7 +9,6 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/solver/dense"
-	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/rod"
 	"github.com/loomsim/loom/solver/rodstep"
 )
@@ -167,7 +166,6 @@ type RodNewton struct {
 	vel      generic.Map1[components.Velocity]
 	contact  generic.Map1[components.RodContact]
 	obsQuery *generic.Filter1[components.Obstacle]
-	obs      []components.Obstacle
 }
 
 // NewRodNewton returns the system.
@@ -191,15 +189,11 @@ func (r *RodNewton) Step(w *ecs.World) error {
 	st := &s.Step
 	clock := ecs.Resource[ecs.Clock](w)
 	// Obstacles at their pose at the end of the step (ScriptedMotion ran).
-	r.obs = r.obs[:0]
+	st.Obstacles = st.Obstacles[:0]
 	q := r.obsQuery.Query(w.ECS)
 	for q.Next() {
-		r.obs = append(r.obs, *q.Get())
-	}
-	st.Obstacles = st.Obstacles[:0]
-	for k := range r.obs {
-		o := &r.obs[k]
-		st.Obstacles = append(st.Obstacles, rodstep.Obstacle{Distance: func(p dense.Vec3) (float64, dense.Vec3) { return geom.SignedDistance(&o.Shape, o.Offset, p) }})
+		o := q.Get()
+		st.Obstacles = append(st.Obstacles, rodstep.Obstacle{Shape: o.Shape, Offset: o.Offset})
 	}
 	t0 := clock.Time
 	target := func(i int, dt float64) dense.Vec3 {

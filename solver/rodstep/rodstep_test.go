@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/rod"
 )
 
@@ -34,7 +35,7 @@ func twoRods(eil bool) *State {
 	s.Pinned[11], s.Target[11] = true, s.X[11]
 	s.Pinned[21], s.Target[21] = true, s.X[21]
 	s.Edges = []Edge{{Node: q, A: dense.Vec3{0, 0, 0.0005}, Dir: dense.Vec3{1, 0, 0}, K: 100}, {Node: 24, A: dense.Vec3{0, 0.001, 0}, Dir: dense.Vec3{0.6, 0.8, 0}, K: 100}}
-	s.Obstacles = []Obstacle{{Distance: func(p dense.Vec3) (float64, dense.Vec3) { return p[2] + 0.01, dense.Vec3{0, 0, 1} }}}
+	s.Obstacles = []Obstacle{{Shape: geom.Shape{Kind: geom.Plane, Center: dense.Vec3{0, 0, -0.01}, Normal: dense.Vec3{0, 0, 1}}}}
 	s.Rods[0].Radius, s.Rods[1].Radius, s.ObstacleK = 0.02, 0.02, 1e3
 	return s
 }

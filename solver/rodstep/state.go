@@ -20,6 +20,7 @@ package rodstep
 
 import (
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/rod"
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -70,7 +71,14 @@ type Edge struct {
 // with lagged Coulomb friction (rodcontact.Friction, coefficient
 // State.ObstacleMu).
 type Obstacle struct {
-	Distance func(p dense.Vec3) (float64, dense.Vec3)
+	Shape  geom.Shape
+	Offset dense.Vec3 // the shape's translation at the end of the step
+}
+
+// Distance returns the signed distance from p to the obstacle's surface and
+// the outward unit normal there (geom.SignedDistance).
+func (o *Obstacle) Distance(p dense.Vec3) (float64, dense.Vec3) {
+	return geom.SignedDistance(&o.Shape, o.Offset, p)
 }
 
 // State is the gathered assembly. Per-node slices are indexed by node.
