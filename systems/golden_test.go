@@ -121,6 +121,7 @@ func TestGoldenTrajectories(t *testing.T) {
 				sim := build(t, load(t, info.Name, goldenSets[info.Name]...), 2)
 				steps(t, sim, n, nil)
 				got := stateHash(sim.World.ECS)
+				checkImage(t, sim, load(t, info.Name, goldenSets[info.Name]...), got)
 				st := sim.Measure()
 				t.Logf("%d steps: %d vertices, %d faces, %d contacts, EOL vertices %v, rod nodes %d", n, st.Vertices, st.Faces, st.Contacts, ptrOr(st.EOLVertices), st.Nodes)
 				lines[i] = fmt.Sprintf("%s %d %016x", info.Name, n, got)

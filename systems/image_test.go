@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomsim/loom/internal/snapshot"
+	"github.com/loomsim/loom/scenes"
 )
 
 // imageCase is a scene for the state-image round trip: n steps, and what
@@ -121,5 +122,26 @@ func TestStateImageBitwise(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkImage lays sim's state image over a fresh build of sc and requires
+// the same state (hash want): a checkpoint of every built-in scene can be
+// resumed (TestGoldenTrajectories calls it on each; TestStateImageBitwise
+// checks the continuation bit for bit on a few).
+func checkImage(t *testing.T, sim *Sim, sc *scenes.Scene, want uint64) {
+	t.Helper()
+	enc := snapshot.NewEncoder(StateConfig)
+	sim.EncodeState(enc)
+	resumed := build(t, sc, 1)
+	dec := snapshot.NewDecoder(StateConfig, enc.Bytes())
+	if err := resumed.DecodeState(dec); err != nil {
+		t.Fatalf("state image: %v", err)
+	}
+	if err := dec.Finish(); err != nil {
+		t.Fatalf("state image: %v", err)
+	}
+	if got := stateHash(resumed.World.ECS); got != want {
+		t.Fatalf("state hash %016x after the state image round trip, %016x before", got, want)
 	}
 }
