@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -122,9 +123,9 @@ func pointAt(pts []dense.Vec3, u float64) dense.Vec3 {
 	return pts[0]
 }
 
-// TestKnitInterlock checks stockinette and a slip-stitch pattern (garter and
-// rib do not thread yet, see KnitFabric): each stitch of a row above a knitted (not slipped) stitch
-// interlocks with it (two crossings with the upper loop on top at the head
+// TestKnitInterlock checks stockinette, garter, 1x1 and 2x2 rib, purl, seed
+// and a slip-stitch pattern: each stitch of a row above a knitted or purled
+// (not slipped) stitch interlocks with it (two crossings with the upper loop on top at the head
 // below, two with it underneath at its sinker, reversed for purl: 4 per
 // stitch pair), and slipped stitches add their floats' crossings with the
 // stretched loop. The closest approach of two yarns is logged, not checked:
@@ -136,64 +137,88 @@ func TestKnitInterlock(t *testing.T) {
 	}{
 		{"stockinette", []string{"k"}},
 		{"slip", []string{"kkkk", "kksk"}},
+		{"garter", []string{"k", "p"}},
+		{"rib", []string{"kp"}},
+		{"rib2", []string{"kkpp"}},
+		{"purl", []string{"p"}},
+		{"seed", []string{"kp", "pk"}},
 	} {
-		p := KnitParams{Pattern: c.pat, Columns: 8, Rows: 5, Width: 1, Height: 0.8, Radius: 0.08, NodeSpacing: 0.1}
+		for _, e := range interlockErrors(c.pat) {
+			t.Errorf("%s %s", c.name, e)
+		}
+		p := knitTestParams(c.pat)
 		f, err := KnitFabric(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pat, _ := ParsePattern(c.pat)
-		st := func(i, j int) byte { return pat[j%len(pat)][i%len(pat[j%len(pat)])] }
-		type key struct{ a, b int }
-		over, under := map[key]int{}, map[key]int{}
-		for _, x := range f.Crossings {
-			if x.Over {
-				over[key{x.A, x.B}]++
-			} else {
-				under[key{x.A, x.B}]++
-			}
+		t.Logf("%s: closest yarns %.3g of the sum of radii apart", c.name, MinSeparation(f.Yarns, 3)/(2*p.Radius))
+	}
+}
+
+func knitTestParams(pat []string) KnitParams {
+	return KnitParams{Pattern: pat, Columns: 8, Rows: 5, Width: 1, Height: 0.8, Radius: 0.08, NodeSpacing: 0.1}
+}
+
+// interlockErrors lists the row pairs of pattern pat whose crossings are
+// not those of threaded loops (see TestKnitInterlock).
+func interlockErrors(pat0 []string) []string {
+	p := knitTestParams(pat0)
+	f, err := KnitFabric(p)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	pat, _ := ParsePattern(pat0)
+	st := func(i, j int) byte { return pat[j%len(pat)][i%len(pat[j%len(pat)])] }
+	type key struct{ a, b int }
+	over, under := map[key]int{}, map[key]int{}
+	for _, x := range f.Crossings {
+		if x.Over {
+			over[key{x.A, x.B}]++
+		} else {
+			under[key{x.A, x.B}]++
 		}
-		// Loop (i, j) is passed through by the first row above it that does
-		// not slip stitch i; each passing makes 4 crossings, 2 with each yarn
-		// on top (threaded: over at the head, under at the sinker). Each
-		// float crosses the legs of the stretched loop under it twice, lying
-		// behind them.
-		want := map[key][2]int{} // over, under counts for A
-		for j := 0; j < p.Rows; j++ {
-			for i := 0; i < p.Columns; i++ {
-				if j > 0 && st(i, j) == Slip {
-					// the loop under a float is the last non-slip one below
-					r := j - 1
-					for st(i, r) == Slip {
-						r--
-					}
-					o := want[key{r, j}]
-					want[key{r, j}] = [2]int{o[0] + 2, o[1]}
-					continue
-				}
-				if j == 0 || st(i, j) == Slip {
-					continue
-				}
+	}
+	// Loop (i, j) is passed through by the first row above it that does
+	// not slip stitch i; each passing makes 4 crossings, 2 with each yarn
+	// on top (threaded: over at the head, under at the sinker). Each
+	// float crosses the legs of the stretched loop under it twice, lying
+	// behind them.
+	want := map[key][2]int{} // over, under counts for A
+	for j := 0; j < p.Rows; j++ {
+		for i := 0; i < p.Columns; i++ {
+			if j > 0 && st(i, j) == Slip {
+				// the loop under a float is the last non-slip one below
 				r := j - 1
 				for st(i, r) == Slip {
 					r--
 				}
 				o := want[key{r, j}]
-				want[key{r, j}] = [2]int{o[0] + 2, o[1] + 2}
+				want[key{r, j}] = [2]int{o[0] + 2, o[1]}
+				continue
 			}
-		}
-		for k, wv := range want {
-			if over[k] != wv[0] || under[k] != wv[1] {
-				t.Errorf("%s rows %d-%d: A over %d, under %d; want over %d, under %d", c.name, k.a, k.b, over[k], under[k], wv[0], wv[1])
+			if j == 0 || st(i, j) == Slip {
+				continue
 			}
-		}
-		for k := range over {
-			if _, ok := want[k]; !ok {
-				t.Errorf("%s: unexpected crossings between rows %d and %d", c.name, k.a, k.b)
+			r := j - 1
+			for st(i, r) == Slip {
+				r--
 			}
+			o := want[key{r, j}]
+			want[key{r, j}] = [2]int{o[0] + 2, o[1] + 2}
 		}
-		t.Logf("%s: closest yarns %.3g of the sum of radii apart", c.name, MinSeparation(f.Yarns, 3)/(2*p.Radius))
 	}
+	var errs []string
+	for k, wv := range want {
+		if over[k] != wv[0] || under[k] != wv[1] {
+			errs = append(errs, fmt.Sprintf("rows %d-%d: A over %d, under %d; want over %d, under %d", k.a, k.b, over[k], under[k], wv[0], wv[1]))
+		}
+	}
+	for k := range over {
+		if _, ok := want[k]; !ok {
+			errs = append(errs, fmt.Sprintf("unexpected crossings between rows %d and %d", k.a, k.b))
+		}
+	}
+	return errs
 }
 
 // TestResample checks that resampled points are evenly spaced in arc length
