@@ -426,11 +426,21 @@ func (sc *SelfCollision) nearestDistances(need float64) bool {
 // pushing cloth through it.
 func (sc *SelfCollision) planeQuad(i int) {
 	s, o := sc.state, &sc.obs[i]
+	// The box of x and x + h v over the vertices, on scalars (as
+	// geom.AABB.Grow takes them).
 	box := geom.EmptyAABB()
+	lo0, lo1, lo2 := box.Lo[0], box.Lo[1], box.Lo[2]
+	hi0, hi1, hi2 := box.Hi[0], box.Hi[1], box.Hi[2]
+	h := s.H
 	for k := 0; k+2 < len(s.X); k += 3 {
-		p := dense.Vec3(s.X[k : k+3])
-		box = box.Grow(p).Grow(p.Add(dense.Vec3(s.VNew[k : k+3]).Scale(s.H)))
+		x, v := s.X[k:k+3:k+3], s.VNew[k:k+3:k+3]
+		lo0, lo1, lo2 = min(lo0, x[0]), min(lo1, x[1]), min(lo2, x[2])
+		hi0, hi1, hi2 = max(hi0, x[0]), max(hi1, x[1]), max(hi2, x[2])
+		e0, e1, e2 := x[0]+h*v[0], x[1]+h*v[1], x[2]+h*v[2]
+		lo0, lo1, lo2 = min(lo0, e0), min(lo1, e1), min(lo2, e2)
+		hi0, hi1, hi2 = max(hi0, e0), max(hi1, e1), max(hi2, e2)
 	}
+	box = geom.AABB{Lo: dense.Vec3{lo0, lo1, lo2}, Hi: dense.Vec3{hi0, hi1, hi2}}
 	half := box.Hi.Sub(box.Lo).Norm() + planeMargin
 	// The box's centre in the plane's own frame (placement.at's inverse).
 	ctr := box.Lo.Add(box.Hi).Scale(0.5).Sub(o.Offset)
