@@ -102,19 +102,14 @@ func (p *product) rowsKernel(lo, hi int) {
 	}
 }
 
-// mulAdd3 adds a b to the 3x3 block at d[0:9], which must not overlap b:
-// b is read once into locals (a store to d would otherwise make the
-// compiler read b again).
+// mulAdd3 adds a b to the 3x3 block at d[0:9].
 func mulAdd3(d []float64, a, b *[9]float64) {
 	d = d[:9:9]
-	b0, b1, b2 := b[0], b[1], b[2]
-	b3, b4, b5 := b[3], b[4], b[5]
-	b6, b7, b8 := b[6], b[7], b[8]
 	for r := 0; r < 3; r++ {
 		a0, a1, a2 := a[3*r], a[3*r+1], a[3*r+2]
-		d[3*r] += a0*b0 + a1*b3 + a2*b6
-		d[3*r+1] += a0*b1 + a1*b4 + a2*b7
-		d[3*r+2] += a0*b2 + a1*b5 + a2*b8
+		d[3*r] += a0*b[0] + a1*b[3] + a2*b[6]
+		d[3*r+1] += a0*b[1] + a1*b[4] + a2*b[7]
+		d[3*r+2] += a0*b[2] + a1*b[5] + a2*b[8]
 	}
 }
 
