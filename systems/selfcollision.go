@@ -72,7 +72,8 @@ type SelfCollision struct {
 	apart     []bool    // per obstacle: left out of this step's Solve (markApart)
 	convex    []bool    // markApart's scratch: per obstacle, whether it is checked,
 	dmin      []float64 // the least end-of-step distance of a cloth vertex from it,
-	slip      []float64 // the largest cloth vertex displacement relative to its motion
+	slip      []float64 // the largest squared cloth vertex velocity relative to its motion,
+	near      []int32   // the vertex that last found it within reach (nearestDistances)
 
 	Last selfcontact.Stats // the last step's counts
 }
@@ -325,31 +326,40 @@ func (sc *SelfCollision) markApart(check bool) {
 		return
 	}
 	h := s.H
+	need := apartMargin*sc.params.KinematicThickness + 2*sc.params.Tolerance()
+	if !sc.nearestDistances(need) {
+		return
+	}
+	// The largest relative displacement and edge length, as the largest
+	// squared ones: h sqrt(.) is monotone, so its maximum is h sqrt(max).
+	slip2 := sc.slip
 	for j := 0; j+2 < len(s.X); j += 3 {
-		v := dense.Vec3(s.VNew[j : j+3])
-		x1 := dense.Vec3(s.X[j : j+3]).Add(v.Scale(h))
+		v0, v1, v2 := s.VNew[j], s.VNew[j+1], s.VNew[j+2]
 		for i := range sc.obs {
-			if o := &sc.obs[i]; sc.convex[i] {
-				d, _ := geom.SignedDistance(&o.Shape, o.Offset, x1)
-				sc.dmin[i] = min(sc.dmin[i], d)
-				sc.slip[i] = max(sc.slip[i], h*v.Sub(o.Vel).Norm())
+			if sc.convex[i] {
+				w := &sc.obs[i].Vel
+				d0, d1, d2 := v0-w[0], v1-w[1], v2-w[2]
+				slip2[i] = max(slip2[i], d0*d0+d1*d1+d2*d2)
 			}
 		}
 	}
-	L := 0.0
+	L2 := 0.0
 	for f := 0; f+2 < len(s.Faces); f += 3 {
 		for k := range 3 {
 			a, b := 3*int(s.Faces[f+k]), 3*int(s.Faces[f+(k+1)%3])
-			e := dense.Vec3(s.X[b : b+3]).Sub(dense.Vec3(s.X[a : a+3]))
-			du := dense.Vec3(s.VNew[b : b+3]).Sub(dense.Vec3(s.VNew[a : a+3]))
-			L = max(L, e.Add(du.Scale(h)).Norm())
+			xa, xb := s.X[a:a+3:a+3], s.X[b:b+3:b+3]
+			va, vb := s.VNew[a:a+3:a+3], s.VNew[b:b+3:b+3]
+			e0 := (xb[0] - xa[0]) + h*(vb[0]-va[0])
+			e1 := (xb[1] - xa[1]) + h*(vb[1]-va[1])
+			e2 := (xb[2] - xa[2]) + h*(vb[2]-va[2])
+			L2 = max(L2, e0*e0+e1*e1+e2*e2)
 		}
 	}
-	need := apartMargin*sc.params.KinematicThickness + 2*sc.params.Tolerance()
+	L := math.Sqrt(L2)
 	k := 0
 	for i := range sc.obs {
 		o, nv := &sc.obs[i], sc.meshVerts(i)
-		if sc.convex[i] && sc.dmin[i]-L/math.Sqrt(3)-sc.slip[i]-h*o.Omega.Norm()*sc.meshes[i].radius > need {
+		if sc.convex[i] && sc.dmin[i]-L/math.Sqrt(3)-h*math.Sqrt(slip2[i])-h*o.Omega.Norm()*sc.meshes[i].radius > need {
 			sc.apart[i] = true
 			for v := k; v < k+nv; v++ {
 				sc.kin.Apart[v] = true
@@ -357,6 +367,54 @@ func (sc *SelfCollision) markApart(check bool) {
 		}
 		k += nv
 	}
+}
+
+// nearestDistances sets sc.dmin[i], for each obstacle still marked in
+// sc.convex, to the least signed distance of a cloth vertex's end-of-step
+// position x + h v from it, and unmarks an obstacle as soon as some vertex
+// is within need of it: the bound of markApart only subtracts from dmin,
+// so that obstacle cannot be apart. The vertex that decided it is checked
+// first at the next step (sc.near): a cloth that stays at an obstacle is
+// decided by one distance. It reports whether any obstacle is still
+// marked.
+func (sc *SelfCollision) nearestDistances(need float64) bool {
+	s := sc.state
+	h := s.H
+	nv := len(s.X) / 3
+	sc.near = resize(sc.near, len(sc.obs))
+	left := 0
+	dist := func(i, j int) float64 {
+		o := &sc.obs[i]
+		x1 := dense.Vec3{s.X[3*j] + h*s.VNew[3*j], s.X[3*j+1] + h*s.VNew[3*j+1], s.X[3*j+2] + h*s.VNew[3*j+2]}
+		d, _ := geom.SignedDistance(&o.Shape, o.Offset, x1)
+		return d
+	}
+	for i := range sc.obs {
+		if !sc.convex[i] {
+			continue
+		}
+		if j := int(sc.near[i]); j < nv {
+			sc.dmin[i] = min(sc.dmin[i], dist(i, j))
+		}
+		if sc.dmin[i] > need {
+			left++
+		} else {
+			sc.convex[i] = false
+		}
+	}
+	for j := 0; j < nv && left > 0; j++ {
+		for i := range sc.obs {
+			if !sc.convex[i] {
+				continue
+			}
+			sc.dmin[i] = min(sc.dmin[i], dist(i, j))
+			if !(sc.dmin[i] > need) {
+				sc.convex[i], sc.near[i] = false, int32(j)
+				left--
+			}
+		}
+	}
+	return left > 0
 }
 
 // planeQuad places plane i's stand-in in the fail-safe (in its own frame):
@@ -368,11 +426,21 @@ func (sc *SelfCollision) markApart(check bool) {
 // pushing cloth through it.
 func (sc *SelfCollision) planeQuad(i int) {
 	s, o := sc.state, &sc.obs[i]
+	// The box of x and x + h v over the vertices, on scalars (as
+	// geom.AABB.Grow takes them).
 	box := geom.EmptyAABB()
+	lo0, lo1, lo2 := box.Lo[0], box.Lo[1], box.Lo[2]
+	hi0, hi1, hi2 := box.Hi[0], box.Hi[1], box.Hi[2]
+	h := s.H
 	for k := 0; k+2 < len(s.X); k += 3 {
-		p := dense.Vec3(s.X[k : k+3])
-		box = box.Grow(p).Grow(p.Add(dense.Vec3(s.VNew[k : k+3]).Scale(s.H)))
+		x, v := s.X[k:k+3:k+3], s.VNew[k:k+3:k+3]
+		lo0, lo1, lo2 = min(lo0, x[0]), min(lo1, x[1]), min(lo2, x[2])
+		hi0, hi1, hi2 = max(hi0, x[0]), max(hi1, x[1]), max(hi2, x[2])
+		e0, e1, e2 := x[0]+h*v[0], x[1]+h*v[1], x[2]+h*v[2]
+		lo0, lo1, lo2 = min(lo0, e0), min(lo1, e1), min(lo2, e2)
+		hi0, hi1, hi2 = max(hi0, e0), max(hi1, e1), max(hi2, e2)
 	}
+	box = geom.AABB{Lo: dense.Vec3{lo0, lo1, lo2}, Hi: dense.Vec3{hi0, hi1, hi2}}
 	half := box.Hi.Sub(box.Lo).Norm() + planeMargin
 	// The box's centre in the plane's own frame (placement.at's inverse).
 	ctr := box.Lo.Add(box.Hi).Scale(0.5).Sub(o.Offset)

@@ -283,6 +283,106 @@ func TestMarkApartSound(t *testing.T) {
 	}
 }
 
+// TestMarkApartMatchesBound: markApart's early exit (an obstacle within
+// reach of one vertex is not apart), its start at the vertex that decided
+// the last step and its squared maxima decide as the bound evaluated over
+// every vertex and edge does (boundApart), on placements of a small sheet
+// whose bound lands near the threshold, one after the other (so the
+// remembered vertices are those of other placements).
+func TestMarkApartMatchesBound(t *testing.T) {
+	sc := &scenes.Scene{Name: "apart", Gravity: [3]float64{0, 0, -9.81}, TimeStep: 1.0 / 120, Duration: 1, FrameRate: 60,
+		Solver: scenes.Solver{Tolerance: 1e-3, MaxIterations: 100, Thickness: 0.02, Linear: scenes.LinearPCG, ContactSolver: scenes.ContactFilter},
+		Bodies: []scenes.Body{{Name: "sheet", Size: [2]float64{0.06, 0.06}, Resolution: 4, Position: [3]float64{0, 0, 1},
+			Material: scenes.Material{Density: 0.2, StretchStiffness: 1000, ShearStiffness: 1000, BendingStiffness: 1e-4}}},
+		Obstacles: []scenes.Obstacle{
+			{Name: "capsule", Type: scenes.Capsule, A: [3]float64{-0.6, 0, 0}, B: [3]float64{-0.5, 0.05, 0}, Radius: 0.05},
+			{Name: "sphere", Type: scenes.Sphere, Center: [3]float64{0, 0, 0}, Radius: 0.06},
+			{Name: "box", Type: scenes.Box, Center: [3]float64{0.6, 0, 0}, HalfExtents: [3]float64{0.05, 0.04, 0.03}, Orientation: [3]float64{10, 20, 30}},
+			{Name: "ground", Type: scenes.Plane, Center: [3]float64{0, 0, -0.3}, Normal: [3]float64{0, 0.3, 1}},
+		},
+	}
+	sim, fs := failSafeFixture(t, sc)
+	s := sim.State
+	rest := append([]float64(nil), s.X...)
+	rng := rand.New(rand.NewPCG(7, 8))
+	centres := []dense.Vec3{{-0.55, 0.025, 0}, {0, 0, 0}, {0.6, 0, 0}, {0, 0, -0.3}}
+	// The sheet's centre 6 to 14 cm from an obstacle's centre (1 to 5 cm
+	// over the plane): its bound (about 1.4 cm short of the least
+	// distance, 2.2 cm needed) ends on either side of the threshold.
+	apart, near := 0, 0
+	for trial := range 400 {
+		c := centres[trial%len(centres)]
+		dir := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		dir = dir.Scale((0.08 + 0.12*rng.Float64()) / dir.Norm())
+		if trial%len(centres) == 3 {
+			dir = dense.Vec3{0, 0, 0.02 + 0.08*rng.Float64()}
+		}
+		for i := range s.NumVerts() {
+			for k := range 3 {
+				s.X[3*i+k] = rest[3*i+k] - []float64{0, 0, 1}[k] + c[k] + dir[k] + 0.002*rng.NormFloat64()
+				s.VNew[3*i+k] = 0.5 * rng.NormFloat64()
+			}
+		}
+		for i := range fs.obs {
+			o := &fs.obs[i]
+			o.Vel = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.3)
+			o.Omega = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.2)
+			if o.Kind == geom.Plane {
+				fs.planeQuad(i)
+			}
+		}
+		fs.markApart(true)
+		for i := range fs.obs {
+			want := boundApart(fs, i)
+			if fs.apart[i] != want {
+				t.Fatalf("trial %d: obstacle %s apart %v, its bound over every vertex says %v", trial, fs.obs[i].Name, fs.apart[i], want)
+			}
+			if i == trial%len(centres) {
+				if want {
+					apart++
+				} else {
+					near++
+				}
+			}
+		}
+	}
+	t.Logf("%d obstacle-steps apart, %d not", apart, near)
+	if apart < 50 || near < 50 {
+		t.Fatalf("%d apart and %d not: the trials do not test both outcomes", apart, near)
+	}
+}
+
+// boundApart evaluates markApart's bound for obstacle i over every cloth
+// vertex and edge, on vectors, without its early exit and squared maxima
+// (TestMarkApartSound): markApart must decide as it does.
+func boundApart(fs *SelfCollision, i int) bool {
+	s, o := fs.state, &fs.obs[i]
+	switch o.Kind {
+	case geom.Plane, geom.Sphere, geom.Box, geom.Capsule:
+	default:
+		return false
+	}
+	h := s.H
+	dmin, slip := math.Inf(1), 0.0
+	for j := 0; j+2 < len(s.X); j += 3 {
+		v := dense.Vec3(s.VNew[j : j+3])
+		d, _ := geom.SignedDistance(&o.Shape, o.Offset, dense.Vec3(s.X[j:j+3]).Add(v.Scale(h)))
+		dmin = min(dmin, d)
+		slip = max(slip, h*v.Sub(o.Vel).Norm())
+	}
+	L := 0.0
+	for f := 0; f+2 < len(s.Faces); f += 3 {
+		for k := range 3 {
+			a, b := 3*int(s.Faces[f+k]), 3*int(s.Faces[f+(k+1)%3])
+			e := dense.Vec3(s.X[b : b+3]).Sub(dense.Vec3(s.X[a : a+3]))
+			du := dense.Vec3(s.VNew[b : b+3]).Sub(dense.Vec3(s.VNew[a : a+3]))
+			L = max(L, e.Add(du.Scale(h)).Norm())
+		}
+	}
+	need := apartMargin*fs.params.KinematicThickness + 2*fs.params.Tolerance()
+	return dmin-L/math.Sqrt(3)-slip-h*o.Omega.Norm()*fs.meshes[i].radius > need
+}
+
 // failSafeFixture builds scene sc (Lagrangian, with obstacles and no
 // self-contact) and readies its obstacle fail-safe's meshes.
 func failSafeFixture(t *testing.T, sc *scenes.Scene) (*Sim, *SelfCollision) {

@@ -15,9 +15,15 @@ import "math"
 // rank-deficient (that residual below 1e-15*S[0]), any unit vector orthogonal to the first
 // (see Perp). F = 0 gives U = [e_x e_y], V = I, S = 0. No allocations.
 func SVD32(F Mat32) (U Mat32, S [2]float64, V Mat2) {
-	c0 := Vec3{F[0][0], F[1][0], F[2][0]}
-	c1 := Vec3{F[0][1], F[1][1], F[2][1]}
-	a, b, d := c0.Dot(c0), c0.Dot(c1), c1.Dot(c1)
+	// On scalars (the Go compiler keeps Vec3 values in memory): columns
+	// c0 = (f00, f10, f20) and c1 = (f01, f11, f21), each operation as
+	// the vector form wrote it (TestSVD32Bitwise).
+	f00, f01 := F[0][0], F[0][1]
+	f10, f11 := F[1][0], F[1][1]
+	f20, f21 := F[2][0], F[2][1]
+	a := f00*f00 + f10*f10 + f20*f20
+	b := f00*f01 + f10*f11 + f20*f21
+	d := f01*f01 + f11*f11 + f21*f21
 	half := 0.5 * (a - d)
 	h := math.Sqrt(half*half + b*b)
 	l1 := 0.5*(a+d) + h
@@ -44,28 +50,33 @@ func SVD32(F Mat32) (U Mat32, S [2]float64, V Mat2) {
 	}
 	s0 := math.Sqrt(l1)
 	inv0 := 1 / s0
-	cr := c0.Cross(c1)
-	s1 := math.Sqrt(cr.Dot(cr)) * inv0
+	// c0 x c1
+	cr0, cr1, cr2 := f10*f21-f20*f11, f20*f01-f00*f21, f00*f11-f10*f01
+	s1 := math.Sqrt(cr0*cr0+cr1*cr1+cr2*cr2) * inv0
 	if s1 > s0 {
 		s1 = s0
 	}
-	u0 := Vec3{(c0[0]*vx + c1[0]*vy) * inv0, (c0[1]*vx + c1[1]*vy) * inv0, (c0[2]*vx + c1[2]*vy) * inv0}
-	w := Vec3{c1[0]*vx - c0[0]*vy, c1[1]*vx - c0[1]*vy, c1[2]*vx - c0[2]*vy} // F v_2, v_2 = (-vy, vx)
-	w = w.Sub(u0.Scale(w.Dot(u0)))
-	wn2 := w.Dot(w)
+	u0, u1, u2 := (f00*vx+f01*vy)*inv0, (f10*vx+f11*vy)*inv0, (f20*vx+f21*vy)*inv0
+	// w = F v_2, v_2 = (-vy, vx), orthogonalised against u.
+	w0, w1, w2 := f01*vx-f00*vy, f11*vx-f10*vy, f21*vx-f20*vy
+	t := w0*u0 + w1*u1 + w2*u2
+	w0, w1, w2 = w0-t*u0, w1-t*u1, w2-t*u2
+	wn2 := w0*w0 + w1*w1 + w2*w2
 	if wn2 < 1e-4*l1 {
 		// Nearly rank-deficient: w is mostly rounding, so a second Gram-Schmidt
-		// pass is needed to keep it orthogonal to u0.
-		w = w.Sub(u0.Scale(w.Dot(u0)))
-		wn2 = w.Dot(w)
+		// pass is needed to keep it orthogonal to u.
+		t = w0*u0 + w1*u1 + w2*u2
+		w0, w1, w2 = w0-t*u0, w1-t*u1, w2-t*u2
+		wn2 = w0*w0 + w1*w1 + w2*w2
 	}
-	var u1 Vec3
+	var p Vec3
 	if wn2 > 1e-30*l1 {
-		u1 = w.Scale(1 / math.Sqrt(wn2))
+		inv := 1 / math.Sqrt(wn2)
+		p = Vec3{inv * w0, inv * w1, inv * w2}
 	} else {
-		u1 = Perp(u0)
+		p = Perp(Vec3{u0, u1, u2})
 	}
-	U = Mat32{{u0[0], u1[0]}, {u0[1], u1[1]}, {u0[2], u1[2]}}
+	U = Mat32{{u0, p[0]}, {u1, p[1]}, {u2, p[2]}}
 	return U, [2]float64{s0, s1}, V
 }
 

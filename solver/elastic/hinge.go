@@ -177,11 +177,19 @@ type hingeTerms struct {
 // false for a degenerate hinge (rho = 0 or |a| = 0), whose gradient and
 // Hessian are zero.
 func (t *hingeTerms) eval(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3) (float64, bool) {
-	a, b, c := x1.Sub(x0), x2.Sub(x0), x3.Sub(x0)
-	L := a.Norm()
-	bc, ca, ab := b.Cross(c), c.Cross(a), a.Cross(b)
-	D := a.Dot(bc)
-	pp, qq, mm, rr := a.Dot(b), a.Dot(c), a.Dot(a), b.Dot(c)
+	// On scalars (the Go compiler keeps Vec3 values in memory), each
+	// operation as the vector form writes it (TestHingeGradGNBitwise).
+	a0, a1, a2 := x1[0]-x0[0], x1[1]-x0[1], x1[2]-x0[2]
+	b0, b1, b2 := x2[0]-x0[0], x2[1]-x0[1], x2[2]-x0[2]
+	c0, c1, c2 := x3[0]-x0[0], x3[1]-x0[1], x3[2]-x0[2]
+	L := math.Sqrt(a0*a0 + a1*a1 + a2*a2)
+	// bc = b x c, ca = c x a, ab = a x b.
+	bc0, bc1, bc2 := b1*c2-b2*c1, b2*c0-b0*c2, b0*c1-b1*c0
+	ca0, ca1, ca2 := c1*a2-c2*a1, c2*a0-c0*a2, c0*a1-c1*a0
+	ab0, ab1, ab2 := a1*b2-a2*b1, a2*b0-a0*b2, a0*b1-a1*b0
+	D := a0*bc0 + a1*bc1 + a2*bc2
+	pp, qq := a0*b0+a1*b1+a2*b2, a0*c0+a1*c1+a2*c2
+	mm, rr := a0*a0+a1*a1+a2*a2, b0*c0+b1*c1+b2*c2
 	y := -L * D
 	x := pp*qq - mm*rr
 	theta := math.Atan2(y, x)
@@ -198,20 +206,20 @@ func (t *hingeTerms) eval(r *HingeRest, kb float64, x0, x1, x2, x3 dense.Vec3) (
 	// a), mm (2a, 0, 0) and rr (0, c, b) (hingeGradients lists them), their
 	// zero blocks left out: that changes at most the sign of a zero entry,
 	// which no sum the assembly makes (from +0) can tell.
-	ah := a.Scale(1 / L)
-	for i := 0; i < 3; i++ {
-		t.gy[i] = -(D*ah[i] + L*bc[i])
-		t.gy[3+i] = -(L * ca[i])
-		t.gy[6+i] = -(L * ab[i])
-		t.gx[i] = qq*b[i] + pp*c[i] - rr*(2*a[i])
-		t.gx[3+i] = qq*a[i] - mm*c[i]
-		t.gx[6+i] = pp*a[i] - mm*b[i]
-	}
+	il := 1 / L
+	ah0, ah1, ah2 := il*a0, il*a1, il*a2
+	gy, gx := &t.gy, &t.gx
+	gy[0], gy[1], gy[2] = -(D*ah0 + L*bc0), -(D*ah1 + L*bc1), -(D*ah2 + L*bc2)
+	gy[3], gy[4], gy[5] = -(L * ca0), -(L * ca1), -(L * ca2)
+	gy[6], gy[7], gy[8] = -(L * ab0), -(L * ab1), -(L * ab2)
+	gx[0], gx[1], gx[2] = qq*b0+pp*c0-rr*(2*a0), qq*b1+pp*c1-rr*(2*a1), qq*b2+pp*c2-rr*(2*a2)
+	gx[3], gx[4], gx[5] = qq*a0-mm*c0, qq*a1-mm*c1, qq*a2-mm*c2
+	gx[6], gx[7], gx[8] = pp*a0-mm*b0, pp*a1-mm*b1, pp*a2-mm*b2
 	inv := 1 / rho
 	for i := 0; i < 9; i++ {
-		t.gt[i] = (x*t.gy[i] - y*t.gx[i]) * inv
+		t.gt[i] = (x*gy[i] - y*gx[i]) * inv
 	}
-	t.a, t.b, t.c, t.ah = a, b, c, ah
+	t.a, t.b, t.c, t.ah = dense.Vec3{a0, a1, a2}, dense.Vec3{b0, b1, b2}, dense.Vec3{c0, c1, c2}, dense.Vec3{ah0, ah1, ah2}
 	t.L, t.D, t.x, t.y, t.pp, t.qq, t.mm, t.rr, t.inv = L, D, x, y, pp, qq, mm, rr, inv
 	t.k2, t.d = k2, d
 	return E, true

@@ -133,25 +133,6 @@ func MembraneGradHessPSD(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, w float
 	return membraneGradHess(r, p, x0, x1, x2, w, g, H, true)
 }
 
-// packUpper packs the upper 3x3 blocks of the symmetric 9x9 matrix whose
-// upper triangle up holds into H, as MembraneGradHessPSD writes them.
-func packUpper(up *[9][9]float64, H *[54]float64) {
-	for a := 0; a < 3; a++ {
-		blk := (*[9]float64)(H[9*packedBlock(a, a):])
-		r0, r1, r2 := &up[3*a], &up[3*a+1], &up[3*a+2]
-		blk[0], blk[1], blk[2] = r0[3*a], r0[3*a+1], r0[3*a+2]
-		blk[3], blk[4], blk[5] = r0[3*a+1], r1[3*a+1], r1[3*a+2]
-		blk[6], blk[7], blk[8] = r0[3*a+2], r1[3*a+2], r2[3*a+2]
-		for b := a + 1; b < 3; b++ {
-			blk := (*[9]float64)(H[9*packedBlock(a, b):])
-			c0, c1, c2 := (*[3]float64)(r0[3*b:]), (*[3]float64)(r1[3*b:]), (*[3]float64)(r2[3*b:])
-			blk[0], blk[1], blk[2] = c0[0], c0[1], c0[2]
-			blk[3], blk[4], blk[5] = c1[0], c1[1], c1[2]
-			blk[6], blk[7], blk[8] = c2[0], c2[1], c2[2]
-		}
-	}
-}
-
 // packedBlock returns the index of block (a, b), a <= b, among the upper 3x3
 // blocks of a 9x9 Hessian, packed as MembraneGradHessPSD writes them.
 func packedBlock(a, b int) int {
@@ -224,23 +205,91 @@ func membraneGradHess(r *MembraneRest, p Lame, x0, x1, x2 dense.Vec3, hw float64
 		}
 	}
 	// H_ij = A sum_k lam_k w_ki w_kj for j >= i, summed over k in order,
-	// with the sum written out so that the entries of a row overlap, into
-	// the upper triangle of up, then packed into H. (A sum that starts from
-	// zero would turn a -0 into +0, which the assembly, summing from +0,
-	// does anyway.)
-	var up [9][9]float64
-	for i := 0; i < 9; i++ {
-		l0, l1, l2 := lam[0]*w[0][i], lam[1]*w[1][i], lam[2]*w[2][i]
-		l3, l4, l5 := lam[3]*w[3][i], lam[4]*w[4][i], lam[5]*w[5][i]
-		row := &up[i]
-		for j := i; j < 9; j++ {
-			v := l0*w[0][j] + l1*w[1][j] + l2*w[2][j] + l3*w[3][j] + l4*w[4][j] + l5*w[5][j]
-			v *= A
-			v *= hw
-			row[j] = v
-		}
+	// written out entry by entry straight into H's packed blocks (row
+	// i = 3a + m, column j = 3b + n, b >= a: block (a, b), entry 3m + n; a
+	// diagonal block also gets (n, m)), so that every index is a constant.
+	// (A sum that starts from zero would turn a -0 into +0, which the
+	// assembly, summing from +0, does anyway.)
+	w0, w1, w2, w3, w4, w5 := &w[0], &w[1], &w[2], &w[3], &w[4], &w[5]
+	var l0, l1, l2, l3, l4, l5 float64
+	entry := func(j int) float64 {
+		v := l0*w0[j] + l1*w1[j] + l2*w2[j] + l3*w3[j] + l4*w4[j] + l5*w5[j]
+		v *= A
+		v *= hw
+		return v
 	}
-	packUpper(&up, H)
+	l0, l1, l2 = lam[0]*w0[0], lam[1]*w1[0], lam[2]*w2[0]
+	l3, l4, l5 = lam[3]*w3[0], lam[4]*w4[0], lam[5]*w5[0]
+	H[0] = entry(0)
+	H[1] = entry(1)
+	H[3] = H[1]
+	H[2] = entry(2)
+	H[6] = H[2]
+	H[9] = entry(3)
+	H[10] = entry(4)
+	H[11] = entry(5)
+	H[18] = entry(6)
+	H[19] = entry(7)
+	H[20] = entry(8)
+	l0, l1, l2 = lam[0]*w0[1], lam[1]*w1[1], lam[2]*w2[1]
+	l3, l4, l5 = lam[3]*w3[1], lam[4]*w4[1], lam[5]*w5[1]
+	H[4] = entry(1)
+	H[5] = entry(2)
+	H[7] = H[5]
+	H[12] = entry(3)
+	H[13] = entry(4)
+	H[14] = entry(5)
+	H[21] = entry(6)
+	H[22] = entry(7)
+	H[23] = entry(8)
+	l0, l1, l2 = lam[0]*w0[2], lam[1]*w1[2], lam[2]*w2[2]
+	l3, l4, l5 = lam[3]*w3[2], lam[4]*w4[2], lam[5]*w5[2]
+	H[8] = entry(2)
+	H[15] = entry(3)
+	H[16] = entry(4)
+	H[17] = entry(5)
+	H[24] = entry(6)
+	H[25] = entry(7)
+	H[26] = entry(8)
+	l0, l1, l2 = lam[0]*w0[3], lam[1]*w1[3], lam[2]*w2[3]
+	l3, l4, l5 = lam[3]*w3[3], lam[4]*w4[3], lam[5]*w5[3]
+	H[27] = entry(3)
+	H[28] = entry(4)
+	H[30] = H[28]
+	H[29] = entry(5)
+	H[33] = H[29]
+	H[36] = entry(6)
+	H[37] = entry(7)
+	H[38] = entry(8)
+	l0, l1, l2 = lam[0]*w0[4], lam[1]*w1[4], lam[2]*w2[4]
+	l3, l4, l5 = lam[3]*w3[4], lam[4]*w4[4], lam[5]*w5[4]
+	H[31] = entry(4)
+	H[32] = entry(5)
+	H[34] = H[32]
+	H[39] = entry(6)
+	H[40] = entry(7)
+	H[41] = entry(8)
+	l0, l1, l2 = lam[0]*w0[5], lam[1]*w1[5], lam[2]*w2[5]
+	l3, l4, l5 = lam[3]*w3[5], lam[4]*w4[5], lam[5]*w5[5]
+	H[35] = entry(5)
+	H[42] = entry(6)
+	H[43] = entry(7)
+	H[44] = entry(8)
+	l0, l1, l2 = lam[0]*w0[6], lam[1]*w1[6], lam[2]*w2[6]
+	l3, l4, l5 = lam[3]*w3[6], lam[4]*w4[6], lam[5]*w5[6]
+	H[45] = entry(6)
+	H[46] = entry(7)
+	H[48] = H[46]
+	H[47] = entry(8)
+	H[51] = H[47]
+	l0, l1, l2 = lam[0]*w0[7], lam[1]*w1[7], lam[2]*w2[7]
+	l3, l4, l5 = lam[3]*w3[7], lam[4]*w4[7], lam[5]*w5[7]
+	H[49] = entry(7)
+	H[50] = entry(8)
+	H[52] = H[50]
+	l0, l1, l2 = lam[0]*w0[8], lam[1]*w1[8], lam[2]*w2[8]
+	l3, l4, l5 = lam[3]*w3[8], lam[4]*w4[8], lam[5]*w5[8]
+	H[53] = entry(8)
 	return E
 }
 
