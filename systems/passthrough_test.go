@@ -338,20 +338,19 @@ func TestPassThroughChecker(t *testing.T) {
 // or the step). Their yarns used to be caught at steps 40-51, but those were
 // all released persistent contacts (see releaseSteps), not crossings; past
 // them, in pocket and tablecloth Newton does not converge after 6 halvings
-// (pocket at step 50, after its first contacts are released at step 40;
-// tablecloth at step 49, with halvings from step 44 as it slides off the
-// table edge). TestNoPassThrough requires that they still fail, so a fix
-// shows up as a failure asking to take the scene off this list.
+// (pocket at step 52, after its first contacts are released at step 40;
+// tablecloth at step 79, the Newton matrix not positive definite however
+// regularized, with halvings from step 44 as it slides off the table
+// edge). TestNoPassThrough requires that they still fail, so a fix shows up
+// as a failure asking to take the scene off this list.
 var knownPassThrough = map[string]bool{"pocket": true, "tablecloth": true}
 
 // shortPassSteps shortens TestNoPassThrough for scenes whose steps are slow
-// (without LOOM_LONG_TESTS): knit-sphere's Newton still halves most of its
-// steps, about 3 s a step on 2 shared cores. It lands on the sphere at step
-// 40; the long form checks all of it, and fails: at step 76 two of its yarns
-// come within 1.6e-5 m (a known defect, like the stacked fabrics').
-// tablecloth's short form stops at step 44, where its Newton starts halving
-// (about 70 s of halved steps before it fails at step 49, a known defect
-// that the long form still requires).
+// (without LOOM_LONG_TESTS): knit-sphere's Newton still halves about two
+// steps in three, about 1 s a step on 2 shared cores; the long form checks
+// all its 1000 steps (clean: 900 s). tablecloth's short form stops at step
+// 44, where its Newton starts halving (minutes of halved steps before it
+// fails at step 79, a known defect that the long form still requires).
 var shortPassSteps = map[string]int{"knit-sphere": 10, "tablecloth": 44}
 
 // TestNoPassThrough runs every built-in rod scene (the first 80 steps;
