@@ -346,11 +346,12 @@ func TestPassThroughChecker(t *testing.T) {
 var knownPassThrough = map[string]bool{"pocket": true, "tablecloth": true}
 
 // shortPassSteps shortens TestNoPassThrough for scenes whose steps are slow
-// (without LOOM_LONG_TESTS): knit-sphere's Newton still halves about two
-// steps in three, about 1 s a step on 2 shared cores; the long form checks
-// all its 1000 steps (clean: 900 s). tablecloth's short form stops at step
-// 44, where its Newton starts halving (minutes of halved steps before it
-// fails at step 79, a known defect that the long form still requires).
+// (without LOOM_LONG_TESTS): knit-sphere's Newton still halves its steps
+// 0.67 times a step on average, about 1 s a step on 2 shared cores; the
+// long form checks all its 1000 steps (clean: 900 s). tablecloth's short
+// form stops at step 44, where its Newton starts halving (minutes of
+// halved steps before it fails at step 79, a known defect that the long
+// form still requires).
 var shortPassSteps = map[string]int{"knit-sphere": 10, "tablecloth": 44}
 
 // TestNoPassThrough runs every built-in rod scene (the first 80 steps;
