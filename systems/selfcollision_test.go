@@ -216,6 +216,23 @@ func TestTriangleCoverRadius(t *testing.T) {
 	}
 }
 
+// apartScene is markApart's test bed: a square sheet of the given size
+// (m) and, around the origin, a capsule, a sphere, a turned box and a
+// tilted plane.
+func apartScene(size float64) *scenes.Scene {
+	return &scenes.Scene{Name: "apart", Gravity: [3]float64{0, 0, -9.81}, TimeStep: 1.0 / 120, Duration: 1, FrameRate: 60,
+		Solver: scenes.Solver{Tolerance: 1e-3, MaxIterations: 100, Thickness: 0.02, Linear: scenes.LinearPCG, ContactSolver: scenes.ContactFilter},
+		Bodies: []scenes.Body{{Name: "sheet", Size: [2]float64{size, size}, Resolution: 4, Position: [3]float64{0, 0, 1},
+			Material: scenes.Material{Density: 0.2, StretchStiffness: 1000, ShearStiffness: 1000, BendingStiffness: 1e-4}}},
+		Obstacles: []scenes.Obstacle{
+			{Name: "capsule", Type: scenes.Capsule, A: [3]float64{-0.6, 0, 0}, B: [3]float64{-0.5, 0.05, 0}, Radius: 0.05},
+			{Name: "sphere", Type: scenes.Sphere, Center: [3]float64{0, 0, 0}, Radius: 0.06},
+			{Name: "box", Type: scenes.Box, Center: [3]float64{0.6, 0, 0}, HalfExtents: [3]float64{0.05, 0.04, 0.03}, Orientation: [3]float64{10, 20, 30}},
+			{Name: "ground", Type: scenes.Plane, Center: [3]float64{0, 0, -0.3}, Normal: [3]float64{0, 0.3, 1}},
+		},
+	}
+}
+
 // TestMarkApartSound: on random placements and motions of a small sheet
 // near a capsule, a sphere, a box and a plane (each moving and turning),
 // every obstacle markApart leaves out of the fail-safe is farther than the
@@ -226,17 +243,7 @@ func TestTriangleCoverRadius(t *testing.T) {
 // against the cloth triangles, at five times of the step. Both outcomes
 // occur.
 func TestMarkApartSound(t *testing.T) {
-	sc := &scenes.Scene{Name: "apart", Gravity: [3]float64{0, 0, -9.81}, TimeStep: 1.0 / 120, Duration: 1, FrameRate: 60,
-		Solver: scenes.Solver{Tolerance: 1e-3, MaxIterations: 100, Thickness: 0.02, Linear: scenes.LinearPCG, ContactSolver: scenes.ContactFilter},
-		Bodies: []scenes.Body{{Name: "sheet", Size: [2]float64{0.12, 0.12}, Resolution: 4, Position: [3]float64{0, 0, 1},
-			Material: scenes.Material{Density: 0.2, StretchStiffness: 1000, ShearStiffness: 1000, BendingStiffness: 1e-4}}},
-		Obstacles: []scenes.Obstacle{
-			{Name: "capsule", Type: scenes.Capsule, A: [3]float64{-0.6, 0, 0}, B: [3]float64{-0.5, 0.05, 0}, Radius: 0.05},
-			{Name: "sphere", Type: scenes.Sphere, Center: [3]float64{0, 0, 0}, Radius: 0.06},
-			{Name: "box", Type: scenes.Box, Center: [3]float64{0.6, 0, 0}, HalfExtents: [3]float64{0.05, 0.04, 0.03}, Orientation: [3]float64{10, 20, 30}},
-			{Name: "ground", Type: scenes.Plane, Center: [3]float64{0, 0, -0.3}, Normal: [3]float64{0, 0.3, 1}},
-		},
-	}
+	sc := apartScene(0.12)
 	sim, fs := failSafeFixture(t, sc)
 	s := sim.State
 	rest := append([]float64(nil), s.X...)
@@ -290,17 +297,7 @@ func TestMarkApartSound(t *testing.T) {
 // whose bound lands near the threshold, one after the other (so the
 // remembered vertices are those of other placements).
 func TestMarkApartMatchesBound(t *testing.T) {
-	sc := &scenes.Scene{Name: "apart", Gravity: [3]float64{0, 0, -9.81}, TimeStep: 1.0 / 120, Duration: 1, FrameRate: 60,
-		Solver: scenes.Solver{Tolerance: 1e-3, MaxIterations: 100, Thickness: 0.02, Linear: scenes.LinearPCG, ContactSolver: scenes.ContactFilter},
-		Bodies: []scenes.Body{{Name: "sheet", Size: [2]float64{0.06, 0.06}, Resolution: 4, Position: [3]float64{0, 0, 1},
-			Material: scenes.Material{Density: 0.2, StretchStiffness: 1000, ShearStiffness: 1000, BendingStiffness: 1e-4}}},
-		Obstacles: []scenes.Obstacle{
-			{Name: "capsule", Type: scenes.Capsule, A: [3]float64{-0.6, 0, 0}, B: [3]float64{-0.5, 0.05, 0}, Radius: 0.05},
-			{Name: "sphere", Type: scenes.Sphere, Center: [3]float64{0, 0, 0}, Radius: 0.06},
-			{Name: "box", Type: scenes.Box, Center: [3]float64{0.6, 0, 0}, HalfExtents: [3]float64{0.05, 0.04, 0.03}, Orientation: [3]float64{10, 20, 30}},
-			{Name: "ground", Type: scenes.Plane, Center: [3]float64{0, 0, -0.3}, Normal: [3]float64{0, 0.3, 1}},
-		},
-	}
+	sc := apartScene(0.06)
 	sim, fs := failSafeFixture(t, sc)
 	s := sim.State
 	rest := append([]float64(nil), s.X...)
