@@ -233,6 +233,47 @@ func apartScene(size float64) *scenes.Scene {
 	}
 }
 
+// apartCentres are the centres of apartScene's obstacles (the capsule's
+// midpoint; a point of the plane), in obstacle order.
+var apartCentres = []dense.Vec3{{-0.55, 0.025, 0}, {0, 0, 0}, {0.6, 0, 0}, {0, 0, -0.3}}
+
+// apartPlacement sets how placeNearObstacle places the sheet: its centre
+// dist[0] + dist[1] U(0,1) m from the obstacle's centre in a random
+// direction (plane[0] + plane[1] U(0,1) m straight over the plane's point),
+// its vertices jittered by jitter m with velocities 0.5 N(0,1) m/s, the
+// obstacles moving at vel N(0,1) m/s and turning at omega N(0,1) rad/s.
+type apartPlacement struct {
+	dist, plane        [2]float64
+	jitter, vel, omega float64
+}
+
+// placeNearObstacle places fs's sheet (rest: its vertices' rest positions,
+// centred at z = 1) by p near obstacle trial mod 4 and sets every
+// obstacle's motion, drawing from rng.
+func placeNearObstacle(fs *SelfCollision, rest []float64, rng *rand.Rand, trial int, p apartPlacement) {
+	s := fs.state
+	c := apartCentres[trial%len(apartCentres)]
+	dir := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	dir = dir.Scale((p.dist[0] + p.dist[1]*rng.Float64()) / dir.Norm())
+	if trial%len(apartCentres) == 3 {
+		dir = dense.Vec3{0, 0, p.plane[0] + p.plane[1]*rng.Float64()}
+	}
+	for i := range s.NumVerts() {
+		for k := range 3 {
+			s.X[3*i+k] = rest[3*i+k] - []float64{0, 0, 1}[k] + c[k] + dir[k] + p.jitter*rng.NormFloat64()
+			s.VNew[3*i+k] = 0.5 * rng.NormFloat64()
+		}
+	}
+	for i := range fs.obs {
+		o := &fs.obs[i]
+		o.Vel = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(p.vel)
+		o.Omega = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(p.omega)
+		if o.Kind == geom.Plane {
+			fs.planeQuad(i)
+		}
+	}
+}
+
 // TestMarkApartSound: on random placements and motions of a small sheet
 // near a capsule, a sphere, a box and a plane (each moving and turning),
 // every obstacle markApart leaves out of the fail-safe is farther than the
@@ -249,32 +290,12 @@ func TestMarkApartSound(t *testing.T) {
 	rest := append([]float64(nil), s.X...)
 	rng := rand.New(rand.NewPCG(5, 6))
 	apart, near := 0, 0
-	centres := []dense.Vec3{{-0.55, 0.025, 0}, {0, 0, 0}, {0.6, 0, 0}, {0, 0, -0.3}}
 	for trial := range 80 {
 		// The sheet's centre 10 to 25 cm from one obstacle's centre (2
 		// to 12 cm over the plane), its vertices jittered by 1 cm.
-		c := centres[trial%len(centres)]
-		dir := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-		dir = dir.Scale((0.1 + 0.15*rng.Float64()) / dir.Norm())
-		if trial%len(centres) == 3 {
-			dir = dense.Vec3{0, 0, 0.02 + 0.1*rng.Float64()}
-		}
-		for i := range s.NumVerts() {
-			for k := range 3 {
-				s.X[3*i+k] = rest[3*i+k] - []float64{0, 0, 1}[k] + c[k] + dir[k] + 0.01*rng.NormFloat64()
-				s.VNew[3*i+k] = 0.5 * rng.NormFloat64()
-			}
-		}
-		for i := range fs.obs {
-			o := &fs.obs[i]
-			o.Vel = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.5)
-			o.Omega = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-			if o.Kind == geom.Plane {
-				fs.planeQuad(i)
-			}
-		}
+		placeNearObstacle(fs, rest, rng, trial, apartPlacement{dist: [2]float64{0.1, 0.15}, plane: [2]float64{0.02, 0.1}, jitter: 0.01, vel: 0.5, omega: 1})
 		fs.markApart(true)
-		i := trial % len(centres) // the obstacle the sheet is placed at
+		i := trial % len(apartCentres) // the obstacle the sheet is placed at
 		if !fs.apart[i] {
 			near++
 			continue
@@ -302,39 +323,19 @@ func TestMarkApartMatchesBound(t *testing.T) {
 	s := sim.State
 	rest := append([]float64(nil), s.X...)
 	rng := rand.New(rand.NewPCG(7, 8))
-	centres := []dense.Vec3{{-0.55, 0.025, 0}, {0, 0, 0}, {0.6, 0, 0}, {0, 0, -0.3}}
-	// The sheet's centre 6 to 14 cm from an obstacle's centre (1 to 5 cm
+	// The sheet's centre 8 to 20 cm from an obstacle's centre (2 to 10 cm
 	// over the plane): its bound (about 1.4 cm short of the least
 	// distance, 2.2 cm needed) ends on either side of the threshold.
 	apart, near := 0, 0
 	for trial := range 400 {
-		c := centres[trial%len(centres)]
-		dir := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-		dir = dir.Scale((0.08 + 0.12*rng.Float64()) / dir.Norm())
-		if trial%len(centres) == 3 {
-			dir = dense.Vec3{0, 0, 0.02 + 0.08*rng.Float64()}
-		}
-		for i := range s.NumVerts() {
-			for k := range 3 {
-				s.X[3*i+k] = rest[3*i+k] - []float64{0, 0, 1}[k] + c[k] + dir[k] + 0.002*rng.NormFloat64()
-				s.VNew[3*i+k] = 0.5 * rng.NormFloat64()
-			}
-		}
-		for i := range fs.obs {
-			o := &fs.obs[i]
-			o.Vel = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.3)
-			o.Omega = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.2)
-			if o.Kind == geom.Plane {
-				fs.planeQuad(i)
-			}
-		}
+		placeNearObstacle(fs, rest, rng, trial, apartPlacement{dist: [2]float64{0.08, 0.12}, plane: [2]float64{0.02, 0.08}, jitter: 0.002, vel: 0.3, omega: 0.2})
 		fs.markApart(true)
 		for i := range fs.obs {
 			want := boundApart(fs, i)
 			if fs.apart[i] != want {
 				t.Fatalf("trial %d: obstacle %s apart %v, its bound over every vertex says %v", trial, fs.obs[i].Name, fs.apart[i], want)
 			}
-			if i == trial%len(centres) {
+			if i == trial%len(apartCentres) {
 				if want {
 					apart++
 				} else {
