@@ -112,7 +112,7 @@ type FeatureKind = geom.FeatureKind
 // Sharp features (Weidner 2018 sec. 5, errata sec. 3).
 const (
 	FeatureEdge   = geom.FeatureEdge   // a box edge or a wire
-	FeatureCorner = geom.FeatureCorner // a box corner
+	FeatureCorner = geom.FeatureCorner // a box's or a mesh's trihedral corner
 	FeaturePoint  = geom.FeaturePoint  // a nail tip
 )
 

@@ -52,17 +52,28 @@ func TestEOLEdgeWedge(t *testing.T) { checkEdgeSlides(t, "edge-wedge", wedgeLine
 // TestEOLMeshFeatureAngle: a mesh obstacle's feature_angle reaches the EOL
 // system's features. edge-wedge's prism has a ridge with normals 120 degrees
 // apart, lengthwise edges at 129 and 111 degrees (its other corners, 51 and 69
-// degrees inside) and six end-cap edges at 90: all nine are features at the
-// default 30 degrees, the three lengthwise ones at 100, none at 130.
+// degrees inside) and six end-cap edges at 90: all nine are edge features at
+// the default 30 degrees, with the prism's six corners (three of them meet
+// at each), the three lengthwise ones at 100 (no corners: one meets each
+// vertex), none at 130.
 func TestEOLMeshFeatureAngle(t *testing.T) {
 	for _, c := range []struct {
-		angle string
-		want  int
-	}{{"0", 9}, {"100", 3}, {"130", 0}} {
+		angle          string
+		edges, corners int
+	}{{"0", 9, 6}, {"100", 3, 0}, {"130", 0, 0}} {
 		sim := build(t, load(t, "edge-wedge", [2]string{"obstacles.0.feature_angle", c.angle}), 1)
 		sim.EOL.loadObstacles(sim.World)
-		if n := len(sim.EOL.features); n != c.want {
-			t.Errorf("feature_angle %s: %d features, want %d", c.angle, n, c.want)
+		edges, corners := 0, 0
+		for _, f := range sim.EOL.features {
+			switch f.Kind {
+			case components.FeatureEdge:
+				edges++
+			case components.FeatureCorner:
+				corners++
+			}
+		}
+		if edges != c.edges || corners != c.corners {
+			t.Errorf("feature_angle %s: %d edges and %d corners, want %d and %d", c.angle, edges, corners, c.edges, c.corners)
 		}
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"github.com/loomsim/loom/solver/geom"
 )
 
-// featureEnds returns, for every box edge in features, the corner features
-// at its ends and their parameters along it (the corners sit at T =
-// -thickness and length + thickness on the edge's line, both being moved
-// out by the thickness): the conformal chain of an edge ends at a node on
-// its corner (solver/conformal Features.Ends).
+// featureEnds returns, for every edge feature of a box or a mesh in
+// features, the corner features at its ends and their parameters along it
+// (both being moved out by the thickness, a corner lies on the edge's line:
+// a box's at T = -thickness and length + thickness): the conformal chain of
+// an edge ends at a node on its corner (solver/conformal Features.Ends). A
+// corner beyond neither end (only a mesh corner sharper than a box's could
+// be) is no end.
 //
 // ends (nil: a new map) is cleared and filled, so a step reuses the last
 // step's map.

@@ -12,7 +12,7 @@ type FeatureKind uint8
 // Sharp features (Weidner 2018 sec. 5, errata sec. 3).
 const (
 	FeatureEdge   FeatureKind = iota // a box edge, a mesh's sharp edge or a wire
-	FeatureCorner                    // a box corner
+	FeatureCorner                    // a box's corner or a mesh's trihedral corner
 	FeaturePoint                     // a nail tip
 )
 
@@ -43,7 +43,8 @@ func (f *Feature) VelAt(p dense.Vec3) dense.Vec3 { return PointVelocity(f.Vel, f
 // and moving at vel, as obstacle oi: a box's 12 edges (ids 0-11: axis*4 +
 // corner bits of the two other axes) and 8 corners (12-19), a capsule's axis
 // as a wire (id 0), a point obstacle's tip (id 0), a mesh's sharp edges
-// (MarkSharpEdges; ids in their order). Planes and spheres are smooth.
+// and then its corners (MarkSharpEdges; ids in their order). Planes and
+// spheres are smooth.
 func AppendFeatures(dst []Feature, s *Shape, offset, vel dense.Vec3, oi int32, thickness float64) []Feature {
 	return AppendMovingFeatures(dst, s, offset, vel, dense.Vec3{}, oi, thickness)
 }

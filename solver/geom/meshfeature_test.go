@@ -2,6 +2,8 @@ package geom
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
@@ -54,8 +56,20 @@ func faceOf(t *testing.T, pos []float64, faces []int32, n dense.Vec3) int {
 // checkOffset checks that edge feature f lies at distance th from the
 // planes of both its faces (found by their normals), along its whole
 // length: in the contact layer of both faces (Weidner 2018 sec. 5).
+//
+// A corner feature must lie at distance th from the planes of its three
+// faces.
 func checkOffset(t *testing.T, pos []float64, faces []int32, f *Feature, th float64) {
 	t.Helper()
+	if f.Kind == FeatureCorner {
+		for _, n := range f.N {
+			tri := faceOf(t, pos, faces, n)
+			if g := planeGap(pos, faces, tri, f.P0); math.Abs(g-th) > 1e-12 {
+				t.Fatalf("corner %d: %g from the plane of face %d (normal %v), want %g", f.ID, g, tri, n, th)
+			}
+		}
+		return
+	}
 	for _, n := range f.N[:2] {
 		tri := faceOf(t, pos, faces, n)
 		for _, u := range []float64{0, 0.5, 1} {
@@ -81,38 +95,53 @@ func TestMeshFeaturesCube(t *testing.T) {
 	}
 	off, vel := dense.Vec3{0.5, -0.25, 1}, dense.Vec3{1, 2, 3}
 	fs := AppendFeatures(nil, &Shape{Kind: Mesh, Mesh: m}, off, vel, 3, th)
-	box := AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}}, off, vel, 3, th)[:12]
+	box := AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}}, off, vel, 3, th)
+	if len(fs) != 20 {
+		t.Fatalf("%d features, want 12 edges and 8 corners", len(fs))
+	}
 	for i := range fs {
 		f := &fs[i]
-		if f.Kind != FeatureEdge || f.Wire || f.ID != int32(i) || f.Obstacle != 3 || f.Vel != vel || f.Length != 2 {
+		if f.Kind != box[i].Kind || f.Wire || f.ID != int32(i) || f.Obstacle != 3 || f.Vel != vel || f.Kind == FeatureEdge && f.Length != 2 {
 			t.Fatalf("feature %d: %+v", i, *f)
 		}
 		checkOffset(t, addOffset(pos, off), faces, f, th)
 	}
-	matchBoxEdges(t, fs, box, 0)
+	matchBox(t, fs, box, 0)
 	// Turned alike about their common centre, the origin, they still match.
 	R := rotXYZ(0.3, -0.7, 1.1)
 	fs = AppendFeatures(nil, &Shape{Kind: Mesh, Mesh: m, Rotated: true, R: R}, off, vel, 3, th)
-	box = AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}, Rotated: true, R: R}, off, vel, 3, th)[:12]
-	matchBoxEdges(t, fs, box, 1e-14)
+	box = AppendFeatures(nil, &Shape{Kind: Box, HalfExtents: dense.Vec3{1, 1, 1}, Rotated: true, R: R}, off, vel, 3, th)
+	matchBox(t, fs, box, 1e-14)
 }
 
-// matchBoxEdges checks that every edge feature in fs is one of box's, the
-// same line segment (either way round) with the same normals, within tol.
-func matchBoxEdges(t *testing.T, fs, box []Feature, tol float64) {
+// matchBox checks that every feature in fs is one of box's of its kind,
+// within tol: an edge the same line segment (either way round) with the
+// same normals, a corner the same point with the same three normals in any
+// order.
+func matchBox(t *testing.T, fs, box []Feature, tol float64) {
 	t.Helper()
+	e := tol + 1e-15
 	for i := range fs {
 		f := &fs[i]
 		found := false
 		for j := range box {
 			b := &box[j]
-			same := near(f.N[0], b.N[0], tol) && near(f.N[1], b.N[1], tol) || near(f.N[0], b.N[1], tol) && near(f.N[1], b.N[0], tol)
-			e := tol + 1e-15
-			ends := near(f.At(0), b.At(0), e) && near(f.At(2), b.At(2), e) || near(f.At(0), b.At(2), e) && near(f.At(2), b.At(0), e)
-			found = found || same && ends
+			var same bool
+			switch {
+			case f.Kind != b.Kind:
+			case f.Kind == FeatureCorner:
+				same = near(f.P0, b.P0, e)
+				for _, n := range f.N {
+					same = same && (near(n, b.N[0], tol) || near(n, b.N[1], tol) || near(n, b.N[2], tol))
+				}
+			default:
+				same = near(f.N[0], b.N[0], tol) && near(f.N[1], b.N[1], tol) || near(f.N[0], b.N[1], tol) && near(f.N[1], b.N[0], tol)
+				same = same && (near(f.At(0), b.At(0), e) && near(f.At(2), b.At(2), e) || near(f.At(0), b.At(2), e) && near(f.At(2), b.At(0), e))
+			}
+			found = found || same
 		}
 		if !found {
-			t.Fatalf("mesh edge %d (%v to %v, normals %v) is no box edge", i, f.At(0), f.At(2), f.N)
+			t.Fatalf("mesh feature %d (kind %d at %v, normals %v) is no box feature", i, f.Kind, f.P0, f.N)
 		}
 	}
 }
@@ -142,9 +171,12 @@ func TestMeshFeaturesWedge(t *testing.T) {
 		cosN   float64 // n0.n1 at them
 		all    int     // all sharp edges at the default angle
 		above  int     // sharp edges at a feature angle of 50 degrees
+		// corners at the default angle and at 50 degrees: every end of a
+		// lengthwise sharp edge (three planes meet there)
+		corners, cornersAbove int
 	}{
-		{"60", [][2]float64{{0, 0}, {0.5, -s60}, {1.2, 0}}, 1, -0.5, 9, 9},
-		{"135", [][2]float64{{0, 0}, {1, 0}, {1, 0.7}, {0.7, 1}, {0, 1}}, 2, math.Sqrt2 / 2, 15, 13},
+		{"60", [][2]float64{{0, 0}, {0.5, -s60}, {1.2, 0}}, 1, -0.5, 9, 9, 6, 6},
+		{"135", [][2]float64{{0, 0}, {1, 0}, {1, 0.7}, {0.7, 1}, {0, 1}}, 2, math.Sqrt2 / 2, 15, 13, 10, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pos, faces := prismMesh(tc.poly, -0.25, 1.25)
@@ -156,10 +188,14 @@ func TestMeshFeaturesWedge(t *testing.T) {
 				t.Fatalf("%d sharp edges, want %d", n, tc.all)
 			}
 			fs := AppendFeatures(nil, &Shape{Kind: Mesh, Mesh: m}, dense.Vec3{}, dense.Vec3{}, 0, th)
-			ridges := 0
+			ridges, corners := 0, 0
 			for i := range fs {
 				f := &fs[i]
 				checkOffset(t, pos, faces, f, th)
+				if f.Kind == FeatureCorner {
+					corners++
+					continue
+				}
 				if math.Abs(f.N[0].Dot(f.N[1])-tc.cosN) < 1e-12 {
 					ridges++
 					if math.Abs(math.Abs(f.Dir[1])-1) > 1e-15 || f.Length != 1.5 {
@@ -170,10 +206,95 @@ func TestMeshFeaturesWedge(t *testing.T) {
 			if ridges != tc.ridges {
 				t.Fatalf("%d edges with n0.n1 = %g, want %d", ridges, tc.cosN, tc.ridges)
 			}
-			if n := m.MarkSharpEdges(50 * math.Pi / 180); n != tc.above {
-				t.Fatalf("at 50 degrees: %d sharp edges, want %d", n, tc.above)
+			if corners != tc.corners {
+				t.Fatalf("%d corners, want %d", corners, tc.corners)
+			}
+			if n := m.MarkSharpEdges(50 * math.Pi / 180); n != tc.above || len(m.corners) != tc.cornersAbove {
+				t.Fatalf("at 50 degrees: %d sharp edges and %d corners, want %d and %d", n, len(m.corners), tc.above, tc.cornersAbove)
 			}
 		})
+	}
+}
+
+// TestMeshCorners: a corner is where exactly three sharp convex edges and
+// three planes meet. A square pyramid's apex (four planes) is none, its base
+// corners are; on an L-shaped prism, the two ends of the reflex (concave)
+// lengthwise edge are none, the other ten vertices are. Every corner lies
+// the thickness from its three planes.
+func TestMeshCorners(t *testing.T) {
+	const th = 0.004
+	pyramid := []float64{0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0.5, 0.5, 0.8}
+	pf := []int32{0, 2, 1, 0, 3, 2, 0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4}
+	lpos, lf := prismMesh([][2]float64{{0, 0}, {2, 0}, {2, 1}, {1, 1}, {1, 2}, {0, 2}}, 0, 1)
+	for _, tc := range []struct {
+		name    string
+		pos     []float64
+		faces   []int32
+		sharp   int
+		corners []int32 // the corner vertices
+	}{
+		{"pyramid", pyramid, pf, 8, []int32{0, 1, 2, 3}},
+		{"L prism", lpos, lf, 17, []int32{0, 1, 2, 4, 5, 6, 7, 8, 10, 11}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := NewMeshSurface(nil, tc.pos, tc.faces)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := m.MarkSharpEdges(DefaultFeatureAngle); n != tc.sharp {
+				t.Fatalf("%d sharp edges, want %d", n, tc.sharp)
+			}
+			var got []int32
+			for _, c := range m.corners {
+				got = append(got, c.V)
+			}
+			if !slices.Equal(got, tc.corners) {
+				t.Fatalf("corners at vertices %v, want %v", got, tc.corners)
+			}
+			fs := AppendFeatures(nil, &Shape{Kind: Mesh, Mesh: m}, dense.Vec3{}, dense.Vec3{}, 0, th)[tc.sharp:]
+			for j, f := range fs {
+				v := tc.corners[j]
+				for _, n := range f.N {
+					if g := f.P0.Sub(dense.Vec3(tc.pos[3*v : 3*v+3])).Dot(n); math.Abs(g-th) > 1e-15 {
+						t.Fatalf("corner at vertex %d: %g from the plane with normal %v, want %g", v, g, n, th)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCornerOffset: CornerOffset's point lies the thickness from three
+// planes through the origin (random independent normals, and an acute
+// corner), and is thickness (n0 + n1 + n2) for a box's normals.
+func TestCornerOffset(t *testing.T) {
+	const th = 0.002
+	rng := rand.New(rand.NewPCG(7, 7))
+	unit := func() dense.Vec3 {
+		v := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		return v.Scale(1 / v.Norm())
+	}
+	for k := range 200 {
+		n := [3]dense.Vec3{unit(), unit(), unit()}
+		if k == 0 {
+			n = [3]dense.Vec3{{0, 0, 1}, {0.99, 0, 0.141}, {0, 0.99, 0.141}}
+			for i := range n {
+				n[i] = n[i].Scale(1 / n[i].Norm())
+			}
+		}
+		if math.Abs(n[0].Dot(n[1].Cross(n[2]))) < 0.05 {
+			continue
+		}
+		d := CornerOffset(n[0], n[1], n[2], th)
+		for i := range n {
+			if g := d.Dot(n[i]); math.Abs(g-th) > 1e-14 {
+				t.Fatalf("normals %v: offset %v is %g from plane %d, want %g", n, d, g, i, th)
+			}
+		}
+	}
+	x, y, z := dense.Vec3{1, 0, 0}, dense.Vec3{0, -1, 0}, dense.Vec3{0, 0, 1}
+	if d := CornerOffset(x, y, z, th); d != x.Add(y).Add(z).Scale(th) {
+		t.Fatalf("box corner: %v", d)
 	}
 }
 
