@@ -35,7 +35,10 @@ import (
 // rod-crossing, where two parallel yarns press on each other (21 step
 // halvings instead of none), and its projection onto the positive
 // semidefinite matrices (dense.ProjectPSD) still cost 7 halvings there and
-// on rod-incline. g and H (row-major 12 x 12) are written only when E > 0.
+// on rod-incline. The solve projects it only where no regularization helps
+// (rodstep's factorNewton: a closest point at a segment's end, d far below
+// r, gives curvature -k r/d). g and H (row-major 12 x 12) are written only
+// when E > 0.
 func SegmentPenalty(k, r float64, x *[4]dense.Vec3, g *[12]float64, H *[144]float64) float64 {
 	s, t, d := geom.SegmentClosest(x[0], x[1], x[2], x[3])
 	if !(d < r) || d == 0 {

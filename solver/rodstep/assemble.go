@@ -492,5 +492,5 @@ func (s *State) factorRegularized() (float64, error) {
 			mu *= 10
 		}
 	}
-	return mu, errNotPD(mu)
+	return mu, &notPDError{mu}
 }

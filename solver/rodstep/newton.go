@@ -29,12 +29,16 @@ type workspace struct {
 	// bend triples with projectBend (Settings.ProjectBend).
 	exactHessian bool
 	projectBend  bool
-	normal       []float64    // per node: its contact's normal force of the last step
-	xn           []dense.Vec3 // positions at the start of the step
-	un           []float64
-	mass         [][64]float64 // lagged segment masses, in segment order
-	saved        []*snapshot   // per halving depth
-	yarn         yarnWork
+	// projectYarn projects the yarn-pair penalty Hessians onto the positive
+	// semidefinite matrices for the rest of this solve; set when the Newton
+	// matrix with them as they are cannot be factored (factorNewton).
+	projectYarn bool
+	normal      []float64    // per node: its contact's normal force of the last step
+	xn          []dense.Vec3 // positions at the start of the step
+	un          []float64
+	mass        [][64]float64 // lagged segment masses, in segment order
+	saved       []*snapshot   // per halving depth
+	yarn        yarnWork
 }
 
 func (w *workspace) size(n int) {
@@ -262,7 +266,7 @@ func (s *State) u(q []float64, i int32) float64 {
 // potential and, on success, updates positions, velocities and anchors.
 func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (int, error) {
 	w := &s.ws
-	w.projectBend = set.ProjectBend
+	w.projectBend, w.projectYarn = set.ProjectBend, false
 	copy(w.xn, s.X)
 	copy(w.un, s.U)
 	for _, c := range s.Contacts {
@@ -280,7 +284,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		for k := range w.dq {
 			w.dq[k] = -w.grad[k]
 		}
-		mu, err := s.factorRegularized()
+		mu, err := s.factorNewton(h)
 		if err != nil {
 			return it, err
 		}
@@ -382,8 +386,36 @@ func (s *State) debugIteration(h float64, it int, phi, slope, step, mu float64) 
 		h, it, phi, slope, step, mu, gn, what, node, kind, a, nf)
 }
 
-func errNotPD(mu float64) error {
-	return fmt.Errorf("Newton matrix not positive definite even with regularization %g", mu)
+// factorNewton factors the Newton matrix assembled at w.q
+// (factorRegularized). Where that fails, the yarn-pair penalties are
+// indefinite beyond any regularization up to the matrix's largest diagonal
+// entry: their curvature term phi'(d) Hess d grows as 1/d when two
+// centrelines come close (rodcontact.SegmentPenalty), and on tablecloth it
+// put -5e11 on a diagonal whose mass term is 1e5. Then their Hessians are
+// projected onto the positive semidefinite matrices (dense.ProjectPSD) for
+// the rest of the solve, the matrix is assembled again and factored. The
+// energy and gradient are the same, so the line search and the convergence
+// test are unchanged; only the direction differs.
+func (s *State) factorNewton(h float64) (float64, error) {
+	w := &s.ws
+	mu, err := s.factorRegularized()
+	if err == nil || w.projectYarn || w.exactHessian || len(w.yarn.pairs) == 0 {
+		return mu, err
+	}
+	if _, notPD := err.(*notPDError); !notPD {
+		return mu, err
+	}
+	w.projectYarn = true
+	s.eval(w.q, h, 2)
+	return s.factorRegularized()
+}
+
+// notPDError is factorRegularized's failure: every regularization tried
+// left a pivot that is not positive.
+type notPDError struct{ mu float64 }
+
+func (e *notPDError) Error() string {
+	return fmt.Sprintf("Newton matrix not positive definite even with regularization %g", e.mu)
 }
 
 // finish writes the solution back: positions, Eulerian coordinates,

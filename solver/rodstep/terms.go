@@ -265,7 +265,11 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 		xs := s.segmentPoints(q, p)
 		clear(g[:12])
 		clear(H[:144])
-		return rodcontact.SegmentPenalty(s.yarnK(p), w.yarn.reff[t.id], &xs, (*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
+		e := rodcontact.SegmentPenalty(s.yarnK(p), w.yarn.reff[t.id], &xs, (*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
+		if w.projectYarn && !energyOnly && e > 0 {
+			dense.ProjectPSD(H[:144], 12)
+		}
+		return e
 	}
 	panic("rodstep: unknown term kind")
 }

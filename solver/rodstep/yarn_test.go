@@ -76,3 +76,59 @@ func TestRestDistanceSurvivesRenumbering(t *testing.T) {
 		t.Errorf("rest distance after renumbering %g, want %g (ramped)", re, want)
 	}
 }
+
+// TestYarnPenaltyProjectedWhereIndefinite: two crossing yarns, the second
+// passing 0.1 mm over a node of the first, while their pairs' rest distance
+// is the full radii (0.04 m; as when a Newton iterate carries one yarn deep
+// into another). There the closest point is a segment's end, and the
+// penalty's curvature term phi'(d) Hess d, about -k r/d across the
+// contact normal, dwarfs the masses and the stretch terms: no
+// regularization up to the matrix's largest diagonal entry makes it
+// positive definite (factorRegularized fails), and the solve stopped at its
+// first iteration. factorNewton then projects the yarn Hessians
+// (projectYarn): the solve converges and pushes the yarns apart.
+func TestYarnPenaltyProjectedWhereIndefinite(t *testing.T) {
+	const h = 1e-3
+	deep := func() *State {
+		s := crossingYarns(false)
+		for i := range s.X {
+			if s.Rod[i] == 1 {
+				s.X[i][0], s.X[i][2] = -0.05, 1e-4 // over node 2 of rod 0
+			}
+		}
+		for _, i := range []int32{0, 5, 6, 11} {
+			s.Pinned[i], s.Target[i] = true, s.X[i]
+		}
+		s.Assign()
+		s.detect(h)
+		for k, p := range s.ws.yarn.pairs {
+			s.ws.yarn.reff[k] = s.radii(p)
+		}
+		return s
+	}
+	// The exact Newton matrix at the start of the solve (solve's set-up).
+	r := deep()
+	copy(r.ws.xn, r.X)
+	copy(r.ws.un, r.U)
+	r.number(func(i int) dense.Vec3 { return r.Target[i] })
+	r.lagObstacles()
+	copy(r.ws.q0, r.ws.q)
+	if err := r.buildTerms(); err != nil {
+		t.Fatal(err)
+	}
+	r.lagMasses()
+	r.eval(r.ws.q, h, 2)
+	if mu, err := r.factorRegularized(); err == nil {
+		t.Fatalf("the exact Newton matrix factored (regularization %g): the setup does not test the fallback", mu)
+	}
+	s := deep()
+	if _, err := s.solve(h, DefaultSettings(), func(i int) dense.Vec3 { return s.Target[i] }); err != nil {
+		t.Fatalf("solve: %v", err)
+	}
+	if !s.ws.projectYarn {
+		t.Error("the solve converged without projecting the yarn Hessians")
+	}
+	if gap := s.X[8][2] - s.X[2][2]; !(gap > 1e-3) {
+		t.Errorf("the yarns %g apart at the crossing after the step, want pushed apart", gap)
+	}
+}
