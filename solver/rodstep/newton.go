@@ -391,7 +391,7 @@ func (s *State) debugIteration(h float64, it int, phi, slope, step, mu float64) 
 // indefinite beyond any regularization up to the matrix's largest diagonal
 // entry: their curvature term phi'(d) Hess d grows as 1/d when two
 // centrelines come close (rodcontact.SegmentPenalty), and on tablecloth it
-// put -5e11 on a diagonal whose mass term is 1e5. Then their Hessians are
+// put -5e11 on a diagonal whose other terms gave 1e5. Then their Hessians are
 // projected onto the positive semidefinite matrices (dense.ProjectPSD) for
 // the rest of the solve, the matrix is assembled again and factored. The
 // energy and gradient are the same, so the line search and the convergence
