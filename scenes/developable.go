@@ -82,12 +82,10 @@ func validateDevelopable(v *validator, s *Scene) {
 		if (b.Model == ModelDevelopable) != s.developable() {
 			v.fail(p+".model", "%q: every body of a scene must have the same model (bodies[0] is %q)", b.Model, s.Bodies[0].Model)
 		}
-		if b.Model != ModelDevelopable {
-			if b.Developable != nil {
-				v.fail(p+".developable", "only with model %q; remove it or set model", ModelDevelopable)
-			}
-			continue
-		}
+		// A body of another model may keep its developable settings,
+		// checked and unused (as a developable body's stretch stiffness),
+		// so that --set bodies.N.model=lagrangian runs the scene as
+		// Lagrangian cloth.
 		if d := b.Developable; d != nil {
 			if d.Scheme != "" && d.Scheme != SchemeBDF2 && d.Scheme != SchemeFirstOrder {
 				v.fail(p+".developable.scheme", "must be %q or %q, got %q", SchemeBDF2, SchemeFirstOrder, d.Scheme)
@@ -98,6 +96,9 @@ func validateDevelopable(v *validator, s *Scene) {
 			if d.MaxIterations < 0 {
 				v.fail(p+".developable.max_iterations", "must be >= 0 (0: %d), got %d", DefaultDevelopableMaxIterations, d.MaxIterations)
 			}
+		}
+		if b.Model != ModelDevelopable {
+			continue
 		}
 		unsupported := func(field string, set bool) {
 			if set {

@@ -21,8 +21,30 @@ func TestDevelopableModel(t *testing.T) {
 	}
 	b := m.Bodies[0]
 	if m.Solver.Pipeline != model.Developable || b.Model != model.DevelopableBody || b.Developable == nil ||
-		*b.Developable != (model.DevelopableSettings{Scheme: model.BDF2Projection, Tolerance: 1e-4, MaxIterations: 100}) {
+		*b.Developable != (model.DevelopableSettings{Scheme: model.BDF2Projection, Tolerance: 5e-6, MaxIterations: 400}) {
 		t.Fatalf("pipeline %v, body model %v, settings %+v", m.Solver.Pipeline, b.Model, b.Developable)
+	}
+	// The defaults, without the scene's settings.
+	d, err := Builtin("pinned-square")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set("bodies.0.developable", "null"); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := d.Model(); err != nil || *m.Bodies[0].Developable != (model.DevelopableSettings{Scheme: model.BDF2Projection, Tolerance: 1e-4, MaxIterations: 100}) {
+		t.Fatalf("defaults: %v, %+v", err, m.Bodies[0].Developable)
+	}
+	// --set bodies.0.model=lagrangian alone runs it as Lagrangian cloth:
+	// the developable settings stay, unused.
+	if err := d.Set("bodies.0.developable.tolerance", "5e-6"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set("bodies.0.model", "lagrangian"); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := d.Model(); err != nil || m.Solver.Pipeline == model.Developable || m.Bodies[0].Model != model.LagrangianBody || m.Bodies[0].Developable != nil {
+		t.Fatalf("model lagrangian: %v, pipeline %v, body %v, settings %+v", err, m.Solver.Pipeline, m.Bodies[0].Model, m.Bodies[0].Developable)
 	}
 	if err := s.Set("bodies.0.developable.scheme", "first-order"); err != nil {
 		t.Fatal(err)
@@ -35,7 +57,7 @@ func TestDevelopableModel(t *testing.T) {
 		want string
 	}{
 		{[][2]string{{"bodies.0.model", "paper"}}, "bodies[0].model: must be"},
-		{[][2]string{{"bodies.0.model", "lagrangian"}, {"bodies.0.developable.tolerance", "1e-3"}}, "bodies[0].developable: only with model"},
+		{[][2]string{{"bodies.0.model", "lagrangian"}, {"bodies.0.developable.tolerance", "-1"}}, "bodies[0].developable.tolerance"},
 		{[][2]string{{"bodies.0.developable.scheme", "rk4"}}, "bodies[0].developable.scheme"},
 		{[][2]string{{"bodies.0.developable.tolerance", "-1"}}, "bodies[0].developable.tolerance"},
 		{[][2]string{{"bodies.0.strain_limits", `{"min": -0.1, "max": 0.1, "method": "jacobi"}`}}, "bodies[0].strain_limits: not supported with model"},
