@@ -8,12 +8,12 @@ import (
 )
 
 // featureEnds returns, for every edge feature of a box or a mesh in
-// features, the corner features at its ends and their parameters along it
-// (both being moved out by the thickness, a corner lies on the edge's line:
-// a box's at T = -thickness and length + thickness): the conformal chain of
-// an edge ends at a node on its corner (solver/conformal Features.Ends). A
-// corner beyond neither end (only a mesh corner sharper than a box's could
-// be) is no end.
+// features, the corner features at its ends (geom.Feature.Ends) and their
+// parameters along it (both being moved out by the thickness, a corner lies
+// on the edge's line: a box's at T = -thickness and length + thickness):
+// the conformal chain of an edge ends at a node on its corner (solver/
+// conformal Features.Ends). A corner beyond neither end (only a mesh
+// corner sharper than a box's could be) is no end.
 //
 // ends (nil: a new map) is cleared and filled, so a step reuses the last
 // step's map.
@@ -28,20 +28,16 @@ func featureEnds(ends map[int32]conformal.EdgeEnds, features []geom.Feature) map
 			continue
 		}
 		e := conformal.EdgeEnds{Start: -1, End: -1, T0: 0, T1: f.Length}
-		for ci := range features {
-			c := &features[ci]
-			if c.Kind != components.FeatureCorner || c.Obstacle != f.Obstacle {
+		for k, id := range f.Ends {
+			if id < 0 {
 				continue
 			}
-			r := c.P0.Sub(f.P0)
-			t := r.Dot(f.Dir)
-			if r.Sub(f.Dir.Scale(t)).Norm() > 1e-9*(1+f.Length) {
-				continue // not on the edge's line
-			}
+			ci := fi - int(f.ID) + int(id) // the obstacle's features are in ID order
+			t := features[ci].P0.Sub(f.P0).Dot(f.Dir)
 			switch {
-			case t <= 0:
+			case k == 0 && t <= 0:
 				e.Start, e.T0 = int32(ci), t
-			case t >= f.Length:
+			case k == 1 && t >= f.Length:
 				e.End, e.T1 = int32(ci), t
 			}
 		}

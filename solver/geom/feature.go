@@ -30,9 +30,14 @@ type Feature struct {
 	Dir      dense.Vec3 // edge: unit direction
 	Length   float64    // edge: length
 	N        [3]dense.Vec3
-	Vel      dense.Vec3 // the velocity of the obstacle's rotation centre
-	Omega    dense.Vec3 // the obstacle's angular velocity (rad/s); zero: translating only
-	Center   dense.Vec3 // the obstacle's rotation centre (offset)
+	// Ends are, for a box's or a mesh's edge, the IDs (within its
+	// obstacle) of the corner features at its first and second end, -1
+	// where there is none; the features of one obstacle are appended in ID
+	// order, so a corner's index is the edge's index - ID + Ends[k].
+	Ends   [2]int32
+	Vel    dense.Vec3 // the velocity of the obstacle's rotation centre
+	Omega  dense.Vec3 // the obstacle's angular velocity (rad/s); zero: translating only
+	Center dense.Vec3 // the obstacle's rotation centre (offset)
 }
 
 // VelAt returns the obstacle's velocity at p: Vel + Omega x (p - Center),
@@ -88,8 +93,17 @@ func appendAxisFeatures(dst []Feature, s *Shape, offset, vel dense.Vec3, oi int3
 				p[b] += sb * (h[b] + thickness)
 				p[d] += sd * (h[d] + thickness)
 				p[a] -= h[a]
+				// Corner IDs are 12 + bits with bit 4>>k set for +h on axis k.
+				side := 0
+				if sb > 0 {
+					side |= 4 >> b
+				}
+				if sd > 0 {
+					side |= 4 >> d
+				}
 				dst = append(dst, Feature{Obstacle: oi, ID: int32(4*a + bits), Kind: FeatureEdge,
-					P0: p, Dir: ea, Length: 2 * h[a], N: [3]dense.Vec3{nb, nd}, Vel: vel})
+					P0: p, Dir: ea, Length: 2 * h[a], N: [3]dense.Vec3{nb, nd}, Vel: vel,
+					Ends: [2]int32{int32(12 + side), int32(12 + (side | 4>>a))}})
 			}
 		}
 		for bits := range 8 {
@@ -100,19 +114,19 @@ func appendAxisFeatures(dst []Feature, s *Shape, offset, vel dense.Vec3, oi int3
 				p[k] = c[k] + s*(h[k]+thickness)
 				n[k][k] = s
 			}
-			dst = append(dst, Feature{Obstacle: oi, ID: int32(12 + bits), Kind: FeatureCorner, P0: p, N: n, Vel: vel})
+			dst = append(dst, Feature{Obstacle: oi, ID: int32(12 + bits), Kind: FeatureCorner, P0: p, N: n, Vel: vel, Ends: [2]int32{-1, -1}})
 		}
 	case Capsule:
 		a, b := s.A.Add(offset), s.B.Add(offset)
 		ab := b.Sub(a)
 		l := ab.Norm()
 		dst = append(dst, Feature{Obstacle: oi, Kind: FeatureEdge, Wire: true, Radius: s.Radius + thickness,
-			P0: a, Dir: ab.Scale(1 / l), Length: l, Vel: vel})
+			P0: a, Dir: ab.Scale(1 / l), Length: l, Vel: vel, Ends: [2]int32{-1, -1}})
 	case Mesh:
 		dst = appendMeshFeatures(dst, s.Mesh, offset, vel, oi, thickness)
 	case Point:
 		dst = append(dst, Feature{Obstacle: oi, Kind: FeaturePoint, P0: s.Center.Add(offset).Add(s.Normal.Scale(thickness)),
-			N: [3]dense.Vec3{s.Normal}, Vel: vel})
+			N: [3]dense.Vec3{s.Normal}, Vel: vel, Ends: [2]int32{-1, -1}})
 	}
 	return dst
 }

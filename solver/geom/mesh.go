@@ -38,13 +38,14 @@ type MeshSurface struct {
 	Faces  []int32   // 3 per triangle, counter-clockwise from outside
 	Closed bool
 
-	bvh     BVH
-	twin    []int32      // per half-edge 3t+k (corner k to k+1): its opposite half-edge, -1 on the boundary
-	faceN   []dense.Vec3 // unit face normals (zero for a zero-area face)
-	edgeN   []dense.Vec3 // per half-edge: the edge's pseudo-normal (not unit)
-	vertN   []dense.Vec3 // per vertex: the angle-weighted pseudo-normal (not unit)
-	sharp   []int32      // the sharp edges' half-edges (MarkSharpEdges)
-	corners []meshCorner // the sharp edges' trihedral corners (MarkSharpEdges)
+	bvh       BVH
+	twin      []int32      // per half-edge 3t+k (corner k to k+1): its opposite half-edge, -1 on the boundary
+	faceN     []dense.Vec3 // unit face normals (zero for a zero-area face)
+	edgeN     []dense.Vec3 // per half-edge: the edge's pseudo-normal (not unit)
+	vertN     []dense.Vec3 // per vertex: the angle-weighted pseudo-normal (not unit)
+	sharp     []int32      // the sharp edges' half-edges (MarkSharpEdges)
+	corners   []meshCorner // the sharp edges' trihedral corners (MarkSharpEdges)
+	sharpEnds [][2]int32   // per sharp edge: the corner feature IDs at its ends, -1 none
 }
 
 // NewMeshSurface checks and indexes a mesh: pos holds 3 finite coordinates

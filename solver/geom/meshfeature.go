@@ -26,7 +26,7 @@ const DefaultFeatureAngle = math.Pi / 6
 // current pose: a deforming mesh's selection would not follow its motion, so
 // callers mark rigid meshes only.
 func (m *MeshSurface) MarkSharpEdges(minAngle float64) int {
-	m.sharp, m.corners = m.sharp[:0], m.corners[:0]
+	m.sharp, m.corners, m.sharpEnds = m.sharp[:0], m.corners[:0], m.sharpEnds[:0]
 	if !m.Closed {
 		return 0
 	}
@@ -122,6 +122,20 @@ func (m *MeshSurface) markCorners(concave map[int32]bool) {
 	m.corners = kept
 	// Map iteration order is random: the feature IDs follow the vertices.
 	slices.SortFunc(m.corners, func(a, b meshCorner) int { return cmp.Compare(a.V, b.V) })
+	id := map[int32]int32{} // vertex -> its corner's feature ID
+	for j, c := range m.corners {
+		id[c.V] = int32(len(m.sharp) + j)
+	}
+	m.sharpEnds = m.sharpEnds[:0]
+	for _, h := range m.sharp {
+		ends := [2]int32{-1, -1}
+		for k, v := range [2]int32{m.Faces[h], m.Faces[3*(h/3)+(h+1)%3]} {
+			if j, ok := id[v]; ok {
+				ends[k] = j
+			}
+		}
+		m.sharpEnds = append(m.sharpEnds, ends)
+	}
 }
 
 // planeOf returns the index of the normal in ns within cornerPlaneTol of n,
@@ -176,11 +190,12 @@ func appendMeshFeatures(dst []Feature, m *MeshSurface, offset, vel dense.Vec3, o
 		l := d.Norm()
 		dst = append(dst, Feature{Obstacle: oi, ID: int32(k), Kind: FeatureEdge,
 			P0: a.Add(offset).Add(EdgeOffset(n0, n1, thickness)), Dir: d.Scale(1 / l), Length: l,
-			N: [3]dense.Vec3{n0, n1}, Vel: vel})
+			N: [3]dense.Vec3{n0, n1}, Vel: vel, Ends: m.sharpEnds[k]})
 	}
 	for j, c := range m.corners {
 		dst = append(dst, Feature{Obstacle: oi, ID: int32(len(m.sharp) + j), Kind: FeatureCorner,
-			P0: m.vertex(c.V).Add(offset).Add(CornerOffset(c.N[0], c.N[1], c.N[2], thickness)), N: c.N, Vel: vel})
+			P0: m.vertex(c.V).Add(offset).Add(CornerOffset(c.N[0], c.N[1], c.N[2], thickness)), N: c.N, Vel: vel,
+			Ends: [2]int32{-1, -1}})
 	}
 	return dst
 }
