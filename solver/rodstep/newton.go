@@ -266,19 +266,9 @@ func (s *State) u(q []float64, i int32) float64 {
 // potential and, on success, updates positions, velocities and anchors.
 func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (int, error) {
 	w := &s.ws
-	w.projectBend, w.projectYarn = set.ProjectBend, false
-	copy(w.xn, s.X)
-	copy(w.un, s.U)
-	for _, c := range s.Contacts {
-		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
-	}
-	s.number(target)
-	s.lagObstacles()
-	copy(w.q0, w.q)
-	if err := s.buildTerms(); err != nil {
+	if err := s.begin(set, target); err != nil {
 		return 0, err
 	}
-	s.lagMasses()
 	for it := 1; it <= set.MaxIterations; it++ {
 		phi := s.eval(w.q, h, 2)
 		for k := range w.dq {
@@ -384,6 +374,27 @@ func (s *State) debugIteration(h float64, it int, phi, slope, step, mu float64) 
 	fmt.Printf("   min term %d kind %d energy %.3g nodes %d %d %d id %d\n", mt, tm.kind, w.asm.tphi[mt], tm.a, tm.b, tm.c, tm.id)
 	fmt.Printf("h %g newton it %d phi %.12g slope %.3g update %.3g mu %.3g |grad| %.3g at %s of node %d (%v, anchor %+v, normal force %.3g)\n",
 		h, it, phi, slope, step, mu, gn, what, node, kind, a, nf)
+}
+
+// begin sets up a solve: the start-of-step state it lags (positions,
+// Eulerian coordinates, contact forces, obstacle contacts, masses), the
+// unknowns' numbering and initial guess, and the term list.
+func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
+	w := &s.ws
+	w.projectBend, w.projectYarn = set.ProjectBend, false
+	copy(w.xn, s.X)
+	copy(w.un, s.U)
+	for _, c := range s.Contacts {
+		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
+	}
+	s.number(target)
+	s.lagObstacles()
+	copy(w.q0, w.q)
+	if err := s.buildTerms(); err != nil {
+		return err
+	}
+	s.lagMasses()
+	return nil
 }
 
 // factorNewton factors the Newton matrix assembled at w.q

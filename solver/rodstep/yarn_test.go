@@ -106,17 +106,11 @@ func TestYarnPenaltyProjectedWhereIndefinite(t *testing.T) {
 		}
 		return s
 	}
-	// The exact Newton matrix at the start of the solve (solve's set-up).
+	// The exact Newton matrix at the start of the solve.
 	r := deep()
-	copy(r.ws.xn, r.X)
-	copy(r.ws.un, r.U)
-	r.number(func(i int) dense.Vec3 { return r.Target[i] })
-	r.lagObstacles()
-	copy(r.ws.q0, r.ws.q)
-	if err := r.buildTerms(); err != nil {
+	if err := r.begin(DefaultSettings(), func(i int) dense.Vec3 { return r.Target[i] }); err != nil {
 		t.Fatal(err)
 	}
-	r.lagMasses()
 	r.eval(r.ws.q, h, 2)
 	if mu, err := r.factorRegularized(); err == nil {
 		t.Fatalf("the exact Newton matrix factored (regularization %g): the setup does not test the fallback", mu)
