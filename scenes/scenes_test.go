@@ -25,7 +25,7 @@ func mustBuiltin(t *testing.T, name string) *Scene {
 
 func TestBuiltinsRoundTrip(t *testing.T) {
 	infos := Builtins()
-	want := []string{"box-edge", "crumple", "drape", "drape-corner", "dress", "edge", "edge-layers", "edge-turned", "edge-wedge", "flag", "friction", "incline", "jaws", "knit-sphere", "layers", "lo-res", "nails", "paper-drape", "paper-fold", "pinned-square", "pocket", "push", "rod-box-edge", "rod-crossing", "rod-drop", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-arcsim", "sphere-drop", "strain-limit", "tablecloth", "tag", "throw", "twist", "twist-pins", "wire"}
+	want := []string{"box-edge", "crumple", "drape", "drape-corner", "dress", "edge", "edge-layers", "edge-turned", "edge-wedge", "flag", "friction", "incline", "jaws", "knit-sphere", "layers", "layers-developable", "lo-res", "nails", "paper-drape", "paper-fold", "pinned-square", "pocket", "push", "rod-box-edge", "rod-crossing", "rod-drop", "rod-hang", "rod-incline", "rod-table", "skirt", "sphere", "sphere-arcsim", "sphere-drop", "strain-limit", "tablecloth", "tag", "throw", "twist", "twist-pins", "wire"}
 	var got []string
 	for _, in := range infos {
 		got = append(got, in.Name)

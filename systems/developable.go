@@ -36,7 +36,8 @@ type DevelopableCloth struct {
 	// self is the ghost meshes' self- and cloth-cloth collision
 	// (solver/selfcontact through SelfCollision), nil without
 	// solver.self_contact.
-	self *SelfCollision
+	self  *SelfCollision
+	vSelf []float64 // collide: the ghost velocities before the self-collision
 
 	// Of the last step, over all bodies.
 	Iterations   int           // projection steps
@@ -57,11 +58,22 @@ type devBody struct {
 	vc     []float64 // ghost velocities
 	moved  bool      // collision handling changed xc this step
 	// The ghost vertices the step's collision rounds found in obstacle
-	// contact (by vertex; the normals and targets of the latest round), and
-	// the contact rows given to the projection (sorted by vertex).
-	touch    map[int32]developable.Contact
+	// contact or pushed apart (by vertex; the normals and targets of the
+	// latest round), and the contact rows given to the projection (sorted
+	// by vertex).
+	touch    map[int32]touchRow
 	contacts []developable.Contact
 	saved    []float64 // midpoints before a projection with contact rows
+	tried    []float64 // reproject: the last successful projection's midpoints
+	xp       []float64 // holdDrawnBack: the ghost mesh of a projection
+	held     []bool    // holdDrawnBack: per ghost vertex, whether a contact row holds it
+}
+
+// touchRow is a ghost vertex held in the reprojection (devBody.touch): on
+// an obstacle's surface, or (self) where the self-collision pushed it.
+type touchRow struct {
+	developable.Contact
+	self bool
 }
 
 // NewDevelopableCloth returns the developable cloth of the model's bodies
@@ -97,7 +109,7 @@ func (d *DevelopableCloth) build() error {
 			return fmt.Errorf("bodies[%d] (%s): %w", bi, b.Name, err)
 		}
 		d.bodies = append(d.bodies, devBody{name: b.Name, solver: sb, verts: d.meshes[bi].Verts,
-			xc: make([]float64, 3*len(b.Pos)), vc: make([]float64, 3*len(b.Pos))})
+			xc: make([]float64, 3*len(b.Pos)), vc: make([]float64, 3*len(b.Pos)), xp: make([]float64, 3*len(b.Pos))})
 	}
 	return nil
 }
@@ -298,9 +310,9 @@ func (d *DevelopableCloth) collide(w *ecs.World) error {
 			c.obstacle[i], c.gap[i] = int32(best), -depth
 			copy(c.normal[3*i:3*i+3], nrm[:])
 			if b.touch == nil {
-				b.touch = map[int32]developable.Contact{}
+				b.touch = map[int32]touchRow{}
 			}
-			b.touch[int32(v)] = developable.Contact{Vertex: int32(v), Normal: nrm}
+			b.touch[int32(v)] = touchRow{Contact: developable.Contact{Vertex: int32(v), Normal: nrm}}
 			c.addRow(int(i))
 			// The push out is the velocity change depth/h along the normal:
 			// a normal impulse m depth/h.
@@ -314,6 +326,7 @@ func (d *DevelopableCloth) collide(w *ecs.World) error {
 	c.applyFriction()
 	c.syncEntities(w)
 	if d.self != nil {
+		d.vSelf = append(d.vSelf[:0], s.VNew...)
 		if err := d.self.Step(w); err != nil {
 			return err
 		}
@@ -321,6 +334,7 @@ func (d *DevelopableCloth) collide(w *ecs.World) error {
 			for bi := range d.bodies {
 				d.bodies[bi].moved = true
 			}
+			d.touchSelf()
 		}
 	}
 	for bi := range d.bodies {
@@ -341,6 +355,44 @@ func (d *DevelopableCloth) collide(w *ecs.World) error {
 	return nil
 }
 
+// touchSelf adds to each body's contact set (devBody.touch) the ghost
+// vertices the self-collision moved (their velocity changed by more than
+// selfTouch of solver.contact_thickness per step) and no obstacle holds: the
+// reprojection may hold each along its push's direction, where the push put
+// it (reproject), as if the cloth it was pushed from were an obstacle
+// surface. Without those rows the reprojection drew sheets lying on each
+// other back together, the next round pushed them apart again, and the last
+// round's correction, which stands unprojected, bent the faces: layers with
+// three developable sheets kept an in-plane error of 0.05-0.08 in its
+// frames after landing (0.005-0.014 with them; the landing itself, about
+// 0.30-0.42 s, still reaches 0.68: TestDevelopableLayers).
+func (d *DevelopableCloth) touchSelf() {
+	s := d.state
+	eps := selfTouch * d.contact.thickness / s.H
+	for bi := range d.bodies {
+		b := &d.bodies[bi]
+		for v, i := range b.dof {
+			if ct, ok := b.touch[int32(v)]; ok && !ct.self {
+				continue
+			}
+			dv := dense.Vec3(s.VNew[3*int(i) : 3*int(i)+3]).Sub(dense.Vec3(d.vSelf[3*int(i) : 3*int(i)+3]))
+			l := dv.Norm()
+			if !(l > eps) {
+				continue
+			}
+			if b.touch == nil {
+				b.touch = map[int32]touchRow{}
+			}
+			b.touch[int32(v)] = touchRow{Contact: developable.Contact{Vertex: int32(v), Normal: dv.Scale(1 / l)}, self: true}
+		}
+	}
+}
+
+// selfTouch is the fraction of the contact thickness a self-collision push
+// must move a ghost vertex within the step for the vertex to be held
+// (touchSelf).
+const selfTouch = 1e-3
+
 // correctionRounds bounds the rounds of GhostCorrection.
 const correctionRounds = 4
 
@@ -348,31 +400,85 @@ const correctionRounds = 4
 // ghost vertices its collision rounds found in obstacle contact held on
 // the surface by contact rows (developable.Contact), so that the
 // projection reaches rigid faces and the contacts together instead of
-// undoing the correction's push out. Where that projection fails (the
-// rows conflict), it falls back to the projection without contact rows.
+// undoing the correction's push out. The vertices the self-collision
+// pushed (touchSelf) are held where the push put them, along its
+// direction, only where a projection without them draws them back by more
+// than selfSlack of the contact thickness: an active set grown over at
+// most selfRounds projections (holding every pushed vertex over-constrains
+// the faces: layers' bottom sheet had 300-400 such rows and its
+// projection failed). Where a projection with rows fails (the rows
+// conflict), the last one that succeeded stands, or the projection without
+// contact rows.
 func (d *DevelopableCloth) reproject(b *devBody) error {
 	b.contacts = b.contacts[:0]
 	for _, c := range b.touch {
-		b.contacts = append(b.contacts, c)
-	}
-	slices.SortFunc(b.contacts, func(p, q developable.Contact) int { return cmp.Compare(p.Vertex, q.Vertex) })
-	k := b.solver.Constraints
-	if err := k.SetContacts(b.contacts); err != nil {
-		return err
+		if !c.self {
+			b.contacts = append(b.contacts, c.Contact)
+		}
 	}
 	b.saved = append(b.saved[:0], b.solver.X...)
-	err := b.solver.Project()
-	d.count(b.solver.LastIt)
-	if err == nil || len(b.contacts) == 0 {
-		return err
+	projected := false // b.solver.X holds a successful projection
+	for round := 0; ; round++ {
+		slices.SortFunc(b.contacts, func(p, q developable.Contact) int { return cmp.Compare(p.Vertex, q.Vertex) })
+		if err := b.solver.Constraints.SetContacts(b.contacts); err != nil {
+			return err
+		}
+		b.tried = append(b.tried[:0], b.solver.X...)
+		copy(b.solver.X, b.saved)
+		err := b.solver.Project()
+		d.count(b.solver.LastIt)
+		if err != nil {
+			if projected {
+				copy(b.solver.X, b.tried) // the last successful projection
+				return nil
+			}
+			if len(b.contacts) == 0 {
+				return err
+			}
+			b.contacts = b.contacts[:0]
+			round = selfRounds // one more projection, without rows
+			continue
+		}
+		projected = true
+		if round >= selfRounds || !d.holdDrawnBack(b) {
+			return nil
+		}
 	}
-	copy(b.solver.X, b.saved)
-	if err := k.SetContacts(nil); err != nil {
-		return err
+}
+
+// selfRounds bounds the projections of reproject that add self-collision
+// rows.
+const selfRounds = 2
+
+// selfSlack is how far, as a fraction of the contact thickness, a
+// projection may draw a self-collision-pushed vertex back before it is held
+// (reproject).
+const selfSlack = 0.1
+
+// holdDrawnBack adds to b.contacts the self-collision-pushed vertices of b
+// (touchSelf) without a row that b's projected midpoints draw back along
+// their push by more than selfSlack of the contact thickness, and reports
+// whether it added any.
+func (d *DevelopableCloth) holdDrawnBack(b *devBody) bool {
+	b.solver.Ghost.Map(b.solver.X, b.xp)
+	b.held = resize(b.held, len(b.dof))
+	clear(b.held)
+	for _, c := range b.contacts {
+		b.held[c.Vertex] = true
 	}
-	err = b.solver.Project()
-	d.count(b.solver.LastIt)
-	return err
+	slack := selfSlack * d.contact.thickness
+	added := false
+	for v := range b.dof {
+		ct, ok := b.touch[int32(v)]
+		if !ok || !ct.self || b.held[v] {
+			continue
+		}
+		if dense.Vec3(ct.Normal).Dot(dense.Vec3(b.xp[3*v:3*v+3])) < ct.Target-slack {
+			b.contacts = append(b.contacts, ct.Contact)
+			added = true
+		}
+	}
+	return added
 }
 
 // GhostCorrection pushes each body's ghost-mesh change back to its

@@ -36,19 +36,40 @@ func orient(a, b, c, d p3) float64 {
 
 // segmentCrossesTriangle reports whether the closed segment pq meets the
 // closed triangle abc: p and q are not strictly on one side of abc's plane,
-// and the line pq passes inside the triangle (the three signed volumes of
-// pq with abc's edges agree in sign). A segment lying in the plane
+// and the point where pq meets the plane (p or q itself when it lies in the
+// plane within rounding) is inside the triangle (its three sub-triangle
+// areas along abc's normal are not negative). A segment lying in the plane
 // (both volumes zero) is not counted: the coplanar case has measure zero in
 // a simulation and the edges of the other triangle catch any transversal
-// crossing.
+// crossing. Taking the crossing point on the segment, rather than the signs
+// of pq's volumes with abc's edges, keeps faces of a flat sheet apart: with
+// the sheet flat to rounding those volumes are all rounding, and their
+// signs agreed by chance for faces a cell apart.
 func segmentCrossesTriangle(p, q, a, b, c p3) bool {
 	sp, sq := orient(a, b, c, p), orient(a, b, c, q)
 	if (sp > 0 && sq > 0) || (sp < 0 && sq < 0) || (sp == 0 && sq == 0) {
 		return false
 	}
-	e0, e1, e2 := orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a)
-	return (e0 >= 0 && e1 >= 0 && e2 >= 0) || (e0 <= 0 && e1 <= 0 && e2 <= 0)
+	x := p
+	switch {
+	case sq == 0:
+		x = q
+	case sp != 0:
+		s := sp / (sp - sq)
+		d := sub3(q, p)
+		x = p3{p[0] + s*d[0], p[1] + s*d[1], p[2] + s*d[2]}
+	}
+	n := cross3(sub3(b, a), sub3(c, a))
+	return dot3(cross3(sub3(b, a), sub3(x, a)), n) >= 0 &&
+		dot3(cross3(sub3(c, b), sub3(x, b)), n) >= 0 &&
+		dot3(cross3(sub3(a, c), sub3(x, c)), n) >= 0
 }
+
+func cross3(u, v p3) p3 {
+	return p3{u[1]*v[2] - u[2]*v[1], u[2]*v[0] - u[0]*v[2], u[0]*v[1] - u[1]*v[0]}
+}
+
+func dot3(u, v p3) float64 { return u[0]*v[0] + u[1]*v[1] + u[2]*v[2] }
 
 // trianglesCross reports whether two triangles intersect: two triangles
 // that are not coplanar meet exactly when an edge of one crosses the other

@@ -7,9 +7,16 @@ import (
 	"github.com/loomsim/loom/scenes"
 )
 
+// listScenes prints the built-in scenes, a name column as wide as the
+// longest name, then each description.
 func listScenes(w io.Writer) error {
-	for _, s := range scenes.Builtins() {
-		fmt.Fprintf(w, "%-14s %s\n", s.Name, s.Description)
+	all := scenes.Builtins()
+	width := 0
+	for _, s := range all {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range all {
+		fmt.Fprintf(w, "%-*s %s\n", width, s.Name, s.Description)
 	}
 	return nil
 }
