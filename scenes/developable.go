@@ -67,8 +67,9 @@ func developableModel(b *Body) (model.BodyModel, *model.DevelopableSettings) {
 // validateDevelopable checks the bodies' models and rejects what the
 // developable pipeline has no stage for: bodies of both models in one
 // scene, a solver.mode other than "", wind, remeshing,
-// strain limits, tubes and initial stretch (a developable body starts
-// isometric to its rest shape).
+// strain limits and initial stretch (a developable body starts isometric
+// to its rest shape). A tube is a developable body like a sheet: its seam
+// edges are interior edges of the nonconforming mesh.
 func validateDevelopable(v *validator, s *Scene) {
 	for bi := range s.Bodies {
 		b := &s.Bodies[bi]
@@ -107,7 +108,6 @@ func validateDevelopable(v *validator, s *Scene) {
 		}
 		unsupported("remesh", b.Remesh != nil)
 		unsupported("strain_limits", b.StrainLimits != nil)
-		unsupported("tube", b.Tube)
 		unsupported("initial_stretch", b.InitialStretch != nil)
 	}
 	if !s.developable() {

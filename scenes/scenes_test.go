@@ -1061,3 +1061,38 @@ func TestRemeshSizeBoundsFaces(t *testing.T) {
 		t.Fatalf("size_max 1e-8 m on a 1 m^2 sheet: error %v, want one naming bodies[0].remesh.size_max and the face count", err)
 	}
 }
+
+// TestSetEvery: the index * sets every element of an array in one set,
+// validated once: layers-developable's three bodies switch to Lagrangian
+// together (one body at a time is refused: the bodies must share a model),
+// and a bad value or field under * fails as an indexed one does, leaving
+// the scene unchanged.
+func TestSetEvery(t *testing.T) {
+	s := mustBuiltin(t, "layers-developable")
+	if err := s.Set("bodies.0.model", "lagrangian"); err == nil || !strings.Contains(err.Error(), "same model") {
+		t.Fatalf("one body switched: error %v, want the mixed-model error", err)
+	}
+	if err := s.Set("bodies.*.model", "lagrangian"); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range s.Bodies {
+		if b.Model != "lagrangian" {
+			t.Errorf("bodies[%d].model = %q, want lagrangian", i, b.Model)
+		}
+	}
+	if err := s.Set("bodies[*].resolution", "12"); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range s.Bodies {
+		if b.Resolution != 12 {
+			t.Errorf("bodies[%d].resolution = %d, want 12", i, b.Resolution)
+		}
+	}
+	before, _ := json.Marshal(s)
+	wantErr(t, s.Set("bodies.*.resolution", "-1"), "bodies[0].resolution", "got -1")
+	wantErr(t, s.Set("bodies.*.nosuch", "1"), "bodies[0].nosuch", "unknown field")
+	wantErr(t, s.Set("dt.*", "1"), "dt", "no field")
+	if after, _ := json.Marshal(s); string(before) != string(after) {
+		t.Errorf("failed Set modified the scene")
+	}
+}

@@ -12,7 +12,8 @@ import (
 // Set applies a `--set path=value` override. path is a dotted key path with
 // numeric indices, e.g. "bodies.0.resolution", "gravity.2",
 // "obstacles.0.motion.velocity.0" (bracket indices "bodies[0].resolution"
-// are accepted too). value is parsed as JSON; if it is not valid JSON it is
+// are accepted too); the index * sets every element of the array
+// ("bodies.*.model": each body, validated once). value is parsed as JSON; if it is not valid JSON it is
 // taken as a bare string. Keys are checked against the schema, so a field
 // that is currently null (e.g. a missing motion) can be set, and its parent
 // objects are created as needed. The result is strictly re-decoded and
@@ -121,9 +122,22 @@ func setAt(cur any, t reflect.Type, keys []string, at string, val any) (any, err
 		return m, nil
 	case reflect.Slice, reflect.Array:
 		arr, _ := cur.([]any)
+		if key == "*" {
+			// Every element: one set, validated once (so that
+			// bodies.*.model can switch every body of a scene whose
+			// bodies must share one model).
+			for i := range arr {
+				child, err := setAt(arr[i], t.Elem(), keys[1:], fmt.Sprintf("%s[%d]", at, i), val)
+				if err != nil {
+					return nil, err
+				}
+				arr[i] = child
+			}
+			return arr, nil
+		}
 		idx, err := strconv.Atoi(key)
 		if err != nil {
-			return nil, &FieldError{Field: at, Reason: fmt.Sprintf("is an array; expected a numeric index, got %q", key)}
+			return nil, &FieldError{Field: at, Reason: fmt.Sprintf("is an array; expected a numeric index or *, got %q", key)}
 		}
 		p := fmt.Sprintf("%s[%d]", at, idx)
 		if idx < 0 || idx >= len(arr) {

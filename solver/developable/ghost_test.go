@@ -154,3 +154,57 @@ func TestMeshErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTubeMesh: a tube (the seam's vertices shared, as a scene's tube body
+// is spawned) is a nonconforming mesh like a sheet's: only its two end
+// rings are border, the seam's edges are interior, the ghost map
+// reproduces the vertex positions through the seam's faces too, and a
+// prism isometric to the rest strip (cells as wide as the prism's sides)
+// has no in-plane error.
+func TestTubeMesh(t *testing.T) {
+	const n, rows, r, h = 8, 4, 0.2, 0.1
+	side := 2 * r * math.Sin(math.Pi/n)
+	at := func(i, j int) int32 { return int32(j*n + i%n) }
+	var faces [][3]int32
+	var fu [][3][2]float64
+	for j := 0; j < rows-1; j++ {
+		for i := 0; i < n; i++ {
+			// Corner material coordinates unwrapped across the seam: the
+			// last column's right corners at u = n*side, not 0.
+			c := [4][2]float64{{float64(i) * side, float64(j) * h}, {float64(i+1) * side, float64(j) * h},
+				{float64(i+1) * side, float64(j+1) * h}, {float64(i) * side, float64(j+1) * h}}
+			v := [4]int32{at(i, j), at(i+1, j), at(i+1, j+1), at(i, j+1)}
+			faces = append(faces, [3]int32{v[0], v[1], v[2]}, [3]int32{v[0], v[2], v[3]})
+			fu = append(fu, [3][2]float64{c[0], c[1], c[2]}, [3][2]float64{c[0], c[2], c[3]})
+		}
+	}
+	m, err := NewMesh(n*rows, faces, fu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range n * rows {
+		if end := v < n || v >= n*(rows-1); m.Boundary[v] != end {
+			t.Errorf("vertex %d (row %d): border %v, want %v", v, v/n, m.Boundary[v], end)
+		}
+	}
+	x := make([]float64, 3*n*rows)
+	for v := range n * rows {
+		a := 2 * math.Pi * float64(v%n) / n
+		x[3*v], x[3*v+1], x[3*v+2] = r*math.Cos(a), r*math.Sin(a), h*float64(v/n)
+	}
+	mid := m.Midpoints(x)
+	if e := m.InPlaneError(mid); e > 1e-12 {
+		t.Errorf("in-plane error of the isometric prism %g, want 0", e)
+	}
+	g, err := NewGhost(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xc := make([]float64, len(x))
+	g.Map(mid, xc)
+	for i := range xc {
+		if math.Abs(xc[i]-x[i]) > 1e-14 {
+			t.Fatalf("coordinate %d: ghost %v, vertex %v", i, xc[i], x[i])
+		}
+	}
+}
