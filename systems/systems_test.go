@@ -91,6 +91,9 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		// and the boxes as kinematic geometry from the start, the sheet's
 		// halves meeting in the slot later.
 		{"paper-fold", [][2]string{{"bodies.0.resolution", "11"}}, 200, true},
+		// Developable sheets on each other: ghost meshes of three bodies
+		// in one self-collision, the reprojection's self-collision rows.
+		{"layers-developable", [][2]string{{"bodies.*.resolution", "9"}}, 80, true},
 		// Self-contact with an obstacle as kinematic geometry: the box of
 		// edge (Lagrangian) under a coarse sheet, met from step 24.
 		{"edge", [][2]string{{"bodies.0.resolution", "12"}, {"solver.mode", "lag-regular"}, {"solver.self_contact", `{"thickness": 0.004, "friction": 0.3}`}}, 40, true},
