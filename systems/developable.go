@@ -365,7 +365,8 @@ func (d *DevelopableCloth) collide(w *ecs.World) error {
 // round's correction, which stands unprojected, bent the faces: layers with
 // three developable sheets kept an in-plane error of 0.05-0.08 in its
 // frames after landing (0.005-0.014 with them; the landing itself, about
-// 0.30-0.42 s, still reaches 0.68: TestDevelopableLayers).
+// 0.30-0.42 s, still reaches 0.68 at layers' bending stiffness:
+// TestDevelopableLayers, scene layers-developable).
 func (d *DevelopableCloth) touchSelf() {
 	s := d.state
 	eps := selfTouch * d.contact.thickness / s.H
