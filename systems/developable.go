@@ -418,33 +418,37 @@ func (d *DevelopableCloth) reproject(b *devBody) error {
 		}
 	}
 	b.saved = append(b.saved[:0], b.solver.X...)
-	projected := false // b.solver.X holds a successful projection
-	for round := 0; ; round++ {
-		slices.SortFunc(b.contacts, func(p, q developable.Contact) int { return cmp.Compare(p.Vertex, q.Vertex) })
-		if err := b.solver.Constraints.SetContacts(b.contacts); err != nil {
+	if err := d.projectFromSaved(b); err != nil {
+		if len(b.contacts) == 0 {
 			return err
 		}
-		b.tried = append(b.tried[:0], b.solver.X...)
-		copy(b.solver.X, b.saved)
-		err := b.solver.Project()
-		d.count(b.solver.LastIt)
-		if err != nil {
-			if projected {
-				copy(b.solver.X, b.tried) // the last successful projection
-				return nil
-			}
-			if len(b.contacts) == 0 {
-				return err
-			}
-			b.contacts = b.contacts[:0]
-			round = selfRounds // one more projection, without rows
-			continue
+		b.contacts = b.contacts[:0]
+		return d.projectFromSaved(b)
+	}
+	for range selfRounds {
+		if !d.holdDrawnBack(b) {
+			return nil
 		}
-		projected = true
-		if round >= selfRounds || !d.holdDrawnBack(b) {
+		b.tried = append(b.tried[:0], b.solver.X...)
+		if d.projectFromSaved(b) != nil {
+			copy(b.solver.X, b.tried) // the last successful projection
 			return nil
 		}
 	}
+	return nil
+}
+
+// projectFromSaved projects body b from its midpoints before the
+// reprojection (devBody.saved) with the contact rows b.contacts.
+func (d *DevelopableCloth) projectFromSaved(b *devBody) error {
+	slices.SortFunc(b.contacts, func(p, q developable.Contact) int { return cmp.Compare(p.Vertex, q.Vertex) })
+	if err := b.solver.Constraints.SetContacts(b.contacts); err != nil {
+		return err
+	}
+	copy(b.solver.X, b.saved)
+	err := b.solver.Project()
+	d.count(b.solver.LastIt)
+	return err
 }
 
 // selfRounds bounds the projections of reproject that add self-collision
