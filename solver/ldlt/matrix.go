@@ -1,8 +1,10 @@
 package ldlt
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -165,7 +167,8 @@ func FromTriplets(n int, rows, cols []int, vals []float64) (*Matrix, error) {
 		for p := lo; p < hi; p++ {
 			buf = append(buf, ent{ri[p], rv[p]})
 		}
-		sort.Slice(buf, func(a, b int) bool { return buf[a].i < buf[b].i })
+		// Stable: duplicates are summed in the order they were given.
+		slices.SortStableFunc(buf, func(a, b ent) int { return cmp.Compare(a.i, b.i) })
 		colPtr[j] = out
 		for q := 0; q < len(buf); q++ {
 			if q > 0 && buf[q].i == buf[q-1].i {
