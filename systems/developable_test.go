@@ -67,8 +67,8 @@ func sagBound(tol float64) float64 { return 0.5 * math.Sqrt(tol) }
 // Two tolerances: the format's default, 1e-4, whose bound (0.5%) is above
 // the "< 0.1% of its length" (measured 0.273% at resolution 21),
 // and the scene's own, 5e-6 (bound 0.11%), at which the edge must stay
-// under 0.1% in every step: measured 0.080% (resolution 11), 0.075% (21),
-// 0.075% (31) over 3 s, with up to 153, 289 and 230 projection steps in a
+// under 0.1% in every step: measured 0.083% (resolution 11), 0.076% (21),
+// 0.076% (31) over 3 s, with up to 153, 289 and 230 projection steps in a
 // time step (the pinned edge has no Lagrange multipliers that balance a
 // load across it, so the projection converges slowly there; at 2e-6 it did
 // not converge within 400 at resolution 21, step 293). The long form is
