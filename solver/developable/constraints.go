@@ -387,12 +387,19 @@ func (k *Constraints) buildPattern() error {
 		k.rowStart = append(k.rowStart, int32(len(k.entEdge)))
 	}
 	k.jv = append(k.jv, make([]float64, 3*len(k.entEdge)-len(k.jv))...)
-	// Entries by edge, in row order.
-	byEdge := make([][]int32, len(m.Edges))
-	for r := range n {
-		for a := k.rowStart[r]; a < k.rowStart[r+1]; a++ {
-			byEdge[k.entEdge[a]] = append(byEdge[k.entEdge[a]], a)
-		}
+	// Entries by edge, in row order (entries are numbered in row order):
+	// edge e's are byEdge[edgeStart[e]:edgeStart[e+1]].
+	edgeStart := make([]int32, len(m.Edges)+1)
+	for _, e := range k.entEdge {
+		edgeStart[e+1]++
+	}
+	for e := range m.Edges {
+		edgeStart[e+1] += edgeStart[e]
+	}
+	byEdge, next := make([]int32, len(k.entEdge)), slices.Clone(edgeStart[:len(m.Edges)])
+	for a, e := range k.entEdge {
+		byEdge[next[e]] = int32(a)
+		next[e]++
 	}
 	rowOf := make([]int32, len(k.entEdge))
 	for r := range n {
@@ -402,7 +409,8 @@ func (k *Constraints) buildPattern() error {
 	}
 	var ri, ci []int
 	k.contrib = k.contrib[:0]
-	for _, ents := range byEdge {
+	for e := range m.Edges {
+		ents := byEdge[edgeStart[e]:edgeStart[e+1]]
 		for _, a := range ents {
 			for _, b := range ents {
 				if rowOf[b] <= rowOf[a] && k.couple(a, b) {
