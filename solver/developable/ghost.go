@@ -1,8 +1,9 @@
 package developable
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/loomsim/loom/solver/ldlt"
 )
@@ -80,7 +81,7 @@ func (m *Mesh) vertexRow(v int32) []entry {
 
 // mergeEntries sorts entries by edge, sums duplicates and drops zeros.
 func mergeEntries(row []entry) []entry {
-	sort.SliceStable(row, func(i, j int) bool { return row[i].edge < row[j].edge })
+	slices.SortStableFunc(row, func(a, b entry) int { return cmp.Compare(a.edge, b.edge) })
 	out := row[:0]
 	for _, en := range row {
 		if n := len(out); n > 0 && out[n-1].edge == en.edge {
