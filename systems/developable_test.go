@@ -65,7 +65,7 @@ func sagBound(tol float64) float64 { return 0.5 * math.Sqrt(tol) }
 // stretched by e bows by up to L sqrt(e/2)).
 //
 // Two tolerances: the format's default, 1e-4, whose bound (0.5%) is above
-// the "< 0.1% of its length" (measured 0.273% at resolution 21),
+// the "< 0.1% of its length" (measured 0.302% at resolution 21),
 // and the scene's own, 5e-6 (bound 0.11%), at which the edge must stay
 // under 0.1% in every step: measured 0.083% (resolution 11), 0.076% (21),
 // 0.076% (31) over 3 s, with up to 153, 289 and 230 projection steps in a
