@@ -126,7 +126,6 @@ func (m *MeshSurface) markCorners(concave map[int32]bool) {
 	for j, c := range m.corners {
 		id[c.V] = int32(len(m.sharp) + j)
 	}
-	m.sharpEnds = m.sharpEnds[:0]
 	for _, h := range m.sharp {
 		ends := [2]int32{-1, -1}
 		for k, v := range [2]int32{m.Faces[h], m.Faces[3*(h/3)+(h+1)%3]} {
