@@ -17,7 +17,7 @@ type contactFilter struct {
 	rows   []activeset.Row
 }
 
-func (c *contactFilter) solve(w *ecs.World, s *ClothState, pcg *sparse.PCG, set model.Solver) error {
+func (c *contactFilter) solve(w *ecs.World, s *ClothState, pcg *sparse.PCG, set model.Solver, prep activeset.Preparer) error {
 	c.rows = c.rows[:0]
 	for _, r := range s.Contacts {
 		c.rows = append(c.rows, activeset.Row(r))
@@ -27,7 +27,7 @@ func (c *contactFilter) solve(w *ecs.World, s *ClothState, pcg *sparse.PCG, set 
 	}
 	s.Impulse = s.Impulse[:len(c.rows)]
 	p := activeset.Problem{A: s.A, B: s.B, PinFilter: s.PinFilter, PinZ: s.PinZ, Rows: c.rows,
-		Tolerance: set.Tolerance, MaxIterations: set.MaxIterations}
+		Tolerance: set.Tolerance, MaxIterations: set.MaxIterations, Prepare: prep}
 	res, err := c.solver.Solve(w.Pool, pcg, &p, s.VNew, s.Impulse)
 	s.LastSolve = res.Last
 	s.StepPCG.Solves += res.Solves

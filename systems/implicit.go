@@ -5,6 +5,7 @@ import (
 
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
+	"github.com/loomsim/loom/solver/activeset"
 	"github.com/loomsim/loom/solver/amg"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/sparse"
@@ -52,6 +53,10 @@ type implicitSolver struct {
 	direct directSolve
 	qp     contactQP
 	filter contactFilter
+	// contactSetup: the AMG hierarchy is a contact solve's (Prepare: the
+	// operator filtered by the pins and active contact rows), not the one
+	// precondition sets up for the pins alone.
+	contactSetup bool
 }
 
 // Name implements ecs.System.
@@ -63,7 +68,7 @@ func (s *ImplicitSolve) Step(w *ecs.World) error {
 	w.Pool.For(st.NumVerts(), s.rhs)
 	s.warmStart(w)
 	s.solver.stale = true
-	s.solver.lag.record(st.StepPCG.Solves)
+	s.solver.lag.record(st.StepPCG.Solves, st.StepPCG.Iterations)
 	st.StepPCG.Solves, st.StepPCG.Iterations = 0, 0
 	if err := s.solve(w); err != nil {
 		return err
@@ -127,10 +132,7 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 		// The filtered PCG holds one-vertex rows only: proximity pairs
 		// go to the QP solver.
 		if is.set.Contact == model.ContactFilter && len(s.Pairs) == 0 {
-			if err := is.precondition(w, s); err != nil {
-				return err
-			}
-			return is.filter.solve(w, s, is.pcg, is.set)
+			return is.filter.solve(w, s, is.pcg, is.set, is.preparer())
 		}
 		return is.qp.solve(s)
 	}
@@ -156,22 +158,18 @@ func (is *implicitSolver) solve(w *ecs.World, s *ClothState) error {
 // precondition sets up the AMG preconditioner for this step's matrix (a new
 // symbolic setup when the mesh changed), once per step, when the settings
 // ask for it and the lag (amgLag) does not keep the last setup. With pins,
-// the hierarchy is the pin-filtered matrix's (amg.SetupFiltered); the
-// contact rows, which change from round to round, are left to PCG's filter.
+// the hierarchy is the pin-filtered matrix's (amg.SetupFiltered). A step
+// with contact rows sets its hierarchies up through Prepare instead, for
+// the operator filtered by its active rows as well.
 func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
 	if is.set.Precond != model.AMG || !is.stale {
 		return nil
 	}
 	is.stale = false
-	if is.amg == nil {
-		p, err := amg.New(amg.DefaultOptions())
-		if err != nil {
-			return err
-		}
-		is.amg = p
-		is.pcg.SetPreconditioner(p)
+	if err := is.newAMG(); err != nil {
+		return err
 	}
-	if is.amg.Matches(s.A) && is.lag.keep() {
+	if is.amg.Matches(s.A) && is.lag.keep() && !is.contactSetup {
 		return nil
 	}
 	var pins []float64
@@ -181,40 +179,99 @@ func (is *implicitSolver) precondition(w *ecs.World, s *ClothState) error {
 	if err := is.amg.SetupFiltered(w.Pool, s.A, pins, s.X); err != nil {
 		return fmt.Errorf("AMG setup: %w", err)
 	}
+	is.contactSetup = false
 	is.lag.reset()
 	return nil
 }
 
+// newAMG makes the AMG preconditioner on first use.
+func (is *implicitSolver) newAMG() error {
+	if is.amg != nil {
+		return nil
+	}
+	p, err := amg.New(amg.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	is.amg = p
+	is.pcg.SetPreconditioner(p)
+	return nil
+}
+
+// preparer returns the contact solve's activeset.Preparer: the solver
+// itself with the AMG preconditioner, none with block-Jacobi.
+func (is *implicitSolver) preparer() activeset.Preparer {
+	if is.set.Precond != model.AMG {
+		return nil
+	}
+	return is
+}
+
+// Prepare implements activeset.Preparer: the AMG hierarchy of A filtered
+// by the pins and the round's active contact rows (no positions: the
+// default options' near-null space is the translations). It replaces this
+// step's setup, so the next step without contacts sets up anew.
+func (is *implicitSolver) Prepare(r sparse.Runner, A *sparse.BSR, filter []float64) error {
+	is.stale = false
+	if err := is.newAMG(); err != nil {
+		return err
+	}
+	if err := is.amg.SetupFiltered(r, A, filter, nil); err != nil {
+		return fmt.Errorf("AMG setup: %w", err)
+	}
+	is.contactSetup = true
+	return nil
+}
+
 // The AMG hierarchy's numeric setup (a fifth of a 100x100 drape step) is
-// kept as a lagged preconditioner for the amgLagSteps - 1 steps after it:
+// kept as a lagged preconditioner for up to amgLagSteps - 1 steps after it:
 // the V-cycle of a recent matrix of the same pattern is still a symmetric
 // positive definite approximation of the new matrix's inverse (amg.Setup
 // keeps what it reads), so PCG converges to the same tolerance, in a few
 // more iterations (100x100 drape, 35 steps from rest: 9.8% fewer
-// instructions by callgrind; the last step's iterations 25 -> 30). The schedule counts steps only: a rule on iteration
-// counts would let rounding (a pose set from outside instead of by a
-// script) switch preconditioners and move the trajectory by the solver's
-// tolerance.
-const amgLagSteps = 4
+// instructions by callgrind; the last step's iterations 25 -> 30). Where
+// the cloth turns quickly the lagged V-cycle degrades fast: the 3x3
+// diagonal blocks its smoother inverts are stiff in the cloth's plane and
+// soft across it, so a block inverted a few steps earlier, in another
+// orientation, mixes the two (sphere-arcsim after the sphere has passed:
+// 2-4x the iterations of a fresh setup). So the setup is kept only while
+// the steps after it need at most amgLagGrowth times the iterations per
+// solve of the first one. The rule reads iteration counts, which are
+// bitwise the same for any worker count and after a restart (the lag is in
+// the state image).
+const (
+	amgLagSteps  = 4
+	amgLagGrowth = 1.5
+)
 
-// amgLag counts the steps since the last AMG numeric setup.
+// amgLag counts the steps since the last AMG numeric setup and their PCG
+// iterations per solve.
 type amgLag struct {
-	age int // steps solved by PCG since the setup
+	age  int     // steps solved by PCG since the setup
+	base float64 // the first of them: iterations per solve
+	last float64 // the latest of them: iterations per solve
 }
 
 // reset starts a new lag after a setup.
 func (l *amgLag) reset() { l.age = 0 }
 
-// record notes a finished step's PCG solves (none: the step did not use
-// PCG, or used it without the preconditioner's setup).
-func (l *amgLag) record(solves int) {
-	if solves > 0 {
-		l.age++
+// record notes a finished step's PCG solves and iterations (no solves: the
+// step did not use PCG, or used it without the preconditioner's setup).
+func (l *amgLag) record(solves, iterations int) {
+	if solves == 0 {
+		return
+	}
+	l.age++
+	l.last = float64(iterations) / float64(solves)
+	if l.age == 1 {
+		l.base = l.last
 	}
 }
 
 // keep reports whether the next step may use the last setup.
-func (l *amgLag) keep() bool { return l.age > 0 && l.age < amgLagSteps }
+func (l *amgLag) keep() bool {
+	return l.age > 0 && l.age < amgLagSteps && l.last <= amgLagGrowth*l.base+1
+}
 
 func (s *ImplicitSolve) rhsRange(lo, hi int) {
 	st := s.state

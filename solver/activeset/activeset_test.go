@@ -162,3 +162,77 @@ func TestSolveReportsNonConvergence(t *testing.T) {
 		t.Fatalf("err %v, last solve %+v", err, res.Last)
 	}
 }
+
+// recorder is a Preparer that keeps the filters it is given.
+type recorder struct{ filters [][]float64 }
+
+func (r *recorder) Prepare(_ sparse.Runner, _ *sparse.BSR, filter []float64) error {
+	r.filters = append(r.filters, append([]float64(nil), filter...))
+	return nil
+}
+
+// TestPrepare: a Preparer is called before the first round and before the
+// first round at the problem's tolerance, each time with that round's
+// filter: per vertex the pins' filter, less n n^T where the vertex's row is
+// active; the last call's filter is the final active set's.
+func TestPrepare(t *testing.T) {
+	n := 4
+	a := mat.NewSymDense(3*n, nil)
+	for i := range 3 * n {
+		a.SetSym(i, i, 4)
+		if i >= 3 {
+			a.SetSym(i-3, i, -1)
+		}
+	}
+	// Gravity-like pull down on every vertex; rows on vertices 1-3 with
+	// normal +z: vertex 1's target pulls it up (active), vertex 3's lets it
+	// fall faster than the pull would (released).
+	b := make([]float64, 3*n)
+	for i := range n {
+		b[3*i+2] = -1
+	}
+	filter := make([]float64, 9*n)
+	for i := range n {
+		filter[9*i], filter[9*i+4], filter[9*i+8] = 1, 1, 1
+	}
+	z := dense.Vec3{0, 0, 1}
+	rows := []Row{{Vertex: 1, Normal: z, Target: 0.5}, {Vertex: 2, Normal: z, Target: 0}, {Vertex: 3, Normal: z, Target: -10}}
+	rec := &recorder{}
+	p := &Problem{A: denseBSR(n, a), B: b, PinFilter: filter, PinZ: make([]float64, 3*n), Rows: rows, Tolerance: 1e-12, MaxIterations: 100, Prepare: rec}
+	var s Solver
+	v := make([]float64, 3*n)
+	imp := make([]float64, len(rows))
+	res, err := s.Solve(sparse.Serial{}, sparse.NewPCG(n), p, v, imp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.filters) != 2 || res.Solves < 2 {
+		t.Fatalf("%d Prepare calls in %d rounds, want 2 (the first round, the first tight one)", len(rec.filters), res.Solves)
+	}
+	last := rec.filters[1]
+	for k, r := range rows {
+		f := last[9*int(r.Vertex) : 9*int(r.Vertex)+9]
+		active := imp[k] > 0
+		want := 1.0
+		if active {
+			want = 0
+		}
+		if f[8] != want || f[0] != 1 || f[4] != 1 {
+			t.Errorf("row %d (impulse %g): last prepared filter %v, want z-z entry %g", k, imp[k], f, want)
+		}
+	}
+	if imp[0] <= 0 || imp[2] != 0 {
+		t.Errorf("impulses %v: want row 0 held and row 2 released", imp)
+	}
+	want, wantImp := bruteForce(t, a, b, map[int]dense.Vec3{}, rows)
+	for i := range v {
+		if math.Abs(v[i]-want[i]) > 1e-8 {
+			t.Fatalf("v[%d] = %g, brute force %g", i, v[i], want[i])
+		}
+	}
+	for k := range imp {
+		if math.Abs(imp[k]-wantImp[k]) > 1e-8 {
+			t.Fatalf("impulse %d = %g, brute force %g", k, imp[k], wantImp[k])
+		}
+	}
+}
