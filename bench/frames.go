@@ -18,14 +18,16 @@ type FrameCase struct {
 // FrameCases are the remeshing rows of `loom bench`: the sphere scene with
 // anisotropic and isotropic remeshing and on a fixed mesh whose edges are as
 // short as the remeshed scene's smallest (size_min 10 mm on a 1 m square: 101
-// vertices a side), and the flag. ARCSim 0.3.1 on a 2-core machine like the
-// one of the first note runs sphere at 1.03 s per frame over its first 99
-// frames (2747 faces on average) and flag at 7.3 s per frame.
+// vertices a side), sphere-arcsim (sphere refined to ARCSim's face count),
+// and the flag. ARCSim 0.3.1 on a 2-core machine like the one of the first
+// note runs sphere at 1.03 s per frame over its first 99 frames (2696-2747
+// faces on average) and flag at 7.3 s per frame.
 var FrameCases = []FrameCase{
 	{Case{Name: "sphere-aniso", Scene: "sphere"}, 99},
 	{Case{Name: "sphere-iso", Scene: "sphere", Sets: [][2]string{{"bodies.0.remesh.aspect_min", "1"}}}, 99},
 	{Case{Name: "sphere-fixed", Scene: "sphere", Sets: [][2]string{{"bodies.0.remesh", "null"}, {"bodies.0.resolution", "101"},
 		{"bodies.0.triangulation", "alternating"}}}, 99},
+	{Case{Name: "sphere-arcsim", Scene: "sphere-arcsim"}, 99},
 	{Case{Name: "flag", Scene: "flag"}, 37},
 }
 
