@@ -50,9 +50,20 @@ type Problem struct {
 	MaxIterations int
 	// Prepare, when not nil, sets PCG's preconditioner up for the
 	// operator of a round's filter before the first round and again
-	// before the first round at Tolerance.
+	// before the first round at Tolerance when at least RePrepareRows
+	// rows have changed state since.
 	Prepare Preparer
 }
+
+// RePrepareRows is the number of rows that must have changed state (active
+// or not) since the first round's Prepare for the first round at the
+// problem's tolerance to prepare again. A row whose state differs between
+// the preconditioner and PCG's filter is a rank-one change of the
+// preconditioned operator, an outlying eigenvalue that costs CG about one
+// iteration, and a setup costs about eleven (sphere-arcsim, 99 frames: the
+// bound 16 skipped 253 of 648 setups for 645 more iterations, 2.5 per
+// skipped setup; with 32, 9.4).
+const RePrepareRows = 16
 
 // A Preparer sets up the preconditioner that PCG applies for the system
 // matrix A filtered by filter (9n: the pins' filters with the active rows'
@@ -83,6 +94,8 @@ type Solver struct {
 	// held is, per vertex, whether one of its rows was active when the
 	// last solve ended: the next solve's first guess.
 	held []bool
+	// prepared is active as it was at the last Prepare.
+	prepared []bool
 }
 
 // Solve solves problem p with pcg (sized for its n vertices), starting from
@@ -108,8 +121,8 @@ type Solver struct {
 //
 // With p.Prepare, the preconditioner is set up for the first round's
 // filter and again for the filter of the first round at p.Tolerance, the
-// set that the loose rounds settled on: each setup costs about as much as
-// ten iterations and saves more than that.
+// set that the loose rounds settled on, unless fewer than RePrepareRows
+// rows changed in between.
 //
 // The first guess of the active set is warm: a row starts active when its
 // vertex had an active row at the end of the previous solve (the previous
@@ -153,8 +166,9 @@ func (s *Solver) Solve(r sparse.Runner, pcg *sparse.PCG, p *Problem, v, impulse 
 				s.z[3*i+a] = r.Target * nr[a]
 			}
 		}
-		if p.Prepare != nil && (round == 0 || tol == p.Tolerance && !tight) {
+		if p.Prepare != nil && (round == 0 || tol == p.Tolerance && !tight && s.changed() >= RePrepareRows) {
 			tight = tol == p.Tolerance
+			s.prepared = append(s.prepared[:0], s.active...)
 			if err := p.Prepare.Prepare(r, p.A, s.filter); err != nil {
 				return out, fmt.Errorf("filtered contact solve: preconditioner: %w", err)
 			}
@@ -207,6 +221,17 @@ func (s *Solver) Solve(r sparse.Runner, pcg *sparse.PCG, p *Problem, v, impulse 
 		}
 	}
 	return out, nil
+}
+
+// changed counts the rows whose state differs from the last Prepare's.
+func (s *Solver) changed() int {
+	c := 0
+	for k, a := range s.active {
+		if a != s.prepared[k] {
+			c++
+		}
+	}
+	return c
 }
 
 // hold records, per vertex, whether one of its rows is active.

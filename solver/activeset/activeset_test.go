@@ -171,68 +171,85 @@ func (r *recorder) Prepare(_ sparse.Runner, _ *sparse.BSR, filter []float64) err
 	return nil
 }
 
-// TestPrepare: a Preparer is called before the first round and before the
-// first round at the problem's tolerance, each time with that round's
-// filter: per vertex the pins' filter, less n n^T where the vertex's row is
-// active; the last call's filter is the final active set's.
+// TestPrepare: a Preparer is called before the first round and, when at
+// least RePrepareRows rows changed state since, before the first round at
+// the problem's tolerance, each time with that round's filter: per vertex
+// the pins' filter, less n n^T where the vertex's row is active. Two chains
+// of m vertices with a +z row each: the first chain is pushed up harder
+// than its rows ask (active in the first guess, at rest; released), the
+// other pulled down onto its rows (free at rest; activated). With m rows changing
+// and m >= RePrepareRows the tight round prepares again, with the final
+// set; with m < RePrepareRows it keeps the first.
 func TestPrepare(t *testing.T) {
-	n := 4
-	a := mat.NewSymDense(3*n, nil)
-	for i := range 3 * n {
-		a.SetSym(i, i, 4)
-		if i >= 3 {
-			a.SetSym(i-3, i, -1)
+	for _, m := range []int{RePrepareRows, RePrepareRows/2 - 1} {
+		n := 2 * m
+		a := mat.NewSymDense(3*n, nil)
+		for i := range 3 * n {
+			a.SetSym(i, i, 4)
+			if i >= 3 && i/3 != m { // two chains
+				a.SetSym(i-3, i, -1)
+			}
 		}
-	}
-	// Gravity-like pull down on every vertex; rows on vertices 1-3 with
-	// normal +z: vertex 1's target pulls it up (active), vertex 3's lets it
-	// fall faster than the pull would (released).
-	b := make([]float64, 3*n)
-	for i := range n {
-		b[3*i+2] = -1
-	}
-	filter := make([]float64, 9*n)
-	for i := range n {
-		filter[9*i], filter[9*i+4], filter[9*i+8] = 1, 1, 1
-	}
-	z := dense.Vec3{0, 0, 1}
-	rows := []Row{{Vertex: 1, Normal: z, Target: 0.5}, {Vertex: 2, Normal: z, Target: 0}, {Vertex: 3, Normal: z, Target: -10}}
-	rec := &recorder{}
-	p := &Problem{A: denseBSR(n, a), B: b, PinFilter: filter, PinZ: make([]float64, 3*n), Rows: rows, Tolerance: 1e-12, MaxIterations: 100, Prepare: rec}
-	var s Solver
-	v := make([]float64, 3*n)
-	imp := make([]float64, len(rows))
-	res, err := s.Solve(sparse.Serial{}, sparse.NewPCG(n), p, v, imp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rec.filters) != 2 || res.Solves < 2 {
-		t.Fatalf("%d Prepare calls in %d rounds, want 2 (the first round, the first tight one)", len(rec.filters), res.Solves)
-	}
-	last := rec.filters[1]
-	for k, r := range rows {
-		f := last[9*int(r.Vertex) : 9*int(r.Vertex)+9]
-		active := imp[k] > 0
-		want := 1.0
-		if active {
-			want = 0
+		b := make([]float64, 3*n)
+		filter := make([]float64, 9*n)
+		z := dense.Vec3{0, 0, 1}
+		var rows []Row
+		for i := range n {
+			filter[9*i], filter[9*i+4], filter[9*i+8] = 1, 1, 1
+			if i < m {
+				b[3*i+2] = 10
+				rows = append(rows, Row{Vertex: int32(i), Normal: z, Target: 0.1})
+			} else {
+				b[3*i+2] = -1
+				rows = append(rows, Row{Vertex: int32(i), Normal: z, Target: 0})
+			}
 		}
-		if f[8] != want || f[0] != 1 || f[4] != 1 {
-			t.Errorf("row %d (impulse %g): last prepared filter %v, want z-z entry %g", k, imp[k], f, want)
+		rec := &recorder{}
+		p := &Problem{A: denseBSR(n, a), B: b, PinFilter: filter, PinZ: make([]float64, 3*n), Rows: rows, Tolerance: 1e-12, MaxIterations: 1000, Prepare: rec}
+		var s Solver
+		v := make([]float64, 3*n)
+		imp := make([]float64, len(rows))
+		if _, err := s.Solve(sparse.Serial{}, sparse.NewPCG(n), p, v, imp); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if imp[0] <= 0 || imp[2] != 0 {
-		t.Errorf("impulses %v: want row 0 held and row 2 released", imp)
-	}
-	want, wantImp := bruteForce(t, a, b, map[int]dense.Vec3{}, rows)
-	for i := range v {
-		if math.Abs(v[i]-want[i]) > 1e-8 {
-			t.Fatalf("v[%d] = %g, brute force %g", i, v[i], want[i])
+		want := 1
+		if m >= RePrepareRows {
+			want = 2
 		}
-	}
-	for k := range imp {
-		if math.Abs(imp[k]-wantImp[k]) > 1e-8 {
-			t.Fatalf("impulse %d = %g, brute force %g", k, imp[k], wantImp[k])
+		if len(rec.filters) != want {
+			t.Fatalf("m = %d: %d Prepare calls, want %d", m, len(rec.filters), want)
+		}
+		for k, r := range rows {
+			held := imp[k] > 0
+			if held != (k >= m) {
+				t.Errorf("m = %d: row %d impulse %g: want the first m released, the others held", m, k, imp[k])
+			}
+			first := rec.filters[0][9*int(r.Vertex)+8]
+			if first != map[bool]float64{true: 0, false: 1}[k < m] {
+				t.Errorf("m = %d: row %d: first filter z-z %g, want the first guess's set (the first m rows)", m, k, first)
+			}
+			if want == 2 {
+				if last := rec.filters[1][9*int(r.Vertex)+8]; last != map[bool]float64{true: 0, false: 1}[held] {
+					t.Errorf("m = %d: row %d (impulse %g): tight filter z-z %g", m, k, imp[k], last)
+				}
+			}
+		}
+		// KKT (too many rows for bruteForce): A v - b = sum of impulse
+		// times normal per vertex, impulses >= 0, rows met, held rows
+		// exactly.
+		av := mat.NewVecDense(3*n, nil)
+		av.MulVec(a, mat.NewVecDense(3*n, v))
+		for k, r := range rows {
+			i := int(r.Vertex)
+			vn := v[3*i+2]
+			for c := range 3 {
+				if d := av.AtVec(3*i+c) - b[3*i+c] - imp[k]*r.Normal[c]; math.Abs(d) > 1e-8 {
+					t.Fatalf("m = %d: vertex %d: (A v - b - impulse n)[%d] = %g", m, i, c, d)
+				}
+			}
+			if imp[k] < 0 || vn < r.Target-1e-9 || (imp[k] > 0 && math.Abs(vn-r.Target) > 1e-9) {
+				t.Fatalf("m = %d: row %d: impulse %g, n.v %g, target %g", m, k, imp[k], vn, r.Target)
+			}
 		}
 	}
 }
