@@ -50,11 +50,7 @@ func TestAMGOnClothMatrices(t *testing.T) {
 			}
 			its[k] = res.Iterations
 		}
-		diff, norm := 0.0, 0.0
-		for j := range x[0] {
-			diff = max(diff, math.Abs(x[0][j]-x[1][j]))
-			norm = max(norm, math.Abs(x[0][j]))
-		}
+		diff, norm := maxDiff(x[0], x[1])
 		if diff > 1e-6*norm {
 			t.Errorf("step %d: max |v_amg - v_bj| = %g, max |v| = %g", i+1, diff, norm)
 		}
@@ -105,6 +101,15 @@ func TestAMGRemeshedContact(t *testing.T) {
 	if d > 1e-3 {
 		t.Errorf("AMG and block-Jacobi centroids %g m apart after %d steps", d, n)
 	}
+}
+
+// maxDiff returns max |a_j - b_j| and max |a_j|.
+func maxDiff(a, b []float64) (diff, norm float64) {
+	for j := range a {
+		diff = max(diff, math.Abs(a[j]-b[j]))
+		norm = max(norm, math.Abs(a[j]))
+	}
+	return diff, norm
 }
 
 func centroid(x []float64) (c [3]float64) {
@@ -195,11 +200,7 @@ func TestAMGContactPrepare(t *testing.T) {
 			}
 			its[k] += res.Iterations
 		}
-		diff, norm := 0.0, 0.0
-		for j := range v[0] {
-			diff = max(diff, math.Abs(v[0][j]-v[1][j]))
-			norm = max(norm, math.Abs(v[0][j]))
-		}
+		diff, norm := maxDiff(v[0], v[1])
 		if diff > 1e-3*norm {
 			t.Errorf("step %d: velocities %g apart, max |v| %g", i+1, diff, norm)
 		}
