@@ -337,11 +337,9 @@ func TestPassThroughChecker(t *testing.T) {
 // knownPassThrough are the built-in scenes that fail today (the checker
 // or the step). Their yarns used to be caught at steps 40-51, but those were
 // all released persistent contacts (see releaseSteps), not crossings; past
-// them, pocket's Newton stopped at step 52 with 100 iterations (slow
-// linear convergence at a sliding anchor in tension); with 300 it runs on
-// and the checker finds strands 4 and 9 passed through each other at step
-// 61 (its step fails at 178: a Newton update of 2e6 m that no line search
-// accepts); and in tablecloth, from
+// them, in pocket Newton does not converge after 6 halvings (step 52,
+// after its first contacts are released at step 40: slow linear
+// convergence at a sliding anchor in tension), and in tablecloth, from
 // step 280, two yarns of the bottom and middle layers still cross within
 // the step after 6 halvings (the step's own check fails it; it used to stop
 // at step 79 with a Newton matrix no regularization made positive

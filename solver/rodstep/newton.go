@@ -75,18 +75,14 @@ type Settings struct {
 	ProjectBend bool
 }
 
-// DefaultSettings are 300 iterations, 1e-9 m and 6 halvings. Where the
+// DefaultSettings are 100 iterations, 1e-9 m and 6 halvings. Where the
 // Hessians are projected (rest-curved bends, compressed segments, contacts)
 // Newton converges linearly, and the knitted and woven fabrics' steps need
 // more than 30 iterations: with 30, knit-sphere halved its steps down to
 // 7.8e-6 s and stopped at step 130 (tablecloth at 49); with 100 it runs past
-// step 560 (tablecloth to 79). pocket's step 52 needed more still: at its
-// sixth halving Newton's update shrank by about 3% an iteration (1.03e-8 m
-// at iteration 100, gradient at an EoL node whose contact is in tension),
-// which 300 iterations carry below the tolerance. A step halving restarts
-// the step at twice the cost, so the extra iterations are the cheaper
-// fallback.
-func DefaultSettings() Settings { return Settings{MaxIterations: 300, Tol: 1e-9, MaxHalvings: 6} }
+// step 560 (tablecloth to 79). A step halving restarts the step at twice
+// the cost, so the extra iterations are the cheaper fallback.
+func DefaultSettings() Settings { return Settings{MaxIterations: 100, Tol: 1e-9, MaxHalvings: 6} }
 
 var debugNewton = false
 
