@@ -42,6 +42,8 @@ type ConformalRemesh struct {
 	sideF, statesF fScratch
 
 	bad []bool // crossingHits' result, by hit
+	// separate's copies of the new mesh's positions, before and after
+	saved, moved []dense.Vec3
 
 	Inserted, Collapses, Splits int // since the last Measure
 	// Dropped counts the hits dropped because their node would have
@@ -222,6 +224,9 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 			e.Unadapted++
 		}
 	}
+	if !e.lag {
+		e.separate(w, b, nm, &res)
+	}
 	// The conformal nodes' EOL states are computed while the mesh is
 	// written back.
 	if err := e.rm.writeBack(w, b, nm, res.Result, func() error { return e.conformalStates(nm, &res) }); err != nil {
@@ -230,6 +235,27 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	e.assign(b, &res)
 	w.BumpTopology()
 	return nil
+}
+
+// separate moves the free nodes of the faces of nm that a round obstacle
+// reaches into back out (BodyRemesher.separateRound): with EOL vertices the
+// step must take the preprocessed mesh, which is never left out for the
+// obstacles' sake. The conformal nodes and the pinned ones stay. With cloth
+// self-contact, a separation that would cross other cloth or the body itself
+// is undone (the fail-safe starts from a state free of crossings).
+func (e *ConformalRemesh) separate(w *ecs.World, b *remeshBody, nm *remesh.Mesh, res *conformal.Result) {
+	e.rm.loadObstacles(w)
+	e.saved = append(e.saved[:0], nm.X...)
+	fixed := func(i int32) bool { return res.Feature[i] >= 0 || nm.Locked[i] }
+	if e.rm.separateRound(nm, fixed) == 0 || e.rm.apart == nil {
+		return
+	}
+	after := e.rm.crossings(w.Pool, b.entity, nm, nil, nil)
+	e.moved = append(e.moved[:0], nm.X...)
+	copy(nm.X, e.saved)
+	if after <= e.rm.crossings(w.Pool, b.entity, nm, nil, nil) {
+		copy(nm.X, e.moved)
+	}
 }
 
 // adapt runs the adaptive remesher (Narain 2012) on the preprocessed mesh nm

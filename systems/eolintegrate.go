@@ -142,6 +142,14 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 		ev := &c.verts[k]
 		d := ev.xdotNew
 		mat := &c.mat[ev.v]
+		// Hold the vertex on its feature (velocity-level constraints leave a
+		// drift of O(h^2) per step), before the material step is bounded:
+		// a wire's hold point moves with the neighbours (by up to a
+		// millimetre a step in wire), and the bound must see the faces'
+		// world triangles as they end the step.
+		f := &c.features[ev.feature]
+		p := c.hold(ev, vec(s.X, ev.v))
+		copy(s.X[3*ev.v:3*ev.v+3], p[:])
 		// The material point may not pass over a neighbour within one step
 		// (the conformal preprocessing cleans up between steps): shorten
 		// the step so that no incident face loses more than 90% of its
@@ -164,11 +172,6 @@ func (c *EOLCloth) advanceMaterial(w *ecs.World, lifted []int) error {
 				c.faceList = append(c.faceList, f)
 			}
 		}
-		// Hold the vertex on its feature (velocity-level constraints leave a
-		// drift of O(h^2) per step).
-		f := &c.features[ev.feature]
-		p := c.hold(ev, vec(s.X, ev.v))
-		copy(s.X[3*ev.v:3*ev.v+3], p[:])
 		ev.comp.XDot = d
 		if f.Kind == components.FeatureEdge {
 			ev.comp.T = f.ClosestOnLine(p)

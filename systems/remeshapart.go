@@ -103,3 +103,77 @@ func (rm *BodyRemesher) worse(r geom.Runner, body ecs.Entity, old, nm *remesh.Me
 // as a fraction of the contact thickness, that a remeshing pass may make
 // (rounding; the stat's bound is 0.1 mm).
 const depthTolerance = 1e-3
+
+// separateRound moves the free nodes of m (fixed false; EOL vertices and
+// pinned nodes stay) of every face that a round obstacle (sphere, capsule: a
+// wire) reaches into, out along the way geom.RoundTriangleContact gives, so
+// that the face clears the obstacle by separateClearance times the contact
+// thickness; at most separatePasses sweeps over the faces, and it returns
+// the number of faces moved.
+//
+// Conformal preprocessing (Weidner 2018 sec. 6.1) collapses and flips edges
+// next to its nodes with no regard for the obstacle: a node collapsed onto
+// its neighbour, or a hit that falls within min_edge of an existing node on
+// the wire and so inserts nothing, leaves a face from one side of a 3 mm
+// wire to the other whose edge passes through it (0.3-0.6 mm deep in wire),
+// with every vertex outside. The vertex contacts and the fail-safe's CCD
+// cannot undo a crossing the step starts with. The face's free corners are
+// moved by the least-norm displacement that moves its nearest point out
+// (the impulse distribution of Bridson 2002 sec. 7.1 with equal masses), as
+// Narain 2012 sec. 4 moves faces back after remeshing; the rest shapes
+// (material coordinates) are unchanged.
+func (rm *BodyRemesher) separateRound(m *remesh.Mesh, fixed func(node int32) bool) int {
+	moved := 0
+	for range separatePasses {
+		n := 0
+		for i := range rm.obstacles {
+			o := &rm.obstacles[i]
+			if o.Shape.Kind != geom.Sphere && o.Shape.Kind != geom.Capsule {
+				continue
+			}
+			ob, _ := geom.PenetrationBounds(&o.Shape, o.Offset)
+			for _, t := range m.F {
+				nodes := [3]int32{m.Node[t[0]], m.Node[t[1]], m.Node[t[2]]}
+				a, b, c := m.X[nodes[0]], m.X[nodes[1]], m.X[nodes[2]]
+				if box := geom.Bounds3(a, b, c); !box.Overlaps(&ob) {
+					continue
+				}
+				gap, w, dir, ok := geom.RoundTriangleContact(&o.Shape, o.Offset, a, b, c)
+				if !ok || gap >= 0 {
+					continue
+				}
+				den := 0.0
+				for k, v := range nodes {
+					if !fixed(v) {
+						den += w[k] * w[k]
+					}
+				}
+				if !(den > 0) {
+					continue
+				}
+				push := (separateClearance*rm.thickness - gap) / den
+				for k, v := range nodes {
+					if !fixed(v) {
+						m.X[v] = m.X[v].Add(dir.Scale(push * w[k]))
+					}
+				}
+				n++
+			}
+		}
+		moved += n
+		if n == 0 {
+			break
+		}
+	}
+	return moved
+}
+
+// separateClearance is the clearance, as a fraction of the contact
+// thickness, that separateRound leaves between a face and a round obstacle:
+// more than the depth (kinematicError) by which the fail-safe's mesh of the
+// obstacle lies inside it.
+const separateClearance = 0.1
+
+// separatePasses bounds separateRound's sweeps (a face moved out can push a
+// neighbour sharing its nodes in).
+const separatePasses = 4

@@ -271,6 +271,41 @@ func TestRepulsionAndFriction(t *testing.T) {
 	}
 }
 
+// TestRepulsionGainBounded: an edge whose one movable end carries a tenth
+// of the pair's weight, the other end and the other edge fixed, approached
+// at 0.3 m/s within the thickness. The repulsion may change that vertex's
+// velocity by at most the pair's relative change (maxRepulsionGain); by
+// inverse mass alone it took ten times that (3.6 m/s).
+func TestRepulsionGainBounded(t *testing.T) {
+	const th, h = 0.01, 0.01
+	x0 := []float64{
+		0, 0, 0, 1, 0, 0, 0.5, -1, 0, // a (movable), b, c: the edge a-b
+		0.9, -0.5, 0.004, 0.9, 0.5, 0.004, 1.1, 0, 1, // p, q, r: the edge p-q 4 mm above a-b at x = 0.9
+	}
+	faces := []int32{0, 1, 2, 3, 4, 5}
+	v := make([]float64, 18)
+	for _, i := range []int{3, 4, 5} {
+		v[3*i+2] = -0.3 // the upper triangle comes down
+	}
+	invMass := []float64{1, 0, 0, 0, 0, 0}
+	st := solve(t, nil, x0, v, invMass, faces, h, Params{Thickness: th})
+	if st.Repelled == 0 || st.Impacts != 0 {
+		t.Fatalf("want a repulsion and no impact: %+v", st)
+	}
+	// The pair's relative normal velocity (edge a-b at 0.9 minus edge
+	// p-q, along -z) must rise from -0.3 to 0.1 (th - d) / h; vertex a
+	// carries weight 0.1 of it.
+	need := 0.3 + 0.1*(th-0.004)/h
+	dv := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
+	t.Logf("relative change needed %.3f m/s, vertex a moved by %.3f m/s (%+v)", need, dv, st)
+	if !(dv > 0) || dv > maxRepulsionGain*need*(1+1e-12) {
+		t.Errorf("vertex a's velocity changed by %.4g m/s, want (0, %.4g]", dv, maxRepulsionGain*need)
+	}
+	if !(v[2] < 0) {
+		t.Errorf("vertex a pushed along %v, want down, away from p-q", v[:3])
+	}
+}
+
 func TestSolveNoAllocSteadyState(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x0, v, faces := foldCase(rng)
