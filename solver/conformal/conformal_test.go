@@ -564,3 +564,41 @@ func TestPreprocessValid(t *testing.T) {
 		}
 	}
 }
+
+// TestInteriorHitAtBorderNode: a hit on an interior edge 0.027 mm from the
+// edge's end on the cloth's border (its border hit dropped, as where a
+// feature meets the border at a shallow angle). A node inserted there
+// cannot absorb the border node, and the face of the two and the border
+// node's neighbour along the border was a sliver (jaws: max_strain 494).
+// The border node becomes the hit's node, on the feature; no face is
+// thinner than the mesh's own.
+func TestInteriorHitAtBorderNode(t *testing.T) {
+	m := grid(16)
+	b, d := int32(5), int32(17+6) // border node (0.3125, 0) and (0.375, 0.0625): a diagonal
+	if m.U[b] != (dense.Vec2{0.3125, 0}) || m.U[d] != (dense.Vec2{0.375, 0.0625}) {
+		t.Fatalf("set-up: nodes at %v and %v", m.U[b], m.U[d])
+	}
+	const s = 0.0003
+	u := lerp2(m.U[b], m.U[d], s)
+	hits := []Hit{{A: b, B: d, S: s, Face: -1, X: worldAt(u), Feature: 3, T: 0.5}}
+	out, res, err := Preprocess(m, noFeatures(len(m.X)), hits, testParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMesh(t, m, out, res, false)
+	smallest := math.Inf(1)
+	for _, f := range out.F {
+		smallest = math.Min(smallest, minAngle(out.U[f[0]], out.U[f[1]], out.U[f[2]]))
+	}
+	// The grid's faces have 45-degree angles.
+	if smallest < math.Pi/4-1e-9 {
+		t.Errorf("smallest material angle %.3g degrees: a sliver", smallest*180/math.Pi)
+	}
+	n := res.HitNode[0]
+	if res.HitOutcome[0] != HitInserted || n < 0 || res.NodeOld[n] != b {
+		t.Fatalf("hit: %v on node %d (input %d), want inserted on the border node %d", res.HitOutcome[0], n, res.NodeOld[n], b)
+	}
+	if res.Feature[n] != 3 || out.X[n] != hits[0].X {
+		t.Errorf("border node: feature %d X %v, want 3 and %v", res.Feature[n], out.X[n], hits[0].X)
+	}
+}
