@@ -409,7 +409,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 			sl := &s.blocks[b].hits[i]
 			st.Proximities++
 			// The proximity pass stores thickness - distance in T.
-			if applyImpulse(v, invMass, sl, 0.1*sl.Imp.T/h, p.Friction, maxRepulsionGain) {
+			if applyImpulse(v, invMass, sl, 0.1*sl.Imp.T/h, p.Friction) {
 				st.Repelled++
 			}
 		}
@@ -442,7 +442,7 @@ func (s *Solver) Solve(r Runner, x0, v, invMass []float64, h float64, p Params, 
 				}
 				n++
 				if !zones {
-					_ = applyImpulse(v, invMass, sl, s.tol/h, p.Friction, math.Inf(1))
+					_ = applyImpulse(v, invMass, sl, s.tol/h, p.Friction)
 				} else {
 					for _, a := range sl.V {
 						for _, b := range sl.V {
@@ -857,8 +857,9 @@ func (s *Solver) farApart(x, d *[4]dense.Vec3, edge bool) bool {
 	return dist > need
 }
 
-// maxRepulsionGain bounds the velocity change a repulsion gives any one
-// vertex, as a multiple of the change of the pair's relative velocity.
+// maxImpulseGain bounds the velocity change a repulsion or an impact
+// impulse gives any one vertex, as a multiple of the change of the pair's
+// relative velocity.
 //
 // The impulse distributed by inverse mass changes vertex k's velocity by
 // w_k m_k^-1 / sum_j w_j^2 m_j^-1 times the relative change: at most 1 when
@@ -866,17 +867,19 @@ func (s *Solver) farApart(x, d *[4]dense.Vec3, edge bool) bool {
 // when k is the pair's only movable vertex (the others pinned, kinematic or
 // EOL vertices): wire's cloth beside its EOL vertices got 3-4 m/s from a
 // pair approaching at 0.3 m/s, which stretched a face threefold in one step
-// (max_strain 2.05-2.58). A repulsion only keeps the cloth apart softly;
-// an impact it leaves is the CCD's (Bridson 2002 sec. 7.4).
-const maxRepulsionGain = 1
+// (max_strain 2.05-2.58), and at a coarse resolution with self-contact the
+// impact impulses reached 11-345 m/s. A repulsion only keeps the cloth apart
+// softly; an impact that a bounded impulse leaves goes to the impact zones
+// (Bridson 2002 sec. 7.4), which handle fixed vertices as a whole.
+const maxImpulseGain = 1
 
 // applyImpulse raises the pair's relative normal velocity n . sum W_i v_i
 // to at least target with an impulse distributed by inverse mass, and
 // reduces the relative tangential velocity by at most mu times the normal
 // change (Bridson 2002 secs. 7.1-7.3). The impulse is scaled down so that
-// no vertex's velocity changes by more than maxGain times the pair's
-// relative change (maxRepulsionGain; +Inf: unbounded).
-func applyImpulse(v, invMass []float64, sl *slot, target, mu, maxGain float64) bool {
+// no vertex's velocity changes by more than maxImpulseGain times the
+// pair's relative change.
+func applyImpulse(v, invMass []float64, sl *slot, target, mu float64) bool {
 	w, n := sl.Imp.W, sl.Imp.N
 	wm := 0.0
 	var vr dense.Vec3
@@ -903,8 +906,8 @@ func applyImpulse(v, invMass []float64, sl *slot, target, mu, maxGain float64) b
 	for k := range 4 {
 		g = max(g, math.Abs(w[k]*invMass[sl.V[k]]/wm))
 	}
-	if g > maxGain {
-		dv = dv.Scale(maxGain / g)
+	if g > maxImpulseGain {
+		dv = dv.Scale(maxImpulseGain / g)
 	}
 	for k := range 4 {
 		c := w[k] * invMass[sl.V[k]] / wm
