@@ -245,9 +245,13 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 // is undone (the fail-safe starts from a state free of crossings).
 func (e *ConformalRemesh) separate(w *ecs.World, b *remeshBody, nm *remesh.Mesh, res *conformal.Result) {
 	e.rm.loadObstacles(w)
-	e.saved = append(e.saved[:0], nm.X...)
 	fixed := func(i int32) bool { return res.Feature[i] >= 0 || nm.Locked[i] }
-	if e.rm.separateRound(nm, fixed) == 0 || e.rm.apart == nil {
+	if e.rm.apart == nil {
+		e.rm.separateRound(nm, fixed)
+		return
+	}
+	e.saved = append(e.saved[:0], nm.X...)
+	if e.rm.separateRound(nm, fixed) == 0 {
 		return
 	}
 	after := e.rm.crossings(w.Pool, b.entity, nm, nil, nil)
