@@ -112,11 +112,9 @@ const depthTolerance = 1e-3
 // the number of faces moved.
 //
 // Conformal preprocessing (Weidner 2018 sec. 6.1) collapses and flips edges
-// next to its nodes with no regard for the obstacle: a node collapsed onto
-// its neighbour, or a hit that falls within min_edge of an existing node on
-// the wire and so inserts nothing, leaves a face from one side of a 3 mm
-// wire to the other whose edge passes through it (0.3-0.6 mm deep in wire),
-// with every vertex outside. The vertex contacts and the fail-safe's CCD
+// next to its nodes with no regard for the obstacle: in wire it left a face
+// from one side of the 3 mm wire to the other whose edge passes through it
+// (0.3-0.6 mm deep), with every vertex outside. The vertex contacts and the fail-safe's CCD
 // cannot undo a crossing the step starts with. The face's free corners are
 // moved by the least-norm displacement that moves its nearest point out
 // (the impulse distribution of Bridson 2002 sec. 7.1 with equal masses), as

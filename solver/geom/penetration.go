@@ -126,14 +126,31 @@ func SegmentTriangleDistance(p, q, a, b, c dense.Vec3) float64 {
 	if segmentCrossesTriangle(p, q, a, b, c) {
 		return 0
 	}
-	_, dp := PointTriangleClosest(p, a, b, c)
-	_, dq := PointTriangleClosest(q, a, b, c)
-	d := math.Min(dp, dq)
-	for _, e := range [3][2]dense.Vec3{{a, b}, {b, c}, {c, a}} {
-		_, _, de := SegmentClosest(p, q, e[0], e[1])
-		d = math.Min(d, de)
-	}
+	_, _, d := segmentTriangleNearest(p, q, a, b, c)
 	return d
+}
+
+// segmentTriangleNearest returns, for segment pq and triangle abc that do
+// not meet, the segment's point nearest the triangle, the barycentric
+// weights of the triangle's point nearest it, and their distance: the pair
+// has an end of the segment or a point of a triangle edge in it.
+func segmentTriangleNearest(p, q, a, b, c dense.Vec3) (core dense.Vec3, w [3]float64, d float64) {
+	d = math.Inf(1)
+	for _, e := range [2]dense.Vec3{p, q} {
+		if we, de := PointTriangleClosest(e, a, b, c); de < d {
+			core, w, d = e, we, de
+		}
+	}
+	corners := [3]dense.Vec3{a, b, c}
+	for k := range 3 {
+		sp, te, de := SegmentClosest(p, q, corners[k], corners[(k+1)%3])
+		if de < d {
+			core, d = p.Add(q.Sub(p).Scale(sp)), de
+			w = [3]float64{}
+			w[k], w[(k+1)%3] = 1-te, te
+		}
+	}
+	return core, w, d
 }
 
 // segmentCrossesTriangle reports whether segment pq meets the closed

@@ -1,10 +1,6 @@
 package geom
 
-import (
-	"math"
-
-	"github.com/loomsim/loom/solver/dense"
-)
+import "github.com/loomsim/loom/solver/dense"
 
 // RoundTriangleContact returns how a round obstacle s (a sphere or a
 // capsule, translated by offset) and triangle abc stand to each other: gap
@@ -27,7 +23,7 @@ func RoundTriangleContact(s *Shape, offset, a, b, c dense.Vec3) (gap float64, w 
 		gap, w, n, ok = RoundTriangleContact(&local, dense.Vec3{}, back(a), back(b), back(c))
 		return gap, w, s.R.MulVec(n), ok
 	}
-	var core, tri dense.Vec3 // the nearest points
+	var core dense.Vec3 // the shape's core point nearest the triangle
 	switch s.Kind {
 	case Sphere:
 		core = s.Center.Add(offset)
@@ -37,28 +33,11 @@ func RoundTriangleContact(s *Shape, offset, a, b, c dense.Vec3) (gap float64, w 
 		if segmentCrossesTriangle(p, q, a, b, c) {
 			return 0, w, n, false
 		}
-		// The nearest pair has an end of the segment or a point of a
-		// triangle edge in it (SegmentTriangleDistance).
-		best := math.Inf(1)
-		for _, e := range [2]dense.Vec3{p, q} {
-			if we, d := PointTriangleClosest(e, a, b, c); d < best {
-				best, w, core = d, we, e
-			}
-		}
-		corners := [3]dense.Vec3{a, b, c}
-		for k := range 3 {
-			u, v := corners[k], corners[(k+1)%3]
-			sp, te, d := SegmentClosest(p, q, u, v)
-			if d < best {
-				best, core = d, p.Add(q.Sub(p).Scale(sp))
-				w = [3]float64{}
-				w[k], w[(k+1)%3] = 1-te, te
-			}
-		}
+		core, w, _ = segmentTriangleNearest(p, q, a, b, c)
 	default:
 		return 0, w, n, false
 	}
-	tri = a.Scale(w[0]).Add(b.Scale(w[1])).Add(c.Scale(w[2]))
+	tri := a.Scale(w[0]).Add(b.Scale(w[1])).Add(c.Scale(w[2]))
 	d := tri.Sub(core)
 	l := d.Norm()
 	if !(l > 0) {
