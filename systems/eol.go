@@ -122,8 +122,12 @@ type EOLCloth struct {
 	claimStep int
 	claimed   bool
 
+	soft softScratch // softContacts' buffers
+
 	// Stats of the last step.
 	LastQP QPStats
+	// Soft counts the soft contacts (softContacts) since the last Measure.
+	Soft int
 	// FillTime is the eol-solve time spent assembling the generalized
 	// system (eq. 8-10), QPTime the time solving it (eq. 12).
 	FillTime, QPTime time.Duration

@@ -34,6 +34,11 @@ func (c *EOLCloth) solve(w *ecs.World) error {
 	n := s.NumVerts()
 	m := len(c.verts)
 	N := 3*n + 2*m
+	soft, err := c.softContacts(&c.soft)
+	if err != nil {
+		return err
+	}
+	c.Soft += soft
 	H, err := c.system(w.Pool, n)
 	if err != nil {
 		return err

@@ -56,7 +56,9 @@ type Stats struct {
 	StrainIterations *int     `json:"strain_limit_iterations"`
 	StrainViolation  *float64 `json:"strain_limit_violation"`
 
-	// EOL cloth (solver.mode "eol"): EOL vertices now; with conformal
+	// EOL cloth (solver.mode "eol"): EOL vertices now; the soft contacts
+	// (contacts with sharp features left without a node, EOLCloth.
+	// softContacts) since the previous record, summed over steps; with conformal
 	// remeshing ("eol", "lag-conformal") the conformal vertices inserted
 	// since the previous record; and the cloth's bend across the
 	// sharp edge it is draped over (degrees between the mean normals of the
@@ -72,6 +74,7 @@ type Stats struct {
 	ZoneVerts     *int `json:"failsafe_zone_vertices"`
 
 	EOLVertices *int     `json:"eol_vertices"`
+	SoftContact *int     `json:"eol_soft_contacts"`
 	Conformal   *int     `json:"conformal_inserted"`
 	BendAngle   *float64 `json:"bend_angle_at_feature"`
 
@@ -174,6 +177,7 @@ func (s *Sim) Measure() Stats {
 		q := generic.NewFilter1[components.EOL]().Query(s.World.ECS)
 		out.EOLVertices = ptr(q.Count())
 		q.Close()
+		out.SoftContact, e.Soft = ptr(e.Soft), 0
 	}
 	if c := s.Conformal; c != nil {
 		out.Conformal = ptr(c.Inserted)
