@@ -27,7 +27,7 @@ type Mesh struct {
 	Locked []bool
 	// LockedClearance (material length, >= 0; 0: off) refuses a split whose
 	// new node would lie closer than this to a locked node of the edge or of
-	// its faces. Conformal remeshing (Weidner et al. 2018, sec. 6.1) locks
+	// its faces (to any vert of its faces when both ends are locked). Conformal remeshing (Weidner et al. 2018, sec. 6.1) locks
 	// its conformal nodes and collapses any node closer to one than its
 	// min_edge; with the same clearance here, the remesher does not make the
 	// node that the next preprocessing would collapse again, step after step.

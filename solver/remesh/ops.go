@@ -110,8 +110,8 @@ func (r *Remesher) splitKeepsPreserved(a, b int32) bool {
 
 // splitClearsLocked reports whether the midpoint of a-b lies at least
 // Mesh.LockedClearance (material) from every locked node among a, b and the
-// third verts of its faces; when not, a-b is frozen for the rest of the
-// refinement.
+// third verts of its faces, and, when a and b are both locked, from the
+// third verts too; when not, a-b is frozen for the rest of the refinement.
 func (r *Remesher) splitClearsLocked(a, b int32) bool {
 	if r.clearance <= 0 {
 		return true
@@ -123,8 +123,14 @@ func (r *Remesher) splitClearsLocked(a, b int32) bool {
 			vs[2+k] = mesh.Third(r.live.F[f], a, b)
 		}
 	}
+	// Between two locked nodes (conformal nodes on two features, a corner's
+	// edges: a preserved chain edge is never split) the new node has only
+	// conformal neighbours along a-b, so its edges to the third verts are
+	// what the next preprocessing measures: shorter than the clearance, it
+	// collapses the node, and this split would come back every step.
+	between := r.locked[r.vnode[a]] && r.locked[r.vnode[b]]
 	for _, v := range vs {
-		if v < 0 || !r.locked[r.vnode[v]] {
+		if v < 0 || !(between || r.locked[r.vnode[v]]) {
 			continue
 		}
 		if d := w.Sub(r.u[v]); math.Hypot(d[0], d[1]) < r.clearance {

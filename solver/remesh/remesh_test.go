@@ -483,6 +483,52 @@ func TestLockedClearance(t *testing.T) {
 	}
 }
 
+// LockedClearance between two locked nodes: the border edge a-b (100 mm,
+// border so that no flip takes it away) joins two locked nodes (not a
+// preserved edge), and its midpoint lies 50 mm from them and 35 mm from the
+// free third vert c. With a 40 mm clearance the split is refused, as the
+// conformal preprocessing would collapse the new node (a non-conformal edge
+// shorter than min_edge at conformal nodes) and the next remesh would split
+// again; without a clearance (the control) a-b is split.
+func TestLockedClearanceBetweenLocked(t *testing.T) {
+	base := &Mesh{
+		U:      []dense.Vec2{{0, 0}, {0.1, 0}, {0.05, 0.035}},
+		F:      [][3]int32{{0, 1, 2}},
+		Locked: []bool{true, true, false},
+	}
+	for i, u := range base.U {
+		base.Node = append(base.Node, int32(i))
+		base.X = append(base.X, dense.Vec3{u[0], u[1], 0})
+		base.V = append(base.V, dense.Vec3{})
+	}
+	onAB := func(out *Mesh) int {
+		n := 0
+		for _, u := range out.U {
+			if math.Abs(u[1]) < 1e-12 && u[0] > 1e-12 && u[0] < 0.1-1e-12 {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []float64{0, 0.04} {
+		m := base.Clone()
+		m.LockedClearance = c
+		out, res, err := Remesh(m, isoM(len(m.U), 0.05), DefaultParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkValid(t, out)
+		n := onAB(out)
+		t.Logf("clearance %g: %d splits, %d new nodes on a-b", c, res.Splits, n)
+		switch {
+		case c == 0 && n == 0:
+			t.Fatal("control: a-b not split; the test shows nothing")
+		case c > 0 && n != 0:
+			t.Errorf("clearance %g: a-b split %d times, 35 mm from c", c, n)
+		}
+	}
+}
+
 // RemeshValid, on a mesh of valid connectivity, gives exactly Remesh's
 // result, and still rejects what a caller may have set wrongly on such a
 // mesh: shapes, non-finite state and Preserved pairs that are no edge.
