@@ -169,6 +169,12 @@ type RodContact struct {
 	K           float64
 	NormalForce float64
 	Pulling     int // consecutive steps with a pulling (negative) normal force
+	// Mu is the Coulomb coefficient of the contact's anchor friction.
+	Mu float64
+	// Persistent marks a crossing of a woven fabric's pattern: its yarns
+	// interlace, so a pulling normal force does not release it (only a node
+	// leaving its rod does).
+	Persistent bool
 }
 
 // RodEdge holds rod node Node on a sharp edge A + s Dir (Sanchez-Banderas 2020

@@ -314,6 +314,10 @@ type Crossing struct {
 	A, B   int
 	UA, UB float64
 	Normal dense.Vec3
+	Mu     float64 // Coulomb coefficient of its anchors (the fabric's own friction)
+	// Persistent: the yarns interlace here (a woven crossing), so a pulling
+	// normal force does not release the contact.
+	Persistent bool
 }
 
 // Strand is one rod, at rest along its initial polyline.

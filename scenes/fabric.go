@@ -42,14 +42,18 @@ type Fabric struct {
 	StitchWidth  float64  `json:"stitch_width"`
 	StitchHeight float64  `json:"stitch_height"`
 
-	YarnRadius  float64        `json:"yarn_radius"`  // m, > 0
-	NodeSpacing float64        `json:"node_spacing"` // m, > 0: rod node spacing along the yarns
-	Position    [3]float64     `json:"position"`     // m: where the patch's centre goes
-	Orientation [3]float64     `json:"orientation"`  // degrees about x, then y, then z (the patch lies in its xy plane)
-	Material    RodMaterial    `json:"material"`
-	Pins        []FabricPin    `json:"pins"`  // may be empty/absent
-	Fixed       bool           `json:"fixed"` // every yarn held in place
-	built       *fabric.Fabric // the geometry, built when the scene is validated
+	YarnRadius  float64     `json:"yarn_radius"`  // m, > 0
+	NodeSpacing float64     `json:"node_spacing"` // m, > 0: rod node spacing along the yarns
+	Position    [3]float64  `json:"position"`     // m: where the patch's centre goes
+	Orientation [3]float64  `json:"orientation"`  // degrees about x, then y, then z (the patch lies in its xy plane)
+	Material    RodMaterial `json:"material"`
+	// Friction is the Coulomb coefficient at the fabric's own crossings
+	// (its yarns' friction on each other); nil: rods.friction, which also
+	// holds between this fabric and other fabrics and strands.
+	Friction *float64       `json:"friction"`
+	Pins     []FabricPin    `json:"pins"`  // may be empty/absent
+	Fixed    bool           `json:"fixed"` // every yarn held in place
+	built    *fabric.Fabric // the geometry, built when the scene is validated
 }
 
 // FabricPin pins the yarn ends on one edge of a fabric.
@@ -126,6 +130,9 @@ func validateFabric(v *validator, f *Fabric, p string, names map[string]string) 
 	v.nonNegative(p+".material.bending_stiffness", m.BendingStiffness)
 	v.positive(p+".material.linear_density", m.LinearDensity)
 	v.nonNegative(p+".material.damping", m.Damping)
+	if f.Friction != nil {
+		v.nonNegative(p+".friction", *f.Friction)
+	}
 	for k, pin := range f.Pins {
 		pp := fmt.Sprintf("%s.pins[%d]", p, k)
 		switch pin.Edge {
@@ -158,6 +165,10 @@ func validateFabric(v *validator, f *Fabric, p string, names map[string]string) 
 // fabricStrands appends fabric fi's yarns to m as strands, with its pins and
 // its pattern's crossings.
 func fabricStrands(m *model.Rods, fi int, f *Fabric) error {
+	mu := m.Friction
+	if f.Friction != nil {
+		mu = *f.Friction
+	}
 	fb := f.built
 	if fb == nil {
 		var err error
@@ -189,7 +200,7 @@ func fabricStrands(m *model.Rods, fi int, f *Fabric) error {
 		if !c.Over {
 			n = n.Scale(-1)
 		}
-		m.Crossings = append(m.Crossings, model.Crossing{A: first + c.A, B: first + c.B, UA: c.UA, UB: c.UB, Normal: n})
+		m.Crossings = append(m.Crossings, model.Crossing{A: first + c.A, B: first + c.B, UA: c.UA, UB: c.UB, Normal: n, Mu: mu, Persistent: f.Type == FabricWoven})
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func TestFabricValidationErrors(t *testing.T) {
 		{"huge", "tablecloth", func(m map[string]any) { fab(m)["warps"] = 1000000 }, []string{"rods.fabrics[0]", "over the limit"}},
 		{"edge", "tag", func(m map[string]any) { fab(m)["pins"] = []any{map[string]any{"edge": "middle"}} }, []string{"rods.fabrics[0].pins[0].edge", "left, right, bottom or top"}},
 		{"name", "tablecloth", func(m map[string]any) { fab(m)["name"] = "table" }, []string{"rods.fabrics[0].name"}},
+		{"friction", "tablecloth", func(m map[string]any) { fab(m)["friction"] = -0.1 }, []string{"rods.fabrics[0].friction"}},
 		{"points and to", "rod-hang", func(m map[string]any) {
 			strandOf(m, 0)["points"] = []any{[]any{0, 0, 1}, []any{0.2, 0.1, 1}}
 		}, []string{"rods.strands[0].points", "either points or from/to"}},
@@ -113,5 +114,42 @@ func TestCurvedStrand(t *testing.T) {
 	}
 	if l := st.Length(); math.Abs(l-8*d0) > 1e-9 {
 		t.Fatalf("length %v, want 8 chords %v", l, 8*d0)
+	}
+}
+
+// TestFabricFriction: a fabric's own crossings take its friction, and
+// without one rods.friction, which is also every proximity contact's.
+func TestFabricFriction(t *testing.T) {
+	sc, err := Builtin("tablecloth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"rods.friction", "0.2"}, {"rods.fabrics.1.friction", "0.7"}} {
+		if err := sc.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := sc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Rods
+	if r.Friction != 0.2 {
+		t.Errorf("rods friction %v, want 0.2", r.Friction)
+	}
+	count := map[float64]int{}
+	for _, c := range r.Crossings {
+		fa, fb := r.Strands[c.A].Fabric, r.Strands[c.B].Fabric
+		want := 0.2
+		if fa == 2 {
+			want = 0.7
+		}
+		if fa != fb || c.Mu != want {
+			t.Fatalf("crossing of fabrics %d and %d: mu %v, want %v", fa, fb, c.Mu, want)
+		}
+		count[c.Mu]++
+	}
+	if count[0.7] != 36 || count[0.2] != 72 {
+		t.Errorf("crossings by friction %v, want 36 at 0.7 and 72 at 0.2", count)
 	}
 }

@@ -90,7 +90,7 @@ func (g *RodGather) Step(w *ecs.World) error {
 	}
 	for k, e := range s.Contacts {
 		c := g.contact.Get(e)
-		st.Contacts[k] = rodstep.Contact{P: g.index[c.P], Q: g.index[c.Q], Normal: c.Normal, K: c.K, NormalForce: c.NormalForce}
+		st.Contacts[k] = rodstep.Contact{P: g.index[c.P], Q: g.index[c.Q], Normal: c.Normal, K: c.K, NormalForce: c.NormalForce, Mu: c.Mu}
 	}
 	return nil
 }
@@ -215,7 +215,8 @@ func (r *RodNewton) Step(w *ecs.World) error {
 		n.AnchorU, n.AnchorSlip = st.Anchor[i].U, st.Anchor[i].Slip
 	}
 	for k, e := range s.Contacts {
-		r.contact.Get(e).NormalForce = st.Contacts[k].NormalForce
+		c := r.contact.Get(e)
+		c.Normal, c.NormalForce = st.Contacts[k].Normal, st.Contacts[k].NormalForce
 	}
 	return nil
 }
@@ -225,8 +226,9 @@ func (r *RodNewton) Step(w *ecs.World) error {
 const pullSteps = 50
 
 // RodContactRemoval removes a sliding contact, with its two nodes, when a
-// node's Eulerian coordinate leaves its rod or when the normal force pulls
-// the rods together instead of pushing them apart (SB2020 sec. 5).
+// node's Eulerian coordinate leaves its rod or, unless it is a woven
+// crossing (Persistent: interlaced yarns), when the normal force pulls the
+// rods together instead of pushing them apart (SB2020 sec. 5).
 type RodContactRemoval struct {
 	state   *RodState
 	node    generic.Map1[components.RodNode]
@@ -258,7 +260,7 @@ func (r *RodContactRemoval) Step(w *ecs.World) error {
 		}
 		// A transient pull (rods released from a straight start, a jolt)
 		// must persist for pullSteps steps before the rods are let go.
-		if c.NormalForce < 0 {
+		if c.NormalForce < 0 && !c.Persistent {
 			c.Pulling++
 		} else {
 			c.Pulling = 0

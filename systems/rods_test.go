@@ -398,3 +398,41 @@ func TestRodProjectBend(t *testing.T) {
 	}
 	t.Logf("max position difference %.3g m", d)
 }
+
+// TestPatternCrossingsPersist builds tag (a shirt weave under a label weave:
+// woven crossings within each fabric, proximity contacts between them) and
+// has every contact pull (normal force -1 N) for pullSteps steps of
+// rod-contact-removal: the proximity contacts are released (SB2020 sec. 5),
+// the woven crossings, whose yarns interlace, stay; the count kept must be
+// the model's crossings.
+func TestPatternCrossingsPersist(t *testing.T) {
+	sc, err := scenes.Builtin("tag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := build(t, sc, 1)
+	crossings, before := len(m.Rods.Crossings), len(sim.Rods.Contacts)
+	if !(before > crossings && crossings > 0) {
+		t.Fatalf("%d contacts, %d pattern crossings: the scene has no proximity contacts to release", before, crossings)
+	}
+	removal, gather := NewRodContactRemoval(sim.World, sim.Rods), NewRodGather(sim.World, sim.Rods)
+	for range pullSteps {
+		q := generic.NewFilter1[components.RodContact]().Query(sim.World.ECS)
+		for q.Next() {
+			q.Get().NormalForce = -1
+		}
+		if err := removal.Step(sim.World); err != nil {
+			t.Fatal(err)
+		}
+		if err := gather.Step(sim.World); err != nil { // re-index after removals
+			t.Fatal(err)
+		}
+	}
+	if after := len(sim.Rods.Contacts); after != crossings {
+		t.Errorf("after %d pulling steps: %d of %d contacts left, want the %d pattern crossings", pullSteps, after, before, crossings)
+	}
+}

@@ -34,6 +34,7 @@ type workspace struct {
 	// matrix with them as they are cannot be factored (factorNewton).
 	projectYarn bool
 	normal      []float64    // per node: its contact's normal force of the last step
+	mu          []float64    // per node: its contact's Coulomb coefficient
 	xn          []dense.Vec3 // positions at the start of the step
 	un          []float64
 	mass        [][64]float64 // lagged segment masses, in segment order
@@ -50,7 +51,7 @@ func (w *workspace) size(n int) {
 	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
 	w.gx = make([]dense.Vec3, n)
 	w.root = make([]int32, n)
-	w.normal = make([]float64, n)
+	w.normal, w.mu = make([]float64, n), make([]float64, n)
 	w.xn, w.un = make([]dense.Vec3, n), make([]float64, n)
 }
 
@@ -386,6 +387,7 @@ func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 	copy(w.un, s.U)
 	for _, c := range s.Contacts {
 		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
+		w.mu[c.P], w.mu[c.Q] = c.Mu, c.Mu
 	}
 	s.number(target)
 	s.lagObstacles()
@@ -448,6 +450,7 @@ func (s *State) finish(h float64) {
 	}
 	for k := range s.Contacts {
 		c := &s.Contacts[k]
+		s.followNormal(c)
 		if s.shared(*c) {
 			// The shared point is pushed by P's rod with -gx[P] and by Q's
 			// with -gx[Q]; their push on each other along the normal (which
@@ -471,10 +474,50 @@ func (s *State) finish(h float64) {
 		}
 		for _, i := range [2]int32{c.P, c.Q} {
 			if a := &s.Anchor[i]; a.Kf > 0 {
-				a.Slide(w.un[i], s.U[i], c.NormalForce, s.Mu)
+				a.Slide(w.un[i], s.U[i], c.NormalForce, c.Mu)
 			}
 		}
 	}
+}
+
+// followNormal turns contact c's normal with its yarns: the unit normal of
+// the plane of the two rods' tangents at the contact, on the side of the
+// old normal (so the pattern's over/under, and the side a proximity contact
+// was found on, are kept). Yarns draped over an edge or hanging carry their
+// crossings' planes with them; a normal fixed at load would measure the
+// normal force (the friction bound, the release test) along a stale
+// direction. Where the tangents are within minCrossingSine of parallel the
+// plane is ill-defined and the normal is kept.
+func (s *State) followNormal(c *Contact) {
+	tp, tq := s.tangent(c.P), s.tangent(c.Q)
+	n := tp.Cross(tq)
+	l := n.Norm()
+	if !(l > minCrossingSine*tp.Norm()*tq.Norm()) {
+		return
+	}
+	n = n.Scale(1 / l)
+	if n.Dot(c.Normal) < 0 {
+		n = n.Scale(-1)
+	}
+	c.Normal = n
+}
+
+// minCrossingSine is the smallest sine of the angle between two yarns at a
+// contact for which followNormal takes the plane of their tangents (about
+// 6 degrees).
+const minCrossingSine = 0.1
+
+// tangent returns the direction of node i's rod at i: from its non-EIL
+// neighbour before to the one after (the node itself at an end).
+func (s *State) tangent(i int32) dense.Vec3 {
+	a, c := s.ws.interpA[i], s.ws.interpC[i]
+	if a < 0 {
+		a = i
+	}
+	if c < 0 {
+		c = i
+	}
+	return s.X[c].Sub(s.X[a])
 }
 
 func resize(a []float64, n int) []float64 {

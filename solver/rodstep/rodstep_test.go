@@ -15,7 +15,7 @@ import (
 // each contact node, and the given extra free node on rod 0 close to the
 // contact (so it may turn EIL).
 func twoRods(eil bool) *State {
-	s := &State{Gravity: dense.Vec3{0, 0, -9.81}, EIL: eil, Mu: 0.5}
+	s := &State{Gravity: dense.Vec3{0, 0, -9.81}, EIL: eil}
 	add := func(r int32, x dense.Vec3, u float64, fixed bool) int32 { return addNode(s, r, x, u, fixed) }
 	s.Rods = []Rod{{Ks: 50, Kb: 1e-3, Rho: 0.01, RestSeg: 0.1, Length: 1}, {Ks: 50, Kb: 1e-3, Rho: 0.01, RestSeg: 0.1, Length: 1}}
 	for k := 0; k <= 10; k++ {
@@ -27,7 +27,7 @@ func twoRods(eil bool) *State {
 	p := add(0, dense.Vec3{0.05, 0, 0.0005}, 0.55, false)
 	q := add(1, dense.Vec3{0.05, 0, 0.0005}, 0.45, false)
 	add(0, dense.Vec3{0.005, 0, 0}, 0.505, false) // within 0.1 x RestSeg of node 5: EIL candidate
-	s.Contacts = []Contact{{P: p, Q: q, Normal: dense.Vec3{0, 0, 1}, K: rod.ContactStiffness(50, 0.1)}}
+	s.Contacts = []Contact{{P: p, Q: q, Normal: dense.Vec3{0, 0, 1}, K: rod.ContactStiffness(50, 0.1), Mu: 0.5}}
 	s.Anchor[p] = rod.Anchor{U: 0.55, Kf: 20}
 	s.Anchor[q] = rod.Anchor{U: 0.45, Kf: 20}
 	s.Pinned[0], s.Target[0] = true, s.X[0]
@@ -222,4 +222,40 @@ func TestStepProjectBend(t *testing.T) {
 		t.Errorf("projected and exact Newton differ by %g after 50 steps", worst)
 	}
 	t.Logf("projected vs exact Newton after 50 steps: %.3g", worst)
+}
+
+// TestFollowNormal turns the two-rod crossing rigidly by 60 degrees about x:
+// the contact's normal, +z at load, must turn with the yarns to the normal
+// of their tangents' plane, R (0, 0, 1), on the side of the old normal; with
+// the rods parallel at the contact it stays as it was.
+func TestFollowNormal(t *testing.T) {
+	s := twoRods(false)
+	th := math.Pi / 3
+	c, sn := math.Cos(th), math.Sin(th)
+	for i, x := range s.X {
+		s.X[i] = dense.Vec3{x[0], c*x[1] - sn*x[2], sn*x[1] + c*x[2]}
+	}
+	s.Assign()
+	k := s.Contacts[0]
+	s.followNormal(&k)
+	want := dense.Vec3{0, -sn, c}
+	if d := k.Normal.Sub(want).Norm(); d > 1e-3 {
+		t.Errorf("normal after a 60 degree turn: %v, want %v", k.Normal, want)
+	}
+	k.Normal = k.Normal.Scale(-1)
+	s.followNormal(&k)
+	if d := k.Normal.Add(want).Norm(); d > 1e-3 {
+		t.Errorf("normal started on the other side: %v, want %v (the side is kept)", k.Normal, want.Scale(-1))
+	}
+	// Rod 1 laid along rod 0: no plane, the normal is kept.
+	s = twoRods(false)
+	for _, i := range s.Rods[1].Nodes {
+		s.X[i] = dense.Vec3{s.X[i][1], 0.001, s.X[i][2]}
+	}
+	s.Assign()
+	k = s.Contacts[0]
+	s.followNormal(&k)
+	if k.Normal != (dense.Vec3{0, 0, 1}) {
+		t.Errorf("parallel rods: normal %v, want it kept (0, 0, 1)", k.Normal)
+	}
 }

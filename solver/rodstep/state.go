@@ -56,6 +56,7 @@ type Contact struct {
 	// NormalForce is the force with which P's rod presses on Q's rod along
 	// Normal, from the last step (negative: the rods pull each other).
 	NormalForce float64
+	Mu          float64 // Coulomb coefficient of its nodes' anchors
 }
 
 // Edge holds node Node on the line A + s Dir (a sharp obstacle edge) by a stiff
@@ -108,8 +109,7 @@ type State struct {
 	ObstacleK, ObstacleMu float64
 
 	Gravity dense.Vec3
-	EIL     bool    // allow EIL nodes (false: pure EoL)
-	Mu      float64 // Coulomb coefficient of the anchors
+	EIL     bool // allow EIL nodes (false: pure EoL)
 
 	// Runner runs the force and Hessian fills in parallel (nil: serially).
 	// Results are bitwise the same for any Runner.

@@ -304,7 +304,7 @@ func (s *State) anchorTerm(i int, u float64) (e, f, k float64) {
 		return 0.5 * a.Kf * d * d, a.Kf * d, a.Kf
 	}
 	sg := float64(a.Slip)
-	b := s.Mu * max(s.ws.normal[i], 0)
+	b := s.ws.mu[i] * max(s.ws.normal[i], 0)
 	d := sg * (u - s.ws.un[i])
 	if d >= 0 {
 		return b * d, sg * b, 0
