@@ -340,7 +340,7 @@ func TestPassThroughChecker(t *testing.T) {
 // them, in pocket Newton does not converge after 6 halvings (step 85, a
 // failed line search; step 52 before pattern crossings persisted and
 // contact normals followed the yarns), and in tablecloth, from
-// step 280, two yarns of the bottom and middle layers still cross within
+// step 231 (280 before woven crossings persisted), two yarns still cross within
 // the step after 6 halvings (the step's own check fails it; it used to stop
 // at step 79 with a Newton matrix no regularization made positive
 // definite: rodstep's factorNewton). TestNoPassThrough requires that they
@@ -353,7 +353,7 @@ var knownPassThrough = map[string]bool{"pocket": true, "tablecloth": true}
 // 0.67 times a step on average, about 1 s a step on 2 shared cores; the
 // long form checks all its 1000 steps (clean: 900 s). tablecloth's short
 // form stops at step 44, where its Newton starts halving (minutes of
-// halved steps before it fails at step 280, a known defect that the long
+// halved steps before it fails at step 231, a known defect that the long
 // form still requires). pocket's short form checks its first 80 steps,
 // clean; its Newton fails at step 85.
 var shortPassSteps = map[string]int{"knit-sphere": 10, "tablecloth": 44, "pocket": 80}
