@@ -45,7 +45,11 @@ type ConformalRemesh struct {
 	// separate's copies of the new mesh's positions, before and after
 	saved, moved []dense.Vec3
 
-	Inserted, Collapses, Splits int // since the last Measure
+	Inserted int // conformal nodes inserted, since the last Measure
+	// Splits, Flips and Collapses count the mesh operations of the
+	// preprocessing and the adaptive remeshing that a step kept, since the
+	// last Measure.
+	Splits, Flips, Collapses int
 	// Dropped counts the hits dropped because their node would have
 	// crossed other cloth (crossingHits), Skipped the bodies' passes left
 	// out and Unadapted their adaptive remeshing undone because they
@@ -200,8 +204,6 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 		return nil
 	}
 	e.Inserted += res.Inserted
-	e.Collapses += res.Collapses
-	e.Splits += res.Splits
 	due := b.set.Every > 0 && ecs.Resource[ecs.Clock](w).Step%b.set.Every == 0
 	if !due && res.Inserted == 0 && res.Collapses == 0 && res.Splits == 0 && res.Flips == 0 {
 		return nil
@@ -227,6 +229,9 @@ func (e *ConformalRemesh) body(w *ecs.World, b *remeshBody) error {
 	if !e.lag {
 		e.separate(w, b, nm, &res)
 	}
+	e.Splits += res.Result.Splits
+	e.Flips += res.Result.Flips
+	e.Collapses += res.Result.Collapses
 	// The conformal nodes' EOL states are computed while the mesh is
 	// written back.
 	if err := e.rm.writeBack(w, b, nm, res.Result, func() error { return e.conformalStates(nm, &res) }); err != nil {

@@ -181,7 +181,12 @@ func (s *Sim) Measure() Stats {
 	}
 	if c := s.Conformal; c != nil {
 		out.Conformal = ptr(c.Inserted)
-		c.Inserted, c.Collapses, c.Splits, c.Dropped, c.Skipped, c.Unadapted = 0, 0, 0, 0, 0, 0
+		sp, fl, co := c.Splits, c.Flips, c.Collapses
+		if out.RemeshSplits != nil {
+			sp, fl, co = sp+*out.RemeshSplits, fl+*out.RemeshFlips, co+*out.RemeshCollapses
+		}
+		out.RemeshSplits, out.RemeshFlips, out.RemeshCollapses = ptr(sp), ptr(fl), ptr(co)
+		c.Inserted, c.Collapses, c.Splits, c.Flips, c.Dropped, c.Skipped, c.Unadapted = 0, 0, 0, 0, 0, 0, 0
 	}
 	if e := s.Model.Solver.EOL; e != nil {
 		if a, ok := bendAngleAtFeature(s.World, st, s.Model.Solver.Thickness, 3*e.MinEdge); ok {

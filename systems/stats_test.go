@@ -116,3 +116,24 @@ func shareVertex(f, g []int32) bool {
 	}
 	return false
 }
+
+// TestEOLRemeshStats: an EOL body is remeshed (conformal preprocessing and
+// the adaptive remesher, every step in edge), so its records carry
+// remesh_splits, remesh_flips and remesh_collapses like a Lagrangian
+// remeshed body's (they were null): over edge's first 0.3 s at the tests'
+// coarse sizes, splits and collapses both happen.
+func TestEOLRemeshStats(t *testing.T) {
+	sim := build(t, eolShort(t, "edge", 0.3, 0.06, 0.12), 2)
+	splits, flips, collapses := 0, 0, 0
+	steps(t, sim, 60, func(i int) {
+		st := sim.Measure()
+		if st.RemeshSplits == nil || st.RemeshFlips == nil || st.RemeshCollapses == nil {
+			t.Fatalf("step %d: remesh stats missing for an EOL body", i)
+		}
+		splits, flips, collapses = splits+*st.RemeshSplits, flips+*st.RemeshFlips, collapses+*st.RemeshCollapses
+	})
+	t.Logf("60 steps: %d splits, %d flips, %d collapses", splits, flips, collapses)
+	if splits == 0 || collapses == 0 {
+		t.Errorf("60 remeshed steps: %d splits and %d collapses, want both > 0", splits, collapses)
+	}
+}
