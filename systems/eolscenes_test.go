@@ -168,6 +168,21 @@ func TestEOLSceneFriction(t *testing.T) {
 	}
 }
 
+// frictionScene is the full-resolution FRICTION scene with
+// solver.friction mu, run for duration seconds.
+func frictionScene(t *testing.T, mu string, duration float64) *scenes.Scene {
+	t.Helper()
+	sc, err := scenes.Builtin("friction")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("solver.friction", mu); err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = duration
+	return sc
+}
+
 // TestEOLFrictionComesToRest runs FRICTION with solver.friction 0.5 at full
 // resolution to 1.3 s, 0.9 s after the cloth has stopped on the boxes: in
 // the last 20 steps kinetic_energy (world and material velocities, eq. 7)
@@ -182,14 +197,7 @@ func TestEOLSceneFriction(t *testing.T) {
 // (solver/remesh TestLockedClearanceBetweenLocked).
 func TestEOLFrictionComesToRest(t *testing.T) {
 	t.Parallel()
-	sc, err := scenes.Builtin("friction")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sc.Set("solver.friction", "0.5"); err != nil {
-		t.Fatal(err)
-	}
-	sc.Duration = 1.3
+	sc := frictionScene(t, "0.5", 1.3)
 	sim := build(t, sc, 2)
 	n := sc.NumSteps()
 	most, at := 0.0, 0

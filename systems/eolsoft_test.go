@@ -7,7 +7,6 @@ import (
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/model"
-	"github.com/loomsim/loom/scenes"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/sparse"
@@ -193,14 +192,7 @@ func TestSoftContactGradient(t *testing.T) {
 // more than 0.1 mm inside an obstacle.
 func TestSoftContactCornerThroughFold(t *testing.T) {
 	t.Parallel()
-	sc, err := scenes.Builtin("friction")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sc.Set("solver.friction", "0.5"); err != nil {
-		t.Fatal(err)
-	}
-	sc.Duration = 0.25
+	sc := frictionScene(t, "0.5", 0.25)
 	sim := build(t, sc, 2)
 	worst, at, soft := 0.0, 0, 0
 	steps(t, sim, sc.NumSteps(), func(i int) {
