@@ -48,7 +48,8 @@ type Rod struct {
 // Contact is a rod-rod sliding contact: node P of one rod and node Q of another
 // share one position while both are non-EIL (SB2020 sec. 3.1, Cirio et al.
 // 2014); when either is EIL they are tied by a soft zero-length spring of
-// stiffness K (sec. 4.2). Normal points from Q's rod towards P's rod.
+// stiffness K (sec. 4.2). Normal points from Q's rod towards P's rod; each
+// step's end turns it with the rods (followNormal).
 type Contact struct {
 	P, Q   int32
 	Normal dense.Vec3
