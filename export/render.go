@@ -45,12 +45,14 @@ type Camera struct {
 	Width, Height   int
 }
 
-// DefaultCamera returns a camera that frames every cloth, rod and
-// finite obstacle vertex of every frame (planes are not framed: they are
-// drawn as large squares): it looks at the centre of their bounding box
-// from azimuth -60 degrees and elevation 25 degrees (z is up), at the
-// distance at which the box's bounding sphere fits the narrower field of
-// view with a margin of 5%.
+// DefaultCamera returns a camera that frames every cloth and rod vertex of
+// every frame, and the finite obstacles with them unless that would more
+// than double the framed size (a 3 cm yarn patch on a 0.6 m table is
+// framed alone; the obstacles still show where they reach into the
+// picture; planes are never framed: they are drawn as large squares): it
+// looks at the centre of the framed bounding box from azimuth -60 degrees
+// and elevation 25 degrees (z is up), at the distance at which the box's
+// bounding sphere fits the narrower field of view with a margin of 5%.
 func DefaultCamera(frames []Frame, width, height int) Camera {
 	var all []Mesh
 	for _, f := range frames {
@@ -60,8 +62,12 @@ func DefaultCamera(frames []Frame, width, height int) Camera {
 	if !ok {
 		lo, hi = [3]float64{-0.5, -0.5, -0.5}, [3]float64{0.5, 0.5, 0.5}
 	}
+	radius := func(lo, hi [3]float64) float64 { return dense.Vec3(hi).Sub(dense.Vec3(lo)).Norm() / 2 }
+	if slo, shi, ok := bounds(all, func(m *Mesh) bool { return m.Role != RoleObstacle }); ok && radius(lo, hi) > 2*radius(slo, shi) {
+		lo, hi = slo, shi
+	}
 	centre := dense.Vec3(lo).Add(dense.Vec3(hi)).Scale(0.5)
-	r := max(dense.Vec3(hi).Sub(dense.Vec3(lo)).Norm()/2, 1e-3)
+	r := max(radius(lo, hi), 1e-3)
 	fovY := 40 * math.Pi / 180
 	fov := fovY
 	if width < height {

@@ -98,3 +98,25 @@ func TestRenderClipsNearPlane(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultCameraFramesTheSimulated: a 4 cm yarn square next to an
+// obstacle triangle 1 m across is framed alone (the camera looks at the
+// square's centre from the distance its bounding sphere needs); with an
+// obstacle of about the square's size, both are framed.
+func TestDefaultCameraFramesTheSimulated(t *testing.T) {
+	yarn := Mesh{Name: "yarn", Role: RoleRod, Pos: [][3]float64{{0, 0, 0}, {0.04, 0, 0}, {0.04, 0.04, 0}, {0, 0.04, 0}}, Lines: [][]int32{{0, 1, 2, 3}}}
+	for _, c := range []struct {
+		size   float64 // the obstacle triangle's legs
+		centre dense.Vec3
+	}{
+		{1, dense.Vec3{0.02, 0.02, 0}},
+		{0.05, dense.Vec3{0.025, 0.025, -0.005}},
+	} {
+		s := c.size
+		box := Mesh{Name: "table", Role: RoleObstacle, Pos: [][3]float64{{0, 0, -0.01}, {s, 0, -0.01}, {0, s, -0.01}}, Faces: [][3]int32{{0, 1, 2}}}
+		cam := DefaultCamera([]Frame{{Meshes: []Mesh{yarn, box}}}, 64, 48)
+		if d := cam.Target.Sub(c.centre).Norm(); d > 1e-12 {
+			t.Errorf("obstacle %g m: camera looks at %v, want %v", s, cam.Target, c.centre)
+		}
+	}
+}
