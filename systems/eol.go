@@ -56,6 +56,7 @@ type EOLCloth struct {
 	// Topology-derived (rebuilt when the topology version changes).
 	topology     uint64
 	dof          map[ecs.Entity]int32
+	faces        [][3]int32     // the state's faces as triangles (refreshTopology)
 	vfs          mesh.Incidence // vertex -> incident faces
 	vfStart      []int32        // vfs.Start
 	vfList       []int32        // vfs.Faces
@@ -273,13 +274,13 @@ func (c *EOLCloth) refreshTopology(w *ecs.World) {
 	for i, e := range s.Verts {
 		c.dof[e] = int32(i)
 	}
-	faces := make([][3]int32, len(s.Faces)/3)
-	for f := range faces {
-		faces[f] = [3]int32{s.Faces[3*f], s.Faces[3*f+1], s.Faces[3*f+2]}
+	c.faces = c.faces[:0]
+	for f := 0; 3*f < len(s.Faces); f++ {
+		c.faces = append(c.faces, [3]int32{s.Faces[3*f], s.Faces[3*f+1], s.Faces[3*f+2]})
 	}
-	c.vfs.Build(faces, nil, n)
+	c.vfs.Build(c.faces, nil, n)
 	c.vfStart, c.vfList = c.vfs.Start, c.vfs.Faces
-	c.borderNormal, c.corner = c.borders.borderNormals(faces, c.materialOf(w), nil, n)
+	c.borderNormal, c.corner = c.borders.borderNormals(c.faces, c.materialOf(w), nil, n)
 	c.border = append(c.border[:0], make([]bool, n)...)
 	for i, b := range c.borderNormal {
 		c.border[i] = b != (dense.Vec2{})

@@ -21,7 +21,7 @@ const softStiffness = 10
 
 // softScratch holds softContacts' buffers between steps.
 type softScratch struct {
-	mesh    remesh.Mesh // a view of the gathered state: X and F, one vert per node
+	mesh    remesh.Mesh // a view of the gathered state: X, F (EOLCloth.faces), one vert per node
 	feature []int32     // per vertex, its EOL vertex's feature (-1: none)
 	detect  detectScratch
 }
@@ -66,14 +66,13 @@ func (c *EOLCloth) softContacts(sc *softScratch) (int, error) {
 	for i := range m.X {
 		m.X[i] = vec(s.X, int32(i))
 	}
-	m.Node = resize(m.Node, n)
-	for i := range m.Node {
-		m.Node[i] = int32(i)
+	if len(m.Node) != n {
+		m.Node = resize(m.Node, n)
+		for i := range m.Node {
+			m.Node[i] = int32(i)
+		}
 	}
-	m.F = resize(m.F, len(s.Faces)/3)
-	for f := range m.F {
-		m.F[f] = [3]int32{s.Faces[3*f], s.Faces[3*f+1], s.Faces[3*f+2]}
-	}
+	m.F = c.faces
 	sc.feature = resize(sc.feature, n)
 	for i := range sc.feature {
 		sc.feature[i] = -1

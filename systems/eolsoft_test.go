@@ -81,7 +81,7 @@ func softCloth(t *testing.T, depth float64, vel dense.Vec3) *EOLCloth {
 	for _, p := range x {
 		st.X = append(st.X, p[:]...)
 	}
-	c := &EOLCloth{state: st, set: model.EOLSettings{Reach: 0.005}, thickness: th}
+	c := &EOLCloth{state: st, set: model.EOLSettings{Reach: 0.005}, thickness: th, faces: [][3]int32{{0, 1, 2}}}
 	c.obstacles = []components.Obstacle{{Shape: box, Vel: vel}}
 	c.features = geom.AppendFeatures(nil, &box, dense.Vec3{}, vel, 0, th)
 	return c
