@@ -63,3 +63,25 @@ func BenchmarkRodStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFabricStep times the first 40 steps of each fabric scene at its
+// built-in size (tablecloth: the stack landing on the table), per step.
+func BenchmarkFabricStep(b *testing.B) {
+	for _, c := range FabricCases {
+		b.Run(c.Name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				sim, err := c.Load(1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for k := 0; k < 40; k++ {
+					if err := sim.Step(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				sim.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Seconds())/float64(b.N)/40, "s/step")
+		})
+	}
+}

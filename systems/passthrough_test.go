@@ -337,8 +337,8 @@ func TestPassThroughChecker(t *testing.T) {
 // knownPassThrough are the built-in scenes that fail today (the checker
 // or the step). Their yarns used to be caught at steps 40-51, but those were
 // all released persistent contacts (see releaseSteps), not crossings; past
-// them, in pocket Newton does not converge after 6 halvings (step 85, a
-// failed line search; step 52 before pattern crossings persisted and
+// them, in pocket Newton does not converge after 6 halvings (step 136; 85
+// before the hybrid Newton, 52 before pattern crossings persisted and
 // contact normals followed the yarns), and in tablecloth, from
 // step 231 (280 before woven crossings persisted), two yarns still cross within
 // the step after 6 halvings (the step's own check fails it; it used to stop
@@ -355,7 +355,7 @@ var knownPassThrough = map[string]bool{"pocket": true, "tablecloth": true}
 // form stops at step 44, where its Newton starts halving (minutes of
 // halved steps before it fails at step 231, a known defect that the long
 // form still requires). pocket's short form checks its first 80 steps,
-// clean; its Newton fails at step 85.
+// clean; its Newton fails at step 136.
 var shortPassSteps = map[string]int{"knit-sphere": 10, "tablecloth": 44, "pocket": 80}
 
 // TestNoPassThrough runs every built-in rod scene (the first 80 steps;

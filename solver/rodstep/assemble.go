@@ -453,6 +453,20 @@ func (s *State) hessReduce(lo, hi int) {
 	}
 }
 
+// factorOnce factors the assembled matrix as it is: a PivotError where it
+// is not positive definite.
+func (s *State) factorOnce() error {
+	as := &s.ws.asm
+	if as.fac == nil {
+		f, err := as.sym.Factor(&as.A, nil)
+		if err == nil {
+			as.fac = f
+		}
+		return err
+	}
+	return as.fac.Refactor(&as.A, nil)
+}
+
 // factorRegularized factors the assembled matrix plus mu I with the smallest
 // mu in 0, 1e-10, 1e-9, ... (relative to the largest diagonal entry) that
 // gives positive pivots: far from equilibrium stretch and bending Hessians
@@ -471,15 +485,7 @@ func (s *State) factorRegularized() (float64, error) {
 		for j := 0; j < A.N; j++ {
 			A.Val[A.ColPtr[j]] = as.diagOrig[j] + mu
 		}
-		var err error
-		if as.fac == nil {
-			var f *ldlt.Factor
-			if f, err = as.sym.Factor(A, nil); err == nil {
-				as.fac = f
-			}
-		} else {
-			err = as.fac.Refactor(A, nil)
-		}
+		err := s.factorOnce()
 		if err == nil {
 			return mu, nil
 		}

@@ -292,7 +292,10 @@ func (s *State) point(q []float64, i int32) rod.ContactPoint {
 // spring 1/2 Kf d^2 + B d, which lets the friction stop the node but not
 // push it back by more than B/Kf: friction only dissipates. (A plain linear
 // term would do work on a node it turns around, without bound once N is
-// large.) Each state is C1 and convex in u, so Newton converges; the state
+// large.) Where B is zero (no friction, or the contact in tension) the
+// sliding node is free in both directions: no term (the spring alone would
+// be a ratchet, holding a frictionless node against any turn). Each state
+// is C1 and convex in u, so Newton converges; the state
 // switches between steps. (A Huber potential switching within the step,
 // with a quadratic zone mu N/Kf wide, about 1e-8 m for the stiff anchors,
 // made Newton bounce across the zone with tiny line-search steps.) It
@@ -303,8 +306,11 @@ func (s *State) anchorTerm(i int, u float64) (e, f, k float64) {
 		d := u - a.U
 		return 0.5 * a.Kf * d * d, a.Kf * d, a.Kf
 	}
-	sg := float64(a.Slip)
 	b := s.ws.mu[i] * max(s.ws.normal[i], 0)
+	if b == 0 {
+		return 0, 0, 0
+	}
+	sg := float64(a.Slip)
 	d := sg * (u - s.ws.un[i])
 	if d >= 0 {
 		return b * d, sg * b, 0
