@@ -28,12 +28,12 @@ type FabricResult struct {
 	Contacts              int     // rod-rod contacts at the end
 	Newton                float64 // Newton iterations per step (mean)
 	SecPerStep            float64 // median wall seconds per step
-	BytesPerNode          float64 // heap in use after loading, per node
+	BytesPerNode          float64 // live heap after loading and the timed steps, per node
 }
 
-// MeasureFabric loads case c (counting the heap it takes), runs steps timed
-// steps and returns its row; EoL and EIL counts are the largest seen after
-// any step.
+// MeasureFabric loads case c, runs steps timed steps (counting the live heap
+// it holds after them) and returns its row; EoL and EIL counts are the
+// largest seen after any step.
 func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 	runtime.GC()
 	var m0, m1 runtime.MemStats
@@ -43,8 +43,6 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 		return FabricResult{}, err
 	}
 	defer sim.Close()
-	runtime.GC()
-	runtime.ReadMemStats(&m1)
 	r := FabricResult{Case: c.Name, Workers: workers}
 	times := make([]float64, steps)
 	newton := 0
@@ -61,8 +59,14 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 	}
 	r.Newton = float64(newton) / float64(steps)
 	r.SecPerStep = median(times)
+	// The live heap with the scene loaded and stepped (its Newton
+	// workspaces and factor allocated), garbage collected: HeapInuse
+	// counted spans, which a collection of an earlier case's garbage could
+	// shrink below the start (negative figures in single runs).
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
 	if r.Nodes > 0 {
-		r.BytesPerNode = float64(int64(m1.HeapInuse)-int64(m0.HeapInuse)) / float64(r.Nodes)
+		r.BytesPerNode = float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc)) / float64(r.Nodes)
 	}
 	return r, nil
 }

@@ -43,16 +43,24 @@ func TestCurvedStrandAtRest(t *testing.T) {
 
 // TestTableclothWorkersDeterministic runs a small tablecloth (three stacked
 // 3 x 3-yarn plain weaves: pattern crossings, inter-layer contacts, the
-// table) with 1, 2 and 8 workers: bitwise the same nodes.
+// table) for 4 steps, and the built-in one (6 x 6 yarns, 856 nodes) for 10
+// steps (the rod Newton's LDL^T large enough to factor subtrees in
+// parallel), with 1, 2 and 8 workers: bitwise the same nodes.
 func TestTableclothWorkersDeterministic(t *testing.T) {
+	for _, c := range []struct{ yarns, steps int }{{3, 4}, {6, 10}} {
+		tableclothDeterministic(t, c.yarns, c.steps)
+	}
+}
+
+func tableclothDeterministic(t *testing.T, yarns, n int) {
 	var ref *Sim
 	for _, workers := range []int{1, 2, 8} {
 		sc := load(t, "tablecloth")
 		for k := range sc.Rods.Fabrics {
-			sc.Rods.Fabrics[k].Warps, sc.Rods.Fabrics[k].Wefts = 3, 3
+			sc.Rods.Fabrics[k].Warps, sc.Rods.Fabrics[k].Wefts = yarns, yarns
 		}
 		sim := build(t, sc, workers)
-		steps(t, sim, 4, nil)
+		steps(t, sim, n, nil)
 		if ref == nil {
 			ref = sim
 			continue
@@ -60,7 +68,7 @@ func TestTableclothWorkersDeterministic(t *testing.T) {
 		a, b := &ref.Rods.Step, &sim.Rods.Step
 		for i := range a.X {
 			if a.X[i] != b.X[i] || a.U[i] != b.U[i] {
-				t.Fatalf("%d workers: node %d at x=%v u=%v, with 1 worker x=%v u=%v", workers, i, b.X[i], b.U[i], a.X[i], a.U[i])
+				t.Fatalf("%d x %d yarns, %d workers: node %d at x=%v u=%v, with 1 worker x=%v u=%v", yarns, yarns, workers, i, b.X[i], b.U[i], a.X[i], a.U[i])
 			}
 		}
 	}

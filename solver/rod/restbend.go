@@ -51,6 +51,19 @@ func RestTurningAngles(pos [][3]float64) []float64 {
 	return th
 }
 
+// Straight reports whether rest turning angles theta are all below
+// restThetaMin: a polyline straight to rounding, whose rest-curved bend
+// (theta - 0)^2 is the straight bend's theta^2 and needs neither RestCurve
+// nor the projection of its Hessian.
+func Straight(theta []float64) bool {
+	for _, t := range theta {
+		if math.Abs(t) >= restThetaMin {
+			return false
+		}
+	}
+	return true
+}
+
 // integral returns K(u) = int_0^u kappa and kappa(u).
 func (c *RestCurve) integral(u float64) (K, kappa float64) {
 	n := len(c.Theta)

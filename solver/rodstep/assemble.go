@@ -464,6 +464,10 @@ func (s *State) factorOnce() error {
 		}
 		return err
 	}
+	// Independent subtrees of the elimination tree in parallel, bitwise
+	// the serial factor. Set before every refactorization: a restored
+	// state image holds the factor without its Runner.
+	as.fac.SetRunner(s.Runner)
 	return as.fac.Refactor(&as.A, nil)
 }
 
