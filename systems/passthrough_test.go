@@ -336,26 +336,24 @@ func TestPassThroughChecker(t *testing.T) {
 
 // knownPassThrough are the built-in scenes that fail today (the checker
 // or the step). Their yarns used to be caught at steps 40-51, but those were
-// all released persistent contacts (see releaseSteps), not crossings; past
-// them, in pocket Newton does not converge after 6 halvings (step 136; 85
-// before the hybrid Newton, 52 before pattern crossings persisted and
-// contact normals followed the yarns), and in tablecloth the checker finds
-// segments of strands 6 and 26 (bottom and top layers) 0.085 mm apart at
-// step 122, under half the radii, which the step's own check let pass (its
-// Newton used to fail at step 231 with two yarns crossing within the step,
-// and before that at step 79 with a Newton matrix no regularization made
-// positive definite: rodstep's factorNewton). TestNoPassThrough requires
-// that they still fail, so a fix shows up as a failure asking to take the
-// scene off this list.
+// all released persistent contacts (see releaseSteps), not crossings. Today
+// both run all their steps, and the checker finds in pocket segments of
+// strands 14 and 19 0.029 mm apart at step 277, in tablecloth bottom- and
+// top-layer strands 10 and 26 0.21 mm apart at step 174, both under half
+// the radii, which the step's own check let pass. (pocket's Newton used to
+// fail at step 136, 85 before the hybrid Newton; tablecloth's at step 231
+// with two yarns crossing within the step, and before that at step 79 with
+// a Newton matrix no regularization made positive definite.)
+// TestNoPassThrough requires that they still fail, so a fix shows up as a
+// failure asking to take the scene off this list.
 var knownPassThrough = map[string]bool{"pocket": true, "tablecloth": true}
 
 // shortPassSteps shortens TestNoPassThrough for scenes whose steps are slow
 // (without LOOM_LONG_TESTS): knit-sphere's Newton still halves its steps
 // 0.2 times a step on average, about 0.5 s a step on 2 shared cores; the
 // long form checks all its 1000 steps (clean: 490 s with 1 worker).
-// tablecloth's short form stops at step 44, where its Newton starts halving
-// (its long form still finds the pair at step 122). pocket's short form
-// checks its first 80 steps, clean; its Newton fails at step 136.
+// tablecloth's short form stops at step 44, where its Newton starts halving,
+// pocket's at 80; their long forms find the pairs above.
 var shortPassSteps = map[string]int{"knit-sphere": 10, "tablecloth": 44, "pocket": 80}
 
 // TestNoPassThrough runs every built-in rod scene (the first 80 steps;

@@ -492,19 +492,30 @@ func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 // projected onto the positive semidefinite matrices (dense.ProjectPSD) for
 // the rest of the solve, the matrix is assembled again and factored. The
 // energy and gradient are the same, so the line search and the convergence
-// test are unchanged; only the direction differs.
+// test are unchanged; only the direction differs. Where that fails too, the
+// straight rods' bend Hessians are projected as well (as with
+// Settings.ProjectBend) for the rest of the solve: yarns bent sharply at
+// crossings (tablecloth, step 267 once its straight yarns took the straight
+// bend) made the matrix indefinite beyond regularization 1e11.
 func (s *State) factorNewton(h float64) (float64, error) {
 	w := &s.ws
 	mu, err := s.factorRegularized()
-	if err == nil || w.projectYarn || w.exactHessian || len(w.yarn.pairs) == 0 {
-		return mu, err
+	for err != nil && !w.exactHessian {
+		if _, notPD := err.(*notPDError); !notPD {
+			break
+		}
+		switch {
+		case !w.projectYarn && len(w.yarn.pairs) > 0:
+			w.projectYarn = true
+		case !w.projectBend:
+			w.projectBend = true
+		default:
+			return mu, err
+		}
+		s.eval(w.q, h, 2)
+		mu, err = s.factorRegularized()
 	}
-	if _, notPD := err.(*notPDError); !notPD {
-		return mu, err
-	}
-	w.projectYarn = true
-	s.eval(w.q, h, 2)
-	return s.factorRegularized()
+	return mu, err
 }
 
 // notPDError is factorRegularized's failure: every regularization tried

@@ -327,3 +327,33 @@ func TestHybridNewton(t *testing.T) {
 		t.Errorf("states differ by %.3g m", diff)
 	}
 }
+
+// TestFactorNewtonProjectsFoldedBends folds a straight rod back on itself
+// (four nodes 0.1 m apart in a zigzag 0.01 m wide: turning angles near pi,
+// whose bend Hessians are indefinite far beyond the masses and the soft
+// stretch): no regularization up to the matrix's largest diagonal entry
+// factors it, and factorNewton, with no yarn pairs to project, projects the
+// straight bends (as Settings.ProjectBend does) and factors that.
+func TestFactorNewtonProjectsFoldedBends(t *testing.T) {
+	const h = 1e-3
+	s := &State{Gravity: dense.Vec3{0, 0, -9.81}}
+	s.Rods = []Rod{{Ks: 1e-3, Kb: 1, Rho: 1e-6, RestSeg: 0.1, Length: 0.3}}
+	for k, x := range []dense.Vec3{{0, 0, 0}, {0.1, 0, 0}, {0, 0.01, 0}, {0.1, 0.02, 0}} {
+		addNode(s, 0, x, 0.1*float64(k), true)
+	}
+	s.Kind = make([]rod.Kind, len(s.X))
+	s.ws.size(len(s.X))
+	s.Assign()
+	s.detect(h)
+	if err := s.begin(DefaultSettings(), func(i int) dense.Vec3 { return s.Target[i] }); err != nil {
+		t.Fatal(err)
+	}
+	s.eval(s.ws.q, h, 2)
+	if _, err := s.factorRegularized(); err == nil {
+		t.Fatal("the folded rod's Newton matrix factored with regularization: the test is not indefinite enough")
+	}
+	s.eval(s.ws.q, h, 2)
+	if _, err := s.factorNewton(h); err != nil || !s.ws.projectBend {
+		t.Errorf("factorNewton: %v, bends projected %v", err, s.ws.projectBend)
+	}
+}
