@@ -306,9 +306,24 @@ func (s *State) radii(p rodcontact.Pair) float64 {
 	return s.Rods[y.segs[p.A].rod].Radius + s.Rods[y.segs[p.B].rod].Radius
 }
 
-// verify checks the finished step (positions from ws.xn to X) for crossing
-// segments and for close pairs that had no penalty term.
+// divergedStretch bounds a segment's length by divergedStretch times the
+// larger of its material length and its rod's rest spacing; a step past it
+// is taken to have diverged: a yarn pulled to three times its length
+// carries hundreds of newtons (k_s of the built-in yarns is 200-500 N),
+// thousands of times its weight, and only a Newton iterate flung far gets
+// there (tablecloth: a node 0.17 m from its neighbour on a 3.4 cm yarn,
+// seen in a frame). The rest spacing keeps the short segments next to
+// sliding contacts (near degeneracy, the EIL nodes' domain) from being
+// judged by their tiny material length.
+const divergedStretch = 3
+
+// verify checks the finished step (positions from ws.xn to X): no segment
+// stretched past divergedStretch, no crossing segments, no close pairs
+// that had no penalty term.
 func (s *State) verify() error {
+	if err := s.checkStretch(); err != nil {
+		return err
+	}
 	y := &s.ws.yarn
 	if len(y.segs) == 0 {
 		return nil
@@ -336,6 +351,26 @@ func (s *State) verify() error {
 		}
 		if _, _, d := geom.SegmentClosest(x1[0], x1[1], x1[2], x1[3]); d < r/2 {
 			return fmt.Errorf("yarn segments %d-%d (rod %d) and %d-%d (rod %d) came %.3g m apart (radii %.3g) without a penalty term", a.a, a.b, a.rod, b.a, b.b, b.rod, d, r)
+		}
+	}
+	return nil
+}
+
+// checkStretch fails a step that left two consecutive nodes of a rod (EIL
+// nodes at their interpolated positions) farther apart than divergedStretch
+// times the larger of their material distance and the rest spacing.
+func (s *State) checkStretch() error {
+	for r := range s.Rods {
+		R := &s.Rods[r]
+		if R.Fixed {
+			continue
+		}
+		for k := 0; k+1 < len(R.Nodes); k++ {
+			a, b := R.Nodes[k], R.Nodes[k+1]
+			du := max(math.Abs(s.U[b]-s.U[a]), R.RestSeg)
+			if l := s.X[b].Sub(s.X[a]).Norm(); l > divergedStretch*du {
+				return fmt.Errorf("rod %d: nodes %d and %d %.3g m apart, %.3g times their material distance or rest spacing (the solve diverged)", r, a, b, l, l/du)
+			}
 		}
 	}
 	return nil

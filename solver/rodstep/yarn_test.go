@@ -161,3 +161,29 @@ func TestVerifyTouchingStart(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyStretch checks that a step ending with two consecutive nodes
+// farther apart than divergedStretch times the larger of their material
+// distance and the rest spacing (0.1 m) fails as diverged: a 0.1 m segment
+// pulled to 0.35 m fails, to 0.2 m passes; a 0.02 m segment next to a
+// contact node stretched to 0.1 m (five times, but within three rest
+// spacings) passes, to 0.35 m fails.
+func TestVerifyStretch(t *testing.T) {
+	for _, c := range []struct {
+		u2, x2 float64 // node 2's u and x (nodes 0, 1 at u = x = 0, 0.1)
+		fails  bool
+	}{{0.2, 0.45, true}, {0.2, 0.3, false}, {0.12, 0.2, false}, {0.12, 0.45, true}} {
+		s := &State{}
+		s.Rods = []Rod{{Ks: 50, Kb: 1e-3, Rho: 0.01, RestSeg: 0.1, Length: 0.2}}
+		addNode(s, 0, dense.Vec3{0, 0, 0}, 0, true)
+		addNode(s, 0, dense.Vec3{0.1, 0, 0}, 0.1, true)
+		addNode(s, 0, dense.Vec3{c.x2, 0, 0}, c.u2, true)
+		s.Kind = make([]rod.Kind, len(s.X))
+		s.ws.size(len(s.X))
+		s.Assign()
+		err := s.verify()
+		if got := err != nil; got != c.fails {
+			t.Errorf("segment of u %g to length %g: verify says %v, want failure %v", c.u2-0.1, c.x2-0.1, err, c.fails)
+		}
+	}
+}
