@@ -62,8 +62,10 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		// A rest-curved strand laid straight (a weave without crimp) takes
 		// the straight bend: the same energy, without the projection of
 		// the curved bend's Hessian (29% of tablecloth's step).
-		if th := rod.RestTurningAngles(pos); s.RestCurved && !rod.Straight(th) {
-			R.Rest = rod.NewRestCurve(du, th)
+		if s.RestCurved {
+			if th := rod.RestTurningAngles(pos); !rod.Straight(th) {
+				R.Rest = rod.NewRestCurve(du, th)
+			}
 		}
 		st.Step.Rods = append(st.Step.Rods, R)
 		st.Step.ObstacleK = math.Max(st.Step.ObstacleK, rod.ContactStiffness(mat.StretchStiffness, du))

@@ -124,7 +124,10 @@ func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, floa
 		// Newton with the exact Hessians failed, or found a solution that
 		// the yarn check refuses (a local minimum through another yarn):
 		// the step again on the projected Hessians, which stay closer to
-		// the start, before it is halved.
+		// the start, before it is halved. (After a solve that was projected
+		// throughout, the retry differs only in the yarn pairs' rest
+		// distances, ramped once more by detect; skipping it there made
+		// tag stop at step 77.)
 		s.restore(saved)
 		p := set
 		p.AlwaysProject = true
