@@ -301,12 +301,22 @@ type Rods struct {
 	Friction        float64 // Coulomb coefficient at rod-rod contacts
 	ContactDistance float64 // m: segments of different strands this close at load time get a sliding contact
 	ProjectBend     bool    // projected Newton on the bend Hessian
+	Linear          RodLinear
 	Strands         []Strand
 	EdgeNodes       []EdgeNode
 	// Crossings are the persistent contacts of the fabrics' patterns
 	// (SB2020 sec. 5: intra-fabric contacts from the pattern's topology).
 	Crossings []Crossing
 }
+
+// RodLinear is the rod Newton systems' solver.
+type RodLinear uint8
+
+const (
+	RodAuto      RodLinear = iota // direct for small systems, iterative for large
+	RodDirect                     // sparse LDL^T
+	RodIterative                  // conjugate gradients, yarn additive Schwarz preconditioner
+)
 
 // Crossing is a sliding contact between strand A at arc length UA and strand
 // B at arc length UB, Normal (unit) pointing from B's side towards A's.

@@ -178,6 +178,12 @@ func (s *Scene) bodyModel(bi int, remeshAll bool) (model.Body, error) {
 
 func rodsModel(r *Rods) (*model.Rods, error) {
 	m := &model.Rods{EIL: r.EIL, Friction: r.Friction, ContactDistance: r.ContactDistance, ProjectBend: r.ProjectBend}
+	switch r.Linear {
+	case RodLinearDirect:
+		m.Linear = model.RodDirect
+	case RodLinearIterative:
+		m.Linear = model.RodIterative
+	}
 	index := map[string]int{}
 	for si := range r.Strands {
 		s := &r.Strands[si]

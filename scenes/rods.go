@@ -29,7 +29,19 @@ type Rods struct {
 	// the cost per bend element; it finishes runs with soft anchors where
 	// exact Newton fails. Default false.
 	ProjectBend bool `json:"project_bend"`
+	// Linear is the Newton systems' solver: "" or "auto" (direct below
+	// rodstep.AutoIterative unknowns, iterative above), "direct" (sparse
+	// LDL^T) or "iterative" (conjugate gradients with the yarns' own
+	// submatrices as additive Schwarz preconditioner).
+	Linear string `json:"linear"`
 }
+
+// The values of Rods.Linear.
+const (
+	RodLinearAuto      = "auto"
+	RodLinearDirect    = "direct"
+	RodLinearIterative = "iterative"
+)
 
 // Strand is one rod, initially straight from From to To at rest, or curved
 // along Points.
@@ -161,6 +173,11 @@ func (st *Strand) PinNode(k int) int {
 func validateRods(v *validator, r *Rods, p string, names map[string]string) {
 	v.nonNegative(p+".friction", r.Friction)
 	v.positive(p+".contact_distance", r.ContactDistance)
+	switch r.Linear {
+	case "", RodLinearAuto, RodLinearDirect, RodLinearIterative:
+	default:
+		v.fail(p+".linear", "must be %q, %q or %q, got %q", RodLinearAuto, RodLinearDirect, RodLinearIterative, r.Linear)
+	}
 	if len(r.Strands) == 0 && len(r.Fabrics) == 0 {
 		v.fail(p+".strands", "at least one strand or fabric is required when rods is present")
 	}

@@ -8,6 +8,9 @@
 //     linear membrane, discrete hinge bending).
 //   - sparse: 3x3 block-sparse matrices, deterministic parallel assembly, PCG.
 //   - ldlt: supernodal sparse LDL^T with AMD ordering.
+//   - schwarz: conjugate gradients with an overlapping additive Schwarz
+//     preconditioner whose subdomains are factored by ldlt (the rod
+//     Newton systems of large fabrics, one subdomain per yarn).
 //   - qp: convex QP by ADMM with active-set polishing (Weidner 2018 eq. 12).
 //   - blockqp: the same QP when every row lies in one vertex's variables, by an
 //     active-set filtered PCG (the EOL cloth step).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomsim/loom/components"
 	"github.com/loomsim/loom/ecs"
+	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/rod"
 	"github.com/loomsim/loom/solver/rodstep"
@@ -151,6 +152,11 @@ func (g *RodGather) rebuild(w *ecs.World) {
 		e := eq.Get()
 		st.Edges = append(st.Edges, rodstep.Edge{Node: g.index[e.Node], A: e.A, Dir: e.Dir, K: e.K})
 	}
+}
+
+// rodLinear maps the model's rod solver choice to rodstep's.
+var rodLinear = map[model.RodLinear]rodstep.Linear{
+	model.RodAuto: rodstep.LinearAuto, model.RodDirect: rodstep.LinearDirect, model.RodIterative: rodstep.LinearIterative,
 }
 
 // RodNewton takes the implicit rod step (node assignment, then Newton on the

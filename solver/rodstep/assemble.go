@@ -6,6 +6,7 @@ import (
 
 	"github.com/loomsim/loom/solver/ldlt"
 	"github.com/loomsim/loom/solver/rod"
+	"github.com/loomsim/loom/solver/schwarz"
 )
 
 // Assembly of the Newton system, deterministic for any worker count (the
@@ -57,13 +58,17 @@ type assembly struct {
 	nhess   int
 
 	// The pattern was built for these (copies of n, term sizes and maps).
-	patN, patNodes           int
-	patSize                  []int32
-	patIdx, patNode          []int32
-	valid                    bool
-	A                        ldlt.Matrix
-	sym                      *ldlt.Symbolic
-	fac                      *ldlt.Factor
+	patN, patNodes  int
+	patSize         []int32
+	patIdx, patNode []int32
+	valid           bool
+	A               ldlt.Matrix
+	sym             *ldlt.Symbolic
+	fac             *ldlt.Factor
+	// iter replaces sym and fac where the pattern is solved iteratively
+	// (Settings.Linear): conjugate gradients preconditioned by the yarns'
+	// own submatrices (package schwarz).
+	iter                     *schwarz.Solver
 	hPtr, gPtr, xPtr         []int32 // contributions of matrix entry / unknown / node x component
 	hCon, gCon, xCon         []int32 // offsets into thess / tgrad / tgrad
 	diagOrig                 []float64
@@ -325,12 +330,22 @@ func (s *State) buildPattern() error {
 		return -1
 	})
 
-	sym, err := ldlt.Analyze(A, ldlt.AMD)
-	if err != nil {
-		as.valid = false
-		return err
+	as.sym, as.fac, as.iter = nil, nil, nil
+	if w.linear.iterative(n) {
+		it, err := schwarz.New(A, s.yarnSubdomains())
+		if err != nil {
+			as.valid = false
+			return err
+		}
+		as.iter = it
+	} else {
+		sym, err := ldlt.Analyze(A, ldlt.AMD)
+		if err != nil {
+			as.valid = false
+			return err
+		}
+		as.sym = sym
 	}
-	as.sym, as.fac = sym, nil
 	as.patN, as.patNodes = n, len(s.X)
 	as.patIdx = append(as.patIdx[:0], as.locIdx...)
 	as.patNode = append(as.patNode[:0], as.locNode...)
@@ -457,6 +472,12 @@ func (s *State) hessReduce(lo, hi int) {
 // is not positive definite.
 func (s *State) factorOnce() error {
 	as := &s.ws.asm
+	if as.iter != nil {
+		if err := as.iter.Factor(s.Runner, &as.A); err != nil {
+			return err
+		}
+		return s.solveIterative()
+	}
 	if as.fac == nil {
 		f, err := as.sym.Factor(&as.A, nil)
 		if err == nil {
@@ -493,7 +514,7 @@ func (s *State) factorRegularized() (float64, error) {
 		if err == nil {
 			return mu, nil
 		}
-		if _, ok := err.(*ldlt.PivotError); !ok {
+		if !notPositive(err) {
 			return mu, err
 		}
 		if mu == 0 {

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/loomsim/loom/solver/dense"
-	"github.com/loomsim/loom/solver/ldlt"
 	"github.com/loomsim/loom/solver/rod"
 )
 
@@ -29,6 +28,9 @@ type workspace struct {
 	// derivative tests); otherwise compressed segments are projected, and
 	// bend triples with projectBend (Settings.ProjectBend).
 	exactHessian bool
+	linear       Linear    // this solve's linear solver choice (Settings.Linear)
+	rhs          []float64 // the iterative solve's right-hand side, -grad
+	cgIterations int       // conjugate gradient iterations so far
 	projectBend  bool
 	// projectYarn projects the yarn-pair penalty Hessians onto the positive
 	// semidefinite matrices for the rest of this solve; set when the Newton
@@ -60,6 +62,10 @@ func (w *workspace) size(n int) {
 type Result struct {
 	Iterations int // Newton iterations, summed over substeps
 	Halvings   int // times the step was halved after Newton failed
+	// CGIterations are the conjugate gradient iterations of the iterative
+	// linear solves (Settings.Linear), summed over the step's Newton
+	// iterations; 0 with the direct solver.
+	CGIterations int
 }
 
 // Settings of the Newton solve.
@@ -79,6 +85,8 @@ type Settings struct {
 	// iteration on the projected Hessians, as the solver did before
 	// (linear convergence where a projection acted).
 	AlwaysProject bool
+	// Linear chooses how the Newton systems are solved (linear.go).
+	Linear Linear
 }
 
 // DefaultSettings are 100 iterations, 1e-9 m and 6 halvings. Where the
@@ -105,7 +113,10 @@ var ErrNoConvergence = errors.New("Newton did not converge")
 // (recursively, up to MaxHalvings levels). targetAt gives pinned nodes'
 // prescribed positions at a time offset in (0, h] from the step's start.
 func (s *State) Step(h float64, set Settings, targetAt func(i int, dt float64) dense.Vec3) (Result, error) {
-	return s.step(h, 0, h, set, targetAt, 0)
+	cg := s.ws.cgIterations
+	res, err := s.step(h, 0, h, set, targetAt, 0)
+	res.CGIterations = s.ws.cgIterations - cg
+	return res, err
 }
 
 func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, float64) dense.Vec3, depth int) (Result, error) {
@@ -365,7 +376,7 @@ func (s *State) direction(h float64, exact bool) (phi, mu float64, err error) {
 	phi = s.eval(w.q, h, 2)
 	if exact {
 		err = s.factorOnce()
-		if _, notPD := err.(*ldlt.PivotError); notPD {
+		if notPositive(err) {
 			w.exactHessian = false
 			s.eval(w.q, h, 2)
 		}
@@ -375,6 +386,9 @@ func (s *State) direction(h float64, exact bool) (phi, mu float64, err error) {
 	}
 	if err != nil {
 		return phi, mu, err
+	}
+	if w.asm.iter != nil {
+		return phi, mu, nil // factorOnce solved for w.dq
 	}
 	for k := range w.dq {
 		w.dq[k] = -w.grad[k]
@@ -470,6 +484,7 @@ func (s *State) debugIteration(h float64, it int, phi, slope, step, mu float64) 
 func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 	w := &s.ws
 	w.projectBend, w.projectYarn = set.ProjectBend, false
+	w.linear = set.Linear
 	copy(w.xn, s.X)
 	copy(w.un, s.U)
 	for _, c := range s.Contacts {
