@@ -469,7 +469,11 @@ func (s *State) hessReduce(lo, hi int) {
 }
 
 // factorOnce factors the assembled matrix as it is: a PivotError where it
-// is not positive definite.
+// is not positive definite. An iteratively solved pattern factors its
+// yarns' submatrices and solves for the Newton update w.dq right away
+// (solveIterative), for its conjugate gradients are what find a matrix
+// that is not positive definite (notPositive) though every yarn's
+// submatrix is.
 func (s *State) factorOnce() error {
 	as := &s.ws.asm
 	if as.iter != nil {

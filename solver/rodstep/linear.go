@@ -3,6 +3,7 @@ package rodstep
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/loomsim/loom/solver/ldlt"
 	"github.com/loomsim/loom/solver/schwarz"
@@ -48,7 +49,10 @@ func (l Linear) iterative(n int) bool {
 // Newton direction: Newton's convergence test and line search are
 // unchanged), cgLoose the residual a solve that runs out of iterations must
 // still reach for its direction to be taken, and cgMaxIterations the
-// iterations it may take.
+// iterations it may take. Measured on tablecloth's first 60 steps (6 x 6
+// yarns a layer, run iteratively): 1e-6 takes the direct solver's Newton
+// iterations (718, 1 halving, 61 s); 1e-3 (963 iterations, 2 halvings,
+// 44 s) and 1e-4 (1043, 3 halvings, 71 s) leave its trajectory.
 const (
 	cgTol           = 1e-6
 	cgLoose         = 1e-2
@@ -57,30 +61,65 @@ const (
 
 // yarnSubdomains lists each rod's unknowns: those of its segment and bend
 // terms (its nodes' positions and Eulerian coordinates, and the positions
-// its contact nodes share with other rods'), so that subdomains overlap at
-// the shared contact positions. Unknowns of no rod's terms are left out
-// (schwarz preconditions them by their diagonal). Measured on tablecloth
-// with three layers of 12 x 12 yarns (9,058 unknowns, its first 10 steps):
-// 520 iterations per solve; adding to each rod's subdomain the unknowns of
-// the penalties, contacts and anchors that touch it left the iterations
-// unchanged, and a coarse level of region translations (and of the regions'
-// Eulerian shifts per rod), added to the subdomain solves, cut them by 4%,
-// at more than 4% of the cost: neither is kept. Boxes of 6 and 12 rest
-// segments with one segment of overlap as subdomains took 200 and 140
-// iterations, but their factors (2D patches, which fill) made the steps 3x
-// slower.
+// its contact nodes share with other rods', where subdomains overlap), and
+// all the unknowns of each yarn penalty pair and soft contact that touches
+// them, so that a stiff coupling between two yarns lies inside both
+// subdomains. Without those, tablecloth (run iteratively) needed up to 5000
+// iterations per solve from step 44, when the layers' yarn penalties grow
+// stiff, and halved its steps where the direct solver did not; with them
+// its first 60 steps take the direct solver's Newton iterations (718
+// against 719). Unknowns of no rod's terms are left out (schwarz
+// preconditions them by their diagonal).
+//
+// Also measured, on tablecloth with three layers of 12 x 12 yarns (9,058
+// unknowns, first 10 steps, 520 iterations per solve): a coarse level of
+// region translations (and of the regions' Eulerian shifts per rod) added
+// to the subdomain solves cut the iterations by 4% at more than 4% of the
+// cost; boxes of 6 and 12 rest segments with one segment of overlap as
+// subdomains took 200 and 140 iterations, but their factors (2D patches,
+// which fill) made the steps 3x slower. Neither is kept.
 func (s *State) yarnSubdomains() [][]int32 {
 	as := &s.ws.asm
-	seen := make([]int32, s.ws.n) // 1 + the last rod that listed it
+	owner := make([]int32, s.ws.n) // 1 + the (last) rod whose segments or bends list it
+	seen := make([]int32, s.ws.n)  // 1 + the last subdomain that listed it
 	sub := make([][]int32, len(s.Rods))
+	add := func(r, i int32) {
+		if seen[i] != r+1 {
+			seen[i] = r + 1
+			sub[r] = append(sub[r], i)
+		}
+	}
 	for _, t := range as.terms {
 		if t.kind != termSegment && t.kind != termBend {
 			continue
 		}
 		for _, i := range as.locIdx[t.loc : t.loc+int(t.n)] {
-			if i >= 0 && seen[i] != t.rod+1 {
-				seen[i] = t.rod + 1
-				sub[t.rod] = append(sub[t.rod], i)
+			if i >= 0 {
+				owner[i] = t.rod + 1
+				add(t.rod, i)
+			}
+		}
+	}
+	for r := range sub {
+		for _, i := range sub[r] {
+			seen[i] = 0
+		}
+	}
+	// Terms coupling yarns (yarn penalties, soft contacts): each yarn they
+	// touch takes in all their unknowns.
+	for _, t := range as.terms {
+		if t.kind != termYarn && t.kind != termContact {
+			continue
+		}
+		loc := as.locIdx[t.loc : t.loc+int(t.n)]
+		for _, i := range loc {
+			if i < 0 || owner[i] == 0 {
+				continue
+			}
+			for _, j := range loc {
+				if j >= 0 && !slices.Contains(sub[owner[i]-1], j) {
+					sub[owner[i]-1] = append(sub[owner[i]-1], j)
+				}
 			}
 		}
 	}
