@@ -81,14 +81,7 @@ const (
 func (s *State) yarnSubdomains() [][]int32 {
 	as := &s.ws.asm
 	owner := make([]int32, s.ws.n) // 1 + the (last) rod whose segments or bends list it
-	seen := make([]int32, s.ws.n)  // 1 + the last subdomain that listed it
 	sub := make([][]int32, len(s.Rods))
-	add := func(r, i int32) {
-		if seen[i] != r+1 {
-			seen[i] = r + 1
-			sub[r] = append(sub[r], i)
-		}
-	}
 	for _, t := range as.terms {
 		if t.kind != termSegment && t.kind != termBend {
 			continue
@@ -96,13 +89,8 @@ func (s *State) yarnSubdomains() [][]int32 {
 		for _, i := range as.locIdx[t.loc : t.loc+int(t.n)] {
 			if i >= 0 {
 				owner[i] = t.rod + 1
-				add(t.rod, i)
+				sub[t.rod] = append(sub[t.rod], i)
 			}
-		}
-	}
-	for r := range sub {
-		for _, i := range sub[r] {
-			seen[i] = 0
 		}
 	}
 	// Terms coupling yarns (yarn penalties, soft contacts): each yarn they
@@ -117,11 +105,15 @@ func (s *State) yarnSubdomains() [][]int32 {
 				continue
 			}
 			for _, j := range loc {
-				if j >= 0 && !slices.Contains(sub[owner[i]-1], j) {
+				if j >= 0 {
 					sub[owner[i]-1] = append(sub[owner[i]-1], j)
 				}
 			}
 		}
+	}
+	for r := range sub {
+		slices.Sort(sub[r])
+		sub[r] = slices.Compact(sub[r])
 	}
 	return sub
 }
