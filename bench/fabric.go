@@ -30,6 +30,7 @@ type FabricResult struct {
 	Nodes, EoLMax, EILMax int
 	Contacts              int     // rod-rod contacts at the end
 	Newton                float64 // Newton iterations per step (mean)
+	CG                    float64 // conjugate gradient iterations per Newton iteration (mean; 0: direct solves)
 	SecPerStep            float64 // median wall seconds per step
 	BytesPerNode          float64 // live heap after loading and the timed steps, per node
 }
@@ -48,7 +49,7 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 	defer sim.Close()
 	r := FabricResult{Case: c.Name, Workers: workers}
 	times := make([]float64, steps)
-	newton := 0
+	newton, cg := 0, 0
 	for i := range times {
 		t0 := time.Now()
 		if err := sim.Step(); err != nil {
@@ -57,10 +58,14 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 		times[i] = time.Since(t0).Seconds()
 		st := sim.Measure()
 		newton += st.NewtonIter
+		cg += st.RodCGIter
 		r.Nodes, r.Contacts = st.Nodes, st.Contacts
 		r.EoLMax, r.EILMax = max(r.EoLMax, st.EoLNodes), max(r.EILMax, st.EILNodes)
 	}
 	r.Newton = float64(newton) / float64(steps)
+	if newton > 0 {
+		r.CG = float64(cg) / float64(newton)
+	}
 	r.SecPerStep = median(times)
 	// The live heap with the scene loaded and stepped (its Newton
 	// workspaces and factor allocated), garbage collected: HeapInuse
@@ -76,18 +81,19 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 
 // RunFabric measures every fabric case with each worker count and prints the
 // table: nodes, the most EoL and EIL nodes, contacts, Newton iterations per
-// step, seconds per step, node-steps per second and heap bytes per node.
+// step, conjugate gradient iterations per Newton iteration, seconds per
+// step, node-steps per second and heap bytes per node.
 func RunFabric(w io.Writer, cases []Case, workers []int, steps int) error {
 	fmt.Fprintf(w, "\nyarn-level fabrics (Sanchez-Banderas 2020 Table 1 scenes at preview size), %d steps each; cpu: %s\n", steps, ecs.CPU())
-	fmt.Fprintf(w, "%-14s %7s %7s %7s %7s %8s %8s %10s %13s %10s\n", "case", "workers", "nodes", "EoL max", "EIL max", "contacts", "newton", "s/step", "node-steps/s", "bytes/node")
+	fmt.Fprintf(w, "%-14s %7s %7s %7s %7s %8s %8s %9s %10s %13s %10s\n", "case", "workers", "nodes", "EoL max", "EIL max", "contacts", "newton", "cg/newton", "s/step", "node-steps/s", "bytes/node")
 	for _, c := range cases {
 		for _, k := range workers {
 			r, err := MeasureFabric(c, k, steps)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "%-14s %7d %7d %7d %7d %8d %8.1f %10.4f %13.0f %10.0f\n", r.Case, r.Workers, r.Nodes, r.EoLMax, r.EILMax,
-				r.Contacts, r.Newton, r.SecPerStep, float64(r.Nodes)/r.SecPerStep, r.BytesPerNode)
+			fmt.Fprintf(w, "%-14s %7d %7d %7d %7d %8d %8.1f %9.0f %10.4f %13.0f %10.0f\n", r.Case, r.Workers, r.Nodes, r.EoLMax, r.EILMax,
+				r.Contacts, r.Newton, r.CG, r.SecPerStep, float64(r.Nodes)/r.SecPerStep, r.BytesPerNode)
 		}
 	}
 	return nil

@@ -39,6 +39,7 @@ type Stats struct {
 	EoLNodes       int     `json:"eol_nodes"`              // of which EoL
 	EILNodes       int     `json:"eil_nodes"`              // of which EIL
 	NewtonIter     int     `json:"newton_iterations"`      // rod Newton iterations of the last step
+	RodCGIter      int     `json:"rod_cg_iterations"`      // conjugate gradient iterations of those Newton iterations' solves (0: solved directly)
 	StepHalvings   int     `json:"step_halvings"`          // rod step halvings since the previous record
 	// Remeshing (scenes with remeshed bodies only): operations since the
 	// previous record and the edge sizes (Narain 2012 eq. 1,
@@ -134,6 +135,7 @@ func (s *Sim) Measure() Stats {
 		}
 		out.Contacts += len(st.Contacts)
 		out.NewtonIter = r.LastResult.Iterations
+		out.RodCGIter = r.LastResult.CGIterations
 		out.StepHalvings = r.halvings
 		r.halvings = 0
 		ke, el, grav, strain := st.Energies()
