@@ -15,7 +15,9 @@
 // unknowns, its x is interpolated (eq. 3).
 //
 // It works on gathered flat arrays and knows nothing of the ECS; the kernels
-// come from package rod and the linear solves from package ldlt.
+// come from package rod and the linear solves from package ldlt (sparse
+// LDL^T) or, for large systems, package schwarz (conjugate gradients with
+// the yarns as additive Schwarz subdomains; Settings.Linear, linear.go).
 package rodstep
 
 import (
