@@ -209,20 +209,12 @@ func TestApplyIsAdditiveSchwarz(t *testing.T) {
 	mx, my := make([]float64, n), make([]float64, n)
 	s.Apply(nil, x, mx)
 	s.Apply(nil, y, my)
-	if a, b := dot(y, mx), dot(x, my); math.Abs(a-b) > 1e-12*math.Abs(a) {
+	if a, b := floats.Dot(y, mx), floats.Dot(x, my); math.Abs(a-b) > 1e-12*math.Abs(a) {
 		t.Errorf("not symmetric: y.Mx %v, x.My %v", a, b)
 	}
-	if dot(x, mx) <= 0 {
+	if floats.Dot(x, mx) <= 0 {
 		t.Error("not positive")
 	}
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 // One subdomain holding every unknown is the exact inverse: CG converges in
