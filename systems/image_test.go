@@ -57,6 +57,9 @@ func TestStateImageBitwise(t *testing.T) {
 		{"rod-drop", nil, 200, func(s *Sim) (string, bool) {
 			return "rod obstacles", len(s.Rods.Step.Obstacles) > 0
 		}},
+		{"rod-drop", [][2]string{{"rods.linear", "iterative"}}, 200, func(s *Sim) (string, bool) {
+			return "rod systems solved iteratively", s.Rods.Step.Iterative()
+		}},
 		{"paper-drape", [][2]string{{"bodies.0.resolution", "11"}}, 200, func(s *Sim) (string, bool) {
 			return "developable bodies", s.Developable != nil && len(s.Developable.bodies) > 0
 		}},

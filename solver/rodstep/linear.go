@@ -118,6 +118,10 @@ func (s *State) yarnSubdomains() [][]int32 {
 	return sub
 }
 
+// Iterative reports whether the last solve's systems were solved
+// iteratively.
+func (s *State) Iterative() bool { return s.ws.asm.iter != nil }
+
 // solveIterative solves the factored system for the Newton update w.dq.
 // Non-positive curvature in the iteration is reported as a matrix that is
 // not positive definite (notPositive), as a pivot would be.
