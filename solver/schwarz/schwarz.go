@@ -219,21 +219,6 @@ func (s *Solver) Matches(A *ldlt.Matrix) bool {
 	return A.N == s.n && slices.Equal(A.ColPtr, s.colPtr) && slices.Equal(A.RowIdx, s.rowIdx)
 }
 
-// Subdomains returns the number of subdomains and the unknowns they hold
-// together (counted once per subdomain).
-func (s *Solver) Subdomains() (count, unknowns int) {
-	return len(s.subs), len(s.memSub)
-}
-
-// NnzL returns the nonzeros of the subdomains' factors together.
-func (s *Solver) NnzL() int {
-	t := 0
-	for b := range s.subs {
-		t += s.subs[b].sym.NnzL()
-	}
-	return t
-}
-
 func (s *Solver) bind() {
 	if s.factorBody == nil {
 		s.factorBody, s.applyBody, s.gatherBody = s.factorRange, s.applyRange, s.gatherRange
