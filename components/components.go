@@ -171,6 +171,8 @@ type RodContact struct {
 	Pulling     int // consecutive steps with a pulling (negative) normal force
 	// Mu is the Coulomb coefficient of the contact's anchor friction.
 	Mu float64
+	// Cohesion (N) is added to the friction bound: |f| <= Cohesion + Mu N.
+	Cohesion float64
 	// Persistent marks a crossing of a woven fabric's pattern: its yarns
 	// interlace, so a pulling normal force does not release it (only a node
 	// leaving its rod does).

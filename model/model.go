@@ -325,6 +325,8 @@ type Crossing struct {
 	UA, UB float64
 	Normal dense.Vec3
 	Mu     float64 // Coulomb coefficient of its anchors (the fabric's own friction)
+	// Cohesion (N) is added to the anchors' friction bound mu N.
+	Cohesion float64
 	// Persistent: the yarns interlace here (a woven crossing), so a pulling
 	// normal force does not release the contact.
 	Persistent bool

@@ -50,7 +50,15 @@ type Fabric struct {
 	// Friction is the Coulomb coefficient at the fabric's own crossings
 	// (its yarns' friction on each other); nil: rods.friction, which also
 	// holds between this fabric and other fabrics and strands.
-	Friction *float64       `json:"friction"`
+	Friction *float64 `json:"friction"`
+	// Cohesion (N) is added to the friction bound at the fabric's own
+	// crossings: the force a crossing holds before it slides even where the
+	// yarns press on each other with no normal force (Mohr-Coulomb:
+	// |f| <= cohesion + mu N). It stands for the interlock of real woven
+	// yarns, pressed together by the crimp they are woven with, which
+	// straight model yarns crossing at a shared point do not have: without
+	// it a hanging frictional weave slides apart. 0/absent: none.
+	Cohesion float64        `json:"cohesion"`
 	Pins     []FabricPin    `json:"pins"`  // may be empty/absent
 	Fixed    bool           `json:"fixed"` // every yarn held in place
 	built    *fabric.Fabric // the geometry, built when the scene is validated
@@ -130,6 +138,7 @@ func validateFabric(v *validator, f *Fabric, p string, names map[string]string) 
 	v.nonNegative(p+".material.bending_stiffness", m.BendingStiffness)
 	v.positive(p+".material.linear_density", m.LinearDensity)
 	v.nonNegative(p+".material.damping", m.Damping)
+	v.nonNegative(p+".cohesion", f.Cohesion)
 	if f.Friction != nil {
 		v.nonNegative(p+".friction", *f.Friction)
 	}
@@ -200,7 +209,7 @@ func fabricStrands(m *model.Rods, fi int, f *Fabric) error {
 		if !c.Over {
 			n = n.Scale(-1)
 		}
-		m.Crossings = append(m.Crossings, model.Crossing{A: first + c.A, B: first + c.B, UA: c.UA, UB: c.UB, Normal: n, Mu: mu, Persistent: f.Type == FabricWoven})
+		m.Crossings = append(m.Crossings, model.Crossing{A: first + c.A, B: first + c.B, UA: c.UA, UB: c.UB, Normal: n, Mu: mu, Cohesion: f.Cohesion, Persistent: f.Type == FabricWoven})
 	}
 	return nil
 }

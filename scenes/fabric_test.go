@@ -26,6 +26,7 @@ func TestFabricValidationErrors(t *testing.T) {
 		{"edge", "tag", func(m map[string]any) { fab(m)["pins"] = []any{map[string]any{"edge": "middle"}} }, []string{"rods.fabrics[0].pins[0].edge", "left, right, bottom or top"}},
 		{"name", "tablecloth", func(m map[string]any) { fab(m)["name"] = "table" }, []string{"rods.fabrics[0].name"}},
 		{"friction", "tablecloth", func(m map[string]any) { fab(m)["friction"] = -0.1 }, []string{"rods.fabrics[0].friction"}},
+		{"cohesion", "tablecloth", func(m map[string]any) { fab(m)["cohesion"] = -1e-3 }, []string{"rods.fabrics[0].cohesion"}},
 		{"points and to", "rod-hang", func(m map[string]any) {
 			strandOf(m, 0)["points"] = []any{[]any{0, 0, 1}, []any{0.2, 0.1, 1}}
 		}, []string{"rods.strands[0].points", "either points or from/to"}},
@@ -151,5 +152,36 @@ func TestFabricFriction(t *testing.T) {
 	}
 	if count[0.7] != 36 || count[0.2] != 72 {
 		t.Errorf("crossings by friction %v, want 36 at 0.7 and 72 at 0.2", count)
+	}
+}
+
+// TestFabricCohesion: a fabric's cohesion goes to its own crossings only.
+func TestFabricCohesion(t *testing.T) {
+	sc, err := Builtin("tablecloth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"rods.fabrics.0.cohesion", "0"}, {"rods.fabrics.1.cohesion", "0.004"}, {"rods.fabrics.2.cohesion", "0"}} {
+		if err := sc.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := sc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[float64]int{}
+	for _, c := range m.Rods.Crossings {
+		want := 0.0
+		if m.Rods.Strands[c.A].Fabric == 2 {
+			want = 0.004
+		}
+		if c.Cohesion != want {
+			t.Fatalf("crossing of fabric %d: cohesion %v, want %v", m.Rods.Strands[c.A].Fabric, c.Cohesion, want)
+		}
+		count[c.Cohesion]++
+	}
+	if count[0.004] != 36 || count[0] != 72 {
+		t.Errorf("crossings by cohesion %v, want 36 at 0.004 and 72 at 0", count)
 	}
 }

@@ -91,7 +91,7 @@ func (g *RodGather) Step(w *ecs.World) error {
 	}
 	for k, e := range s.Contacts {
 		c := g.contact.Get(e)
-		st.Contacts[k] = rodstep.Contact{P: g.index[c.P], Q: g.index[c.Q], Normal: c.Normal, K: c.K, NormalForce: c.NormalForce, Mu: c.Mu}
+		st.Contacts[k] = rodstep.Contact{P: g.index[c.P], Q: g.index[c.Q], Normal: c.Normal, K: c.K, NormalForce: c.NormalForce, Mu: c.Mu, Cohesion: c.Cohesion}
 	}
 	return nil
 }

@@ -57,8 +57,9 @@ func (a *Anchor) Update(force, normalForce, mu float64) {
 }
 
 // Slide ends a step of an anchor whose node moved from u0 to u under the
-// friction bound mu normalForce (negative normal forces count as 0), and
-// sets the state the next step takes:
+// friction bound (>= 0: mu N with the contact's normal force N, negative
+// normal forces counting as 0, plus any cohesion), and sets the state the
+// next step takes:
 //
 //   - sticking, |Kf (u - U)| <= bound: unchanged;
 //   - sticking, beyond the bound: it starts sliding in the direction of the
@@ -69,8 +70,7 @@ func (a *Anchor) Update(force, normalForce, mu float64) {
 // After a slide (kept or ended) the anchor trails u by bound/Kf, so the
 // spring, when it takes over again, starts at the force the kinetic friction
 // had: the friction force stays continuous across the switch.
-func (a *Anchor) Slide(u0, u, normalForce, mu float64) {
-	bound := max(mu*normalForce, 0)
+func (a *Anchor) Slide(u0, u, bound float64) {
 	if a.Slip == 0 {
 		f := a.Force(u)
 		if math.Abs(f) <= bound {

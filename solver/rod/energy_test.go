@@ -338,24 +338,24 @@ func TestAnchor(t *testing.T) {
 // over at the kinetic friction force) when the node stops.
 func TestAnchorSlide(t *testing.T) {
 	a := Anchor{U: 0, Kf: 100}
-	a.Slide(0, 0.01, 2, 0.5) // force 1 <= bound 1
+	a.Slide(0, 0.01, 1) // force 1 <= bound 1
 	if a.Slip != 0 || a.U != 0 {
 		t.Fatalf("within the bound: %+v", a)
 	}
-	a.Slide(0.01, 0.03, 2, 0.5) // force 3 > 1: slides towards +u
+	a.Slide(0.01, 0.03, 1) // force 3 > 1: slides towards +u
 	if a.Slip != 1 || math.Abs(a.Force(0.03)-1) > 1e-12 {
 		t.Fatalf("beyond the bound: %+v, force %g", a, a.Force(0.03))
 	}
-	a.Slide(0.03, 0.05, 2, 0.5) // still moving towards +u
+	a.Slide(0.03, 0.05, 1) // still moving towards +u
 	if a.Slip != 1 || math.Abs(a.Force(0.05)-1) > 1e-12 {
 		t.Fatalf("sliding on: %+v", a)
 	}
-	a.Slide(0.05, 0.049, 2, 0.5) // turned back: sticks, spring at the bound
+	a.Slide(0.05, 0.049, 1) // turned back: sticks, spring at the bound
 	if a.Slip != 0 || math.Abs(a.Force(0.049)-1) > 1e-12 {
 		t.Fatalf("stopped: %+v", a)
 	}
 	b := Anchor{U: 0, Kf: 100}
-	b.Slide(0, -0.02, -1, 0.5) // a pulling contact: no friction at all
+	b.Slide(0, -0.02, 0) // a pulling contact: no friction at all
 	if b.Slip != -1 || b.Force(-0.02) != 0 {
 		t.Fatalf("pulling contact: %+v", b)
 	}

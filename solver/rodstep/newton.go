@@ -38,6 +38,7 @@ type workspace struct {
 	projectYarn bool
 	normal      []float64    // per node: its contact's normal force of the last step
 	mu          []float64    // per node: its contact's Coulomb coefficient
+	cohesion    []float64    // per node: its contact's cohesion (N)
 	xn          []dense.Vec3 // positions at the start of the step
 	un          []float64
 	mass        [][64]float64 // lagged segment masses, in segment order
@@ -54,7 +55,7 @@ func (w *workspace) size(n int) {
 	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
 	w.gx = make([]dense.Vec3, n)
 	w.root = make([]int32, n)
-	w.normal, w.mu = make([]float64, n), make([]float64, n)
+	w.normal, w.mu, w.cohesion = make([]float64, n), make([]float64, n), make([]float64, n)
 	w.xn, w.un = make([]dense.Vec3, n), make([]float64, n)
 }
 
@@ -490,6 +491,7 @@ func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 	for _, c := range s.Contacts {
 		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
 		w.mu[c.P], w.mu[c.Q] = c.Mu, c.Mu
+		w.cohesion[c.P], w.cohesion[c.Q] = c.Cohesion, c.Cohesion
 	}
 	s.number(target)
 	s.lagObstacles()
@@ -587,7 +589,7 @@ func (s *State) finish(h float64) {
 		}
 		for _, i := range [2]int32{c.P, c.Q} {
 			if a := &s.Anchor[i]; a.Kf > 0 {
-				a.Slide(w.un[i], s.U[i], c.NormalForce, c.Mu)
+				a.Slide(w.un[i], s.U[i], c.FrictionBound())
 			}
 		}
 	}

@@ -60,6 +60,20 @@ type Contact struct {
 	// Normal, from the last step (negative: the rods pull each other).
 	NormalForce float64
 	Mu          float64 // Coulomb coefficient of its nodes' anchors
+	// Cohesion (N) is added to the anchors' friction bound, which is
+	// Cohesion + Mu max(NormalForce, 0).
+	Cohesion float64
+}
+
+// FrictionBound is the largest friction force the contact's anchors hold:
+// Cohesion + Mu max(NormalForce, 0) (a pulling contact keeps only the
+// cohesion).
+func (c *Contact) FrictionBound() float64 {
+	return frictionBound(c.Cohesion, c.Mu, c.NormalForce)
+}
+
+func frictionBound(cohesion, mu, normalForce float64) float64 {
+	return cohesion + mu*max(normalForce, 0)
 }
 
 // Edge holds node Node on the line A + s Dir (a sharp obstacle edge) by a stiff

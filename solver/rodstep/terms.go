@@ -286,8 +286,9 @@ func (s *State) point(q []float64, i int32) rod.ContactPoint {
 // anchorTerm is node i's Eulerian friction (Cirio et al. 2014) taken
 // implicitly in the stick or slide state the anchor entered the step with
 // (rod.Anchor.Slide). Sticking: the anchor spring 1/2 Kf (u - U)^2. Sliding
-// towards s = +-1, with d = s (u - u_n) the slide within the step and B = mu N
-// (N the contact's normal force of the last step): kinetic friction B d
+// towards s = +-1, with d = s (u - u_n) the slide within the step and B =
+// c + mu max(N, 0) (N the contact's normal force of the last step, c its
+// cohesion; Contact.FrictionBound): kinetic friction B d
 // while the node slides on (d >= 0), and where it would turn back the
 // spring 1/2 Kf d^2 + B d, which lets the friction stop the node but not
 // push it back by more than B/Kf: friction only dissipates. (A plain linear
@@ -306,7 +307,7 @@ func (s *State) anchorTerm(i int, u float64) (e, f, k float64) {
 		d := u - a.U
 		return 0.5 * a.Kf * d * d, a.Kf * d, a.Kf
 	}
-	b := s.ws.mu[i] * max(s.ws.normal[i], 0)
+	b := frictionBound(s.ws.cohesion[i], s.ws.mu[i], s.ws.normal[i])
 	if b == 0 {
 		return 0, 0, 0
 	}
