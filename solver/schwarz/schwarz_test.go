@@ -97,6 +97,19 @@ func relErr(x, ref []float64) float64 {
 	return floats.Distance(x, ref, 2) / floats.Norm(ref, 2)
 }
 
+// factored returns the solver for A over subdomains sub, factored by r.
+func factored(t *testing.T, r sparse.Runner, A *ldlt.Matrix, sub [][]int32) *Solver {
+	t.Helper()
+	s, err := New(A, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Factor(r, A); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // The CG solution agrees with a dense Cholesky solve, with overlapping
 // subdomains (each chain extended by its neighbour's first unknowns) and
 // with unknowns in no subdomain.
@@ -106,13 +119,7 @@ func TestSolveMatchesDense(t *testing.T) {
 	n := A.N
 	sub[0] = append(sub[0], sub[1][:5]...) // overlap
 	sub[5] = sub[5][:15]                   // five unknowns in no subdomain
-	s, err := New(A, sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Factor(nil, A); err != nil {
-		t.Fatal(err)
-	}
+	s := factored(t, nil, A, sub)
 	b := randVec(rng, n)
 	x := make([]float64, n)
 	res, err := s.Solve(nil, b, x, 1e-12, 1000)
@@ -140,13 +147,7 @@ func TestSolveMatchesDense(t *testing.T) {
 func TestMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	A, d, sub := chains(rng, 4, 10, 20, 1.1)
-	s, err := New(A, sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Factor(nil, A); err != nil {
-		t.Fatal(err)
-	}
+	s := factored(t, nil, A, sub)
 	x := randVec(rng, A.N)
 	y := make([]float64, A.N)
 	s.Mul(nil, x, y)
@@ -166,13 +167,7 @@ func TestApplyIsAdditiveSchwarz(t *testing.T) {
 	n := A.N
 	sub[0] = append(sub[0], 8, 9) // overlap with chain 1
 	sub[2] = sub[2][:6]           // unknowns 22, 23 alone
-	s, err := New(A, sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Factor(nil, A); err != nil {
-		t.Fatal(err)
-	}
+	s := factored(t, nil, A, sub)
 	in := randVec(rng, n)
 	out := make([]float64, n)
 	s.Apply(nil, in, out)
@@ -247,13 +242,7 @@ func TestRunnersBitwise(t *testing.T) {
 	b := randVec(rng, A.N)
 	var ref []float64
 	for _, r := range []sparse.Runner{nil, sparse.Serial{}, testrun.Chunked{Workers: 3, Grain: 1}, testrun.Chunked{Workers: 8, Grain: 5}} {
-		s, err := New(A, sub)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Factor(r, A); err != nil {
-			t.Fatal(err)
-		}
+		s := factored(t, r, A, sub)
 		x := make([]float64, A.N)
 		if _, err := s.Solve(r, b, x, 1e-10, 1000); err != nil {
 			t.Fatal(err)
