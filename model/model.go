@@ -300,10 +300,14 @@ type Rods struct {
 	EIL             bool    // allow EIL nodes
 	Friction        float64 // Coulomb coefficient at rod-rod contacts
 	ContactDistance float64 // m: segments of different strands this close at load time get a sliding contact
-	ProjectBend     bool    // projected Newton on the bend Hessian
-	Linear          RodLinear
-	Strands         []Strand
-	EdgeNodes       []EdgeNode
+	// ReleaseSteps is how many consecutive steps a contact that is not a
+	// woven crossing must pull its rods together before it is removed
+	// (SB2020 sec. 5 removes it at the first pull); 0: the default, 50.
+	ReleaseSteps int
+	ProjectBend  bool // projected Newton on the bend Hessian
+	Linear       RodLinear
+	Strands      []Strand
+	EdgeNodes    []EdgeNode
 	// Crossings are the persistent contacts of the fabrics' patterns
 	// (SB2020 sec. 5: intra-fabric contacts from the pattern's topology).
 	Crossings []Crossing

@@ -27,6 +27,7 @@ func TestFabricValidationErrors(t *testing.T) {
 		{"name", "tablecloth", func(m map[string]any) { fab(m)["name"] = "table" }, []string{"rods.fabrics[0].name"}},
 		{"friction", "tablecloth", func(m map[string]any) { fab(m)["friction"] = -0.1 }, []string{"rods.fabrics[0].friction"}},
 		{"cohesion", "tablecloth", func(m map[string]any) { fab(m)["cohesion"] = -1e-3 }, []string{"rods.fabrics[0].cohesion"}},
+		{"release steps", "tablecloth", func(m map[string]any) { rodsOf(m)["release_steps"] = -1 }, []string{"rods.release_steps", "0..1048576"}},
 		{"points and to", "rod-hang", func(m map[string]any) {
 			strandOf(m, 0)["points"] = []any{[]any{0, 0, 1}, []any{0.2, 0.1, 1}}
 		}, []string{"rods.strands[0].points", "either points or from/to"}},
@@ -124,6 +125,9 @@ func TestFabricFriction(t *testing.T) {
 	sc, err := Builtin("tablecloth")
 	if err != nil {
 		t.Fatal(err)
+	}
+	for k := range sc.Rods.Fabrics {
+		sc.Rods.Fabrics[k].Friction = nil // the built-in gives each its own
 	}
 	for _, kv := range [][2]string{{"rods.friction", "0.2"}, {"rods.fabrics.1.friction", "0.7"}} {
 		if err := sc.Set(kv[0], kv[1]); err != nil {

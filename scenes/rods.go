@@ -15,6 +15,10 @@ import (
 // scenes/README.md documents the same number (a cmd/loom test reads it).
 const MaxRodNodes = 1 << 18
 
+// MaxReleaseSteps bounds Rods.ReleaseSteps (beyond it a pulling contact is
+// never released in any scene's run).
+const MaxReleaseSteps = 1 << 20
+
 // Rods holds a scene's rods (yarns): elastic strands simulated with
 // Eulerian-on-Lagrangian nodes (Sanchez-Banderas et al. 2020).
 type Rods struct {
@@ -24,6 +28,11 @@ type Rods struct {
 	Strands         []Strand   `json:"strands"`          // at least one strand or fabric when rods is present
 	Fabrics         []Fabric   `json:"fabrics"`          // yarn-level patches built from their patterns; may be empty/absent
 	EdgeNodes       []EdgeNode `json:"edge_nodes"`       // may be empty/absent
+	// ReleaseSteps is how many consecutive steps a sliding contact that is
+	// not a woven crossing must pull its rods together before it is
+	// removed; 0/absent: 50 (rods started straight pull at their contacts
+	// for a few steps while they settle).
+	ReleaseSteps int `json:"release_steps"`
 	// ProjectBend makes Newton use the bend Hessian projected to positive
 	// semi-definite (projected Newton) instead of the exact one: about 10x
 	// the cost per bend element; it finishes runs with soft anchors where
@@ -173,6 +182,9 @@ func (st *Strand) PinNode(k int) int {
 func validateRods(v *validator, r *Rods, p string, names map[string]string) {
 	v.nonNegative(p+".friction", r.Friction)
 	v.positive(p+".contact_distance", r.ContactDistance)
+	if r.ReleaseSteps < 0 || r.ReleaseSteps > MaxReleaseSteps {
+		v.fail(p+".release_steps", "must be in 0..%d (0: the default, 50), got %d", MaxReleaseSteps, r.ReleaseSteps)
+	}
 	switch r.Linear {
 	case "", RodLinearAuto, RodLinearDirect, RodLinearIterative:
 	default:

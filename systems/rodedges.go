@@ -21,8 +21,9 @@ import (
 // out along the edge's bisector; the yarn then slides through the node in u.
 // An edge node whose u leaves its rod (the yarn slid off the edge), or, for
 // one it placed, whose u comes within a rest segment of an end or whose
-// spring held the yarn down rather than up for pullSteps steps in a row (the
-// yarn lifted off), is removed with its node.
+// spring held the yarn down rather than up for pullSteps steps in a row
+// (the yarn lifted off; model.Rods.ReleaseSteps where the scene sets it), is
+// removed with its node.
 // Only boxes at rest get edge nodes (a RodEdge's line is fixed; one placed
 // on a box that later moves stays where it was: a known limit). It runs last
 // in the rod pipeline, on the positions the step just wrote; the rod gather
@@ -97,7 +98,7 @@ func (r *RodEdges) Step(w *ecs.World) error {
 			}
 			// Within a segment of an end the yarn is leaving the edge: the
 			// end then falls off it freely.
-			off = off || e.Lifting >= pullSteps || n.U < R.RestSeg || n.U > R.Length-R.RestSeg
+			off = off || e.Lifting >= r.state.releaseSteps() || n.U < R.RestSeg || n.U > R.Length-R.RestSeg
 		}
 		if off {
 			r.doomed = append(r.doomed, q.Entity(), e.Node)

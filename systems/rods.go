@@ -24,6 +24,9 @@ type RodState struct {
 	Edges    []ecs.Entity
 	pins     []components.Pinned // per node (Script -2: not pinned)
 
+	// ReleaseSteps is model.Rods.ReleaseSteps (0: pullSteps).
+	ReleaseSteps int
+
 	LastResult rodstep.Result
 	halvings   int // since the last Measure
 	topology   uint64
@@ -228,8 +231,18 @@ func (r *RodNewton) Step(w *ecs.World) error {
 }
 
 // pullSteps is how many consecutive steps a contact's normal force must pull
-// before the contact is removed.
+// before the contact is removed, and an edge node's spring must hold its
+// yarn down before the node is removed (RodEdges), unless the scene sets its
+// own count (model.Rods.ReleaseSteps).
 const pullSteps = 50
+
+// releaseSteps is the scene's pull count, or pullSteps.
+func (s *RodState) releaseSteps() int {
+	if s.ReleaseSteps > 0 {
+		return s.ReleaseSteps
+	}
+	return pullSteps
+}
 
 // RodContactRemoval removes a sliding contact, with its two nodes, when a
 // node's Eulerian coordinate leaves its rod or, unless it is a woven
@@ -265,13 +278,13 @@ func (r *RodContactRemoval) Step(w *ecs.World) error {
 			}
 		}
 		// A transient pull (rods released from a straight start, a jolt)
-		// must persist for pullSteps steps before the rods are let go.
+		// must persist for s.releaseSteps() steps before the rods are let go.
 		if c.NormalForce < 0 && !c.Persistent {
 			c.Pulling++
 		} else {
 			c.Pulling = 0
 		}
-		if off || c.Pulling >= pullSteps {
+		if off || c.Pulling >= s.releaseSteps() {
 			r.doomed = append(r.doomed, e, c.P, c.Q)
 		}
 	}

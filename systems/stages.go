@@ -144,6 +144,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		newton.settings.ProjectBend = m.Rods.ProjectBend
 		newton.settings.Linear = rodLinear[m.Rods.Linear]
 		s.rodNewton = newton
+		sp.rods.ReleaseSteps = m.Rods.ReleaseSteps
 		s.rodContactRemoval = NewRodContactRemoval(w, sp.rods)
 		s.rodEdges = NewRodEdges(w, sp.rods)
 	}
