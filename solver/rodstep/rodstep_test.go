@@ -63,7 +63,7 @@ func withThirdRod(s *State) *State {
 	for k := 0; k <= 10; k++ {
 		addNode(s, 2, dense.Vec3{0.25, -0.5 + 0.1*float64(k), 0.015}, 0.1*float64(k), true)
 	}
-	s.ObstacleMu, s.PairMu = 0.4, 0.3
+	s.ObstacleMu, s.YarnMu = 0.4, 0.3
 	return s
 }
 

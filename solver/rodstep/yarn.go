@@ -29,10 +29,6 @@ import (
 // upper yarns tied to the lower ones and those to the grid, would otherwise
 // have its upper yarns collide with the parallel grid yarns as it slides.)
 //
-// A pair pressed together at the step's start also gets lagged Coulomb
-// friction with coefficient State.PairMu (lagPairFriction,
-// pairFrictionTerm; SB2020's penalties are frictionless, PairMu 0).
-//
 // After Newton converges the step is checked: a pair of non-exempt segments
 // that passed through each other within the step (rodcontact.Crossed, the
 // signed-volume test), or that ended closer than half their radii without a
@@ -139,20 +135,20 @@ func (s *State) detect(h float64) {
 
 // lagPairFriction records each penalty pair's friction data at the
 // (sub)step's start (pairFriction): the penalty force K (reff - d) of the
-// pair's closest points there, times State.PairMu. A pair not pressed at
+// pair's closest points there, times State.YarnMu. A pair not pressed at
 // the start has no friction within the step.
 func (s *State) lagPairFriction() {
 	y := &s.ws.yarn
 	y.fric = y.fric[:0]
 	for k, p := range y.pairs {
 		f := pairFriction{}
-		if s.PairMu > 0 {
+		if s.YarnMu > 0 {
 			a, b := y.segs[p.A], y.segs[p.B]
 			xa, xb, xc, xd := s.X[a.a], s.X[a.b], s.X[b.a], s.X[b.b]
 			sp, tq, d := geom.SegmentClosest(xa, xb, xc, xd)
 			if pen := y.reff[k] - d; pen > 0 && d > 0 {
 				r0 := xa.Scale(1 - sp).Add(xb.Scale(sp)).Sub(xc.Scale(1 - tq).Add(xd.Scale(tq)))
-				f = pairFriction{muN: s.PairMu * s.yarnK(p) * pen, s: sp, t: tq, r0: r0, n: r0.Scale(1 / d)}
+				f = pairFriction{muN: s.YarnMu * s.yarnK(p) * pen, s: sp, t: tq, r0: r0, n: r0.Scale(1 / d)}
 			}
 		}
 		y.fric = append(y.fric, f)
