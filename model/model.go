@@ -304,9 +304,6 @@ type Rods struct {
 	// woven crossing must pull its rods together before it is removed
 	// (SB2020 sec. 5 removes it at the first pull); 0: the default, 50.
 	ReleaseSteps int
-	// PairFriction is the Coulomb coefficient of the yarn pairs pressed
-	// together during the run (the non-persistent contacts' penalties).
-	PairFriction float64
 	ProjectBend  bool // projected Newton on the bend Hessian
 	Linear       RodLinear
 	Strands      []Strand

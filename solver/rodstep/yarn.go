@@ -94,18 +94,6 @@ type yarnWork struct {
 	// reff the rest distance of each pair of this solve.
 	rest, restNext map[[4]uint64]float64
 	reff           []float64
-	fric           []pairFriction // per pair of this solve
-}
-
-// pairFriction is a penalty pair's Coulomb friction, lagged at the start of
-// the (sub)step as the obstacles' is: mu N of its penalty force there, the
-// closest points' parameters s, t on its two segments and their offset
-// r0 = p(s) - q(t), and the normal r0/|r0|.
-type pairFriction struct {
-	muN  float64
-	s, t float64
-	r0   dense.Vec3
-	n    dense.Vec3
 }
 
 // detect lists the segments and the penalty pairs of this (sub)step of
@@ -130,29 +118,6 @@ func (s *State) detect(h float64) {
 	}
 	y.pairs = y.broad.Pairs(s.Runner, y.boxes, y.keepFn, y.pairs)
 	s.restDistances()
-	s.lagPairFriction()
-}
-
-// lagPairFriction records each penalty pair's friction data at the
-// (sub)step's start (pairFriction): the penalty force K (reff - d) of the
-// pair's closest points there, times State.YarnMu. A pair not pressed at
-// the start has no friction within the step.
-func (s *State) lagPairFriction() {
-	y := &s.ws.yarn
-	y.fric = y.fric[:0]
-	for k, p := range y.pairs {
-		f := pairFriction{}
-		if s.YarnMu > 0 {
-			a, b := y.segs[p.A], y.segs[p.B]
-			xa, xb, xc, xd := s.X[a.a], s.X[a.b], s.X[b.a], s.X[b.b]
-			sp, tq, d := geom.SegmentClosest(xa, xb, xc, xd)
-			if pen := y.reff[k] - d; pen > 0 && d > 0 {
-				r0 := xa.Scale(1 - sp).Add(xb.Scale(sp)).Sub(xc.Scale(1 - tq).Add(xd.Scale(tq)))
-				f = pairFriction{muN: s.YarnMu * s.yarnK(p) * pen, s: sp, t: tq, r0: r0, n: r0.Scale(1 / d)}
-			}
-		}
-		y.fric = append(y.fric, f)
-	}
 }
 
 // rampSteps is the number of (sub)steps over which a pair found overlapping
