@@ -352,7 +352,7 @@ func TestPassThroughChecker(t *testing.T) {
 var shortPassSteps = map[string]int{"knit-sphere": 10, "tablecloth": 44}
 
 // TestNoPassThrough runs every built-in rod scene (the first 80 steps;
-// LOOM_LONG_TESTS: all of every scene, 5,850 steps in all, clean: 854 s
+// LOOM_LONG_TESTS: all of every scene, 7,350 steps in all, clean: 854 s
 // with 1 worker) under the checker. TestRodCrossing
 // checks all of rod-crossing, through the yarns' meeting at 2.15 s.
 func TestNoPassThrough(t *testing.T) {
