@@ -302,7 +302,8 @@ type Rods struct {
 	ContactDistance float64 // m: segments of different strands this close at load time get a sliding contact
 	// ReleaseSteps is how many consecutive steps a contact that is not a
 	// woven crossing must pull its rods together before it is removed
-	// (SB2020 sec. 5 removes it at the first pull); 0: the default, 50.
+	// (SB2020 sec. 5 removes it at the first pull), and an edge node placed
+	// at an obstacle's edge must hold its yarn down; 0: the default, 50.
 	ReleaseSteps int
 	ProjectBend  bool // projected Newton on the bend Hessian
 	Linear       RodLinear

@@ -30,8 +30,9 @@ type Rods struct {
 	EdgeNodes       []EdgeNode `json:"edge_nodes"`       // may be empty/absent
 	// ReleaseSteps is how many consecutive steps a sliding contact that is
 	// not a woven crossing must pull its rods together before it is
-	// removed; 0/absent: 50 (rods started straight pull at their contacts
-	// for a few steps while they settle).
+	// removed, and an edge node placed at a box edge must hold its yarn
+	// down; 0/absent: 50 (rods started straight pull at their contacts for
+	// a few steps while they settle).
 	ReleaseSteps int `json:"release_steps"`
 	// ProjectBend makes Newton use the bend Hessian projected to positive
 	// semi-definite (projected Newton) instead of the exact one: about 10x
