@@ -45,7 +45,7 @@ func TestCurvedStrandAtRest(t *testing.T) {
 
 // TestTableclothWorkersDeterministic runs a small tablecloth (three stacked
 // 3 x 3-yarn plain weaves: pattern crossings, inter-layer contacts, the
-// table) for 4 steps, and the built-in one (6 x 6 yarns, 856 nodes) for 10
+// table) for 4 steps, and the built-in one (6 x 6 yarns, 768 nodes) for 10
 // steps (the rod Newton's LDL^T large enough to factor subtrees in
 // parallel), and again for 5 steps with the iterative solver (rods.linear
 // "iterative": subdomains factored and solved in parallel, parallel
