@@ -12,7 +12,7 @@ import (
 
 // FabricCases are the yarn-level fabric scenes (Sanchez-Banderas 2020 Table
 // 1), at their built-in (preview) sizes, and tablecloth at 18 x 18 yarns a
-// layer (7,744 nodes, the 10 x 10 cm preview), whose Newton systems are
+// layer (7,464 nodes, the 10 x 10 cm preview), whose Newton systems are
 // solved iteratively (rodstep.LinearAuto).
 var FabricCases = []Case{
 	{Name: "tablecloth", Scene: "tablecloth"},
