@@ -342,8 +342,8 @@ func TestPassThroughChecker(t *testing.T) {
 // (without LOOM_LONG_TESTS): knit-sphere's Newton still halves its steps
 // 0.2 times a step on average, about 0.5 s a step on 2 shared cores; the
 // long form checks all its 1000 steps (clean: 490 s with 1 worker).
-// tablecloth's short form stops at step 44 (TestTableclothTopLayerSlidesOff
-// checks its first 200). pocket's long form once failed at step 277: a
+// tablecloth's short form stops at step 44 (TestTableclothLayers checks
+// its first 200, without and with friction between the layers). pocket's long form once failed at step 277: a
 // segment whose nodes had slid past each other within the step spanned a
 // reversed arc, and the checker missed the crossing that exempts it (see
 // snapshotSegments). tablecloth's earlier layout (all three layers centred
