@@ -26,7 +26,7 @@ func layerCentres(sim *Sim) [3]dense.Vec3 {
 }
 
 // TestTableclothLayers runs the built-in tablecloth (SB2020 Figs. 7 and 1;
-// each weave's own crossings hold by friction 0.3 and a cohesion of 1 mN)
+// each weave's own crossings hold by friction 0.3 and a cohesion of 2 mN)
 // under the independent pass-through checker, without friction between the
 // layers and with rods.friction 1. The layers lie staggered over the table
 // edge at x = 0.3 m (25%, 47% and 69% of their width overhanging). Without
@@ -37,13 +37,14 @@ func layerCentres(sim *Sim) [3]dense.Vec3 {
 // Short form: the first 200 steps (the rod Newton failed at step 111 while
 // a contact between the top and bottom layers held the sliding top one by a
 // pull of 0.16 N; rods.release_steps now lets such a contact go after 5
-// steps); without friction the top layer's centre ends more than 2 cm below
-// the bottom one's (measured 54 mm; their x shifts differ by 6.9 mm), with
-// it less (10 mm; shifts within 1.4 mm). Long form: all 500 steps (0.5 s);
-// without friction the top layer's centre more than 10 cm below the table
-// top (455 mm), with it above that (23 mm) and the shifts within 2 mm (0.6).
-// (With friction 0.5 the top layer still slid off, slower: 216 mm down at
-// 0.5 s.)
+// steps); together means x shifts within 2 mm and the top layer's centre
+// less than 2 cm below the bottom one's: without friction the shifts
+// differ by 4.4 mm (the top centre 18 mm below the bottom one's), with it
+// by 1.4 mm (10 mm). Long form: all 500 steps (0.5 s); without friction
+// the top layer's centre more than 10 cm below the table top (212 mm), with
+// it above that (6.5 mm) and the shifts within 2 mm (1.1). (With cohesion
+// 1 mN and friction 0.5 the top layer still slid off, slower: 216 mm down
+// at 0.5 s.)
 func TestTableclothLayers(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
