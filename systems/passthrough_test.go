@@ -343,18 +343,18 @@ func TestPassThroughChecker(t *testing.T) {
 // 0.2 times a step on average, about 0.5 s a step on 2 shared cores; the
 // long form checks all its 1000 steps (clean: 490 s with 1 worker).
 // tablecloth's short form stops at step 44 (TestTableclothLayers checks
-// its first 200, without and with friction between the layers). pocket's long form once failed at step 277: a
-// segment whose nodes had slid past each other within the step spanned a
-// reversed arc, and the checker missed the crossing that exempts it (see
-// snapshotSegments). tablecloth's earlier layout (all three layers centred
-// on the edge, no cohesion) fails it at step 175 still: bottom- and
-// top-layer strands 10 and 26 0.21 mm apart.
+// its first 200, without and with friction between the layers). pocket's
+// long form once failed at step 277: a segment whose nodes had slid past
+// each other within the step spanned a reversed arc, and the checker missed
+// the crossing that exempts it (see snapshotSegments). tablecloth's earlier
+// layout (all three layers centred on the edge, no cohesion) fails it at
+// step 175 still: bottom- and top-layer strands 10 and 26 0.21 mm apart.
 var shortPassSteps = map[string]int{"knit-sphere": 10, "tablecloth": 44}
 
 // TestNoPassThrough runs every built-in rod scene (the first 80 steps;
 // LOOM_LONG_TESTS: all of every scene, 7,350 steps in all, clean: 854 s
-// with 1 worker) under the checker. TestRodCrossing
-// checks all of rod-crossing, through the yarns' meeting at 2.15 s.
+// with 1 worker) under the checker. TestRodCrossing checks all of
+// rod-crossing, through the yarns' meeting at 2.15 s.
 func TestNoPassThrough(t *testing.T) {
 	t.Parallel()
 	for _, info := range scenes.Builtins() {

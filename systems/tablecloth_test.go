@@ -9,13 +9,13 @@ import (
 )
 
 // layerCentres returns the centre (mean node position) of each of
-// tablecloth's three fabrics (12 yarns each: bottom, middle, top).
+// tablecloth's three fabrics (bottom, middle, top).
 func layerCentres(sim *Sim) [3]dense.Vec3 {
 	st := &sim.Rods.Step
 	var c [3]dense.Vec3
 	var n [3]float64
 	for i, x := range st.X {
-		l := int(st.Rod[i]) / 12
+		l := sim.Model.Rods.Strands[st.Rod[i]].Fabric - 1
 		c[l] = c[l].Add(x)
 		n[l]++
 	}

@@ -37,8 +37,7 @@ type workspace struct {
 	// matrix with them as they are cannot be factored (factorNewton).
 	projectYarn bool
 	normal      []float64    // per node: its contact's normal force of the last step
-	mu          []float64    // per node: its contact's Coulomb coefficient
-	cohesion    []float64    // per node: its contact's cohesion (N)
+	bound       []float64    // per node: its contact's friction bound (Contact.FrictionBound)
 	xn          []dense.Vec3 // positions at the start of the step
 	un          []float64
 	mass        [][64]float64 // lagged segment masses, in segment order
@@ -55,7 +54,7 @@ func (w *workspace) size(n int) {
 	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
 	w.gx = make([]dense.Vec3, n)
 	w.root = make([]int32, n)
-	w.normal, w.mu, w.cohesion = make([]float64, n), make([]float64, n), make([]float64, n)
+	w.normal, w.bound = make([]float64, n), make([]float64, n)
 	w.xn, w.un = make([]dense.Vec3, n), make([]float64, n)
 }
 
@@ -490,8 +489,8 @@ func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 	copy(w.un, s.U)
 	for _, c := range s.Contacts {
 		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
-		w.mu[c.P], w.mu[c.Q] = c.Mu, c.Mu
-		w.cohesion[c.P], w.cohesion[c.Q] = c.Cohesion, c.Cohesion
+		b := c.FrictionBound()
+		w.bound[c.P], w.bound[c.Q] = b, b
 	}
 	s.number(target)
 	s.lagObstacles()

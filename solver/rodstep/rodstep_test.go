@@ -269,13 +269,18 @@ func TestFollowNormal(t *testing.T) {
 // iterations with it.) With a bound the turn-back spring stays.
 func TestSlidingAnchorWithoutBound(t *testing.T) {
 	s := &State{Anchor: []rod.Anchor{{U: 0.1, Kf: 1e6, Slip: 1}}}
-	s.ws.mu, s.ws.normal, s.ws.un, s.ws.cohesion = []float64{0.5}, []float64{-2}, []float64{0.1}, []float64{0}
+	s.ws.un, s.ws.bound = []float64{0.1}, []float64{0}
+	// contact sets node 0's bound as a contact with mu 0.5 would give it.
+	contact := func(normal, cohesion float64) {
+		s.ws.bound[0] = (&Contact{Mu: 0.5, NormalForce: normal, Cohesion: cohesion}).FrictionBound()
+	}
+	contact(-2, 0)
 	for _, u := range []float64{0.099, 0.1, 0.101} {
 		if e, f, k := s.anchorTerm(0, u); e != 0 || f != 0 || k != 0 {
 			t.Errorf("normal force -2, u %g: energy %g, force %g, stiffness %g; want none", u, e, f, k)
 		}
 	}
-	s.ws.normal[0] = 2 // bound 1
+	contact(2, 0) // bound 1
 	if e, f, k := s.anchorTerm(0, 0.101); math.Abs(e-0.001) > 1e-15 || f != 1 || k != 0 {
 		t.Errorf("sliding on: energy %g, force %g, stiffness %g; want the kinetic friction 1", e, f, k)
 	}
@@ -283,11 +288,11 @@ func TestSlidingAnchorWithoutBound(t *testing.T) {
 		t.Errorf("turning back: force %g, stiffness %g; want the spring", f, k)
 	}
 	// A cohesion of 0.3 N bounds the friction even in tension.
-	s.ws.normal[0], s.ws.cohesion[0] = -2, 0.3
+	contact(-2, 0.3)
 	if e, f, k := s.anchorTerm(0, 0.101); math.Abs(e-0.0003) > 1e-15 || f != 0.3 || k != 0 {
 		t.Errorf("cohesion 0.3, in tension, sliding on: energy %g, force %g, stiffness %g; want the kinetic friction 0.3", e, f, k)
 	}
-	s.ws.normal[0] = 2 // bound 0.3 + 0.5 * 2
+	contact(2, 0.3) // bound 0.3 + 0.5 * 2
 	if _, f, _ := s.anchorTerm(0, 0.101); math.Abs(f-1.3) > 1e-15 {
 		t.Errorf("cohesion 0.3, normal force 2: force %g, want 1.3", f)
 	}

@@ -69,11 +69,7 @@ type Contact struct {
 // Cohesion + Mu max(NormalForce, 0) (a pulling contact keeps only the
 // cohesion).
 func (c *Contact) FrictionBound() float64 {
-	return frictionBound(c.Cohesion, c.Mu, c.NormalForce)
-}
-
-func frictionBound(cohesion, mu, normalForce float64) float64 {
-	return cohesion + mu*max(normalForce, 0)
+	return c.Cohesion + c.Mu*max(c.NormalForce, 0)
 }
 
 // Edge holds node Node on the line A + s Dir (a sharp obstacle edge) by a stiff

@@ -307,7 +307,7 @@ func (s *State) anchorTerm(i int, u float64) (e, f, k float64) {
 		d := u - a.U
 		return 0.5 * a.Kf * d * d, a.Kf * d, a.Kf
 	}
-	b := frictionBound(s.ws.cohesion[i], s.ws.mu[i], s.ws.normal[i])
+	b := s.ws.bound[i]
 	if b == 0 {
 		return 0, 0, 0
 	}
