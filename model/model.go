@@ -305,6 +305,9 @@ type Rods struct {
 	// (SB2020 sec. 5 removes it at the first pull), and an edge node placed
 	// at an obstacle's edge must hold its yarn down; 0: the default, 50.
 	ReleaseSteps int
+	// PairFriction is the Coulomb coefficient of the yarn pairs pressed
+	// together during the run (the non-persistent contacts' penalties).
+	PairFriction float64
 	ProjectBend  bool // projected Newton on the bend Hessian
 	Linear       RodLinear
 	Strands      []Strand

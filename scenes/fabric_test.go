@@ -27,6 +27,7 @@ func TestFabricValidationErrors(t *testing.T) {
 		{"name", "tablecloth", func(m map[string]any) { fab(m)["name"] = "table" }, []string{"rods.fabrics[0].name"}},
 		{"friction", "tablecloth", func(m map[string]any) { fab(m)["friction"] = -0.1 }, []string{"rods.fabrics[0].friction"}},
 		{"cohesion", "tablecloth", func(m map[string]any) { fab(m)["cohesion"] = -1e-3 }, []string{"rods.fabrics[0].cohesion"}},
+		{"pair friction", "tablecloth", func(m map[string]any) { rodsOf(m)["pair_friction"] = -0.5 }, []string{"rods.pair_friction", ">= 0"}},
 		{"release steps", "tablecloth", func(m map[string]any) { rodsOf(m)["release_steps"] = -1 }, []string{"rods.release_steps", "0..1048576"}},
 		{"points and to", "rod-hang", func(m map[string]any) {
 			strandOf(m, 0)["points"] = []any{[]any{0, 0, 1}, []any{0.2, 0.1, 1}}

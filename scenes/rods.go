@@ -22,8 +22,12 @@ const MaxReleaseSteps = 1 << 20
 // Rods holds a scene's rods (yarns): elastic strands simulated with
 // Eulerian-on-Lagrangian nodes (Sanchez-Banderas et al. 2020).
 type Rods struct {
-	EIL             bool       `json:"eil"`              // allow EIL nodes (Sanchez-Banderas 2020); false = pure EoL, for comparison
-	Friction        float64    `json:"friction"`         // Coulomb coefficient >= 0 at rod-rod sliding contacts
+	EIL      bool    `json:"eil"`      // allow EIL nodes (Sanchez-Banderas 2020); false = pure EoL, for comparison
+	Friction float64 `json:"friction"` // Coulomb coefficient >= 0 at rod-rod sliding contacts
+	// PairFriction is the Coulomb coefficient (>= 0) at the yarn pairs
+	// pressed together during the run (non-persistent contacts, held apart
+	// by penalties); 0/absent: none (SB2020's penalties are frictionless).
+	PairFriction    float64    `json:"pair_friction"`
 	ContactDistance float64    `json:"contact_distance"` // m, > 0: rod segments of different strands closer than this at load time get a sliding contact
 	Strands         []Strand   `json:"strands"`          // at least one strand or fabric when rods is present
 	Fabrics         []Fabric   `json:"fabrics"`          // yarn-level patches built from their patterns; may be empty/absent
@@ -182,6 +186,7 @@ func (st *Strand) PinNode(k int) int {
 
 func validateRods(v *validator, r *Rods, p string, names map[string]string) {
 	v.nonNegative(p+".friction", r.Friction)
+	v.nonNegative(p+".pair_friction", r.PairFriction)
 	v.positive(p+".contact_distance", r.ContactDistance)
 	if r.ReleaseSteps < 0 || r.ReleaseSteps > MaxReleaseSteps {
 		v.fail(p+".release_steps", "must be in 0..%d (0: the default, 50), got %d", MaxReleaseSteps, r.ReleaseSteps)

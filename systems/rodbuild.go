@@ -41,7 +41,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		nodes  []ecs.Entity // Lagrangian nodes, in order
 	}
 	geo := make([]strandGeom, len(rs.Strands))
-	st.Step = rodstep.State{Gravity: m.Gravity, EIL: rs.EIL, ObstacleMu: m.Solver.Friction}
+	st.Step = rodstep.State{Gravity: m.Gravity, EIL: rs.EIL, ObstacleMu: m.Solver.Friction, PairMu: rs.PairFriction}
 	newNode := func(se ecs.Entity, x dense.Vec3, u float64, fixedU bool) ecs.Entity {
 		p, v := components.Position(x), components.Velocity{}
 		kind := uint8(rod.EoL)

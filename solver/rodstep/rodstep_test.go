@@ -56,14 +56,14 @@ func addNode(s *State, r int32, x dense.Vec3, u float64, fixed bool) int32 {
 }
 
 // withThirdRod adds rod 2 along y, 0.015 m above rod 0 at x = 0.25 (closer
-// than the radii, 0.04: a non-persistent yarn contact), and obstacle
-// friction.
+// than the radii, 0.04: a non-persistent yarn contact), and obstacle and
+// yarn-pair friction.
 func withThirdRod(s *State) *State {
 	s.Rods = append(s.Rods, Rod{Ks: 50, Kb: 1e-3, Rho: 0.01, RestSeg: 0.1, Length: 1, Radius: 0.02})
 	for k := 0; k <= 10; k++ {
 		addNode(s, 2, dense.Vec3{0.25, -0.5 + 0.1*float64(k), 0.015}, 0.1*float64(k), true)
 	}
-	s.ObstacleMu = 0.4
+	s.ObstacleMu, s.PairMu = 0.4, 0.3
 	return s
 }
 
@@ -84,9 +84,22 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 			s.V[i] = dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Scale(0.05)
 		}
 		h := 0.002
+		// Twice: a pair found overlapping starts at its own distance (no
+		// force, no friction) and is pressed from the next detection on,
+		// its rest distance ramped by a step (restDistances).
+		s.detect(h)
 		s.detect(h)
 		if len(s.ws.yarn.pairs) == 0 {
 			t.Fatal("no yarn contact pair detected")
+		}
+		pf := 0
+		for _, f := range s.ws.yarn.fric {
+			if f.muN > 0 {
+				pf++
+			}
+		}
+		if pf == 0 {
+			t.Fatal("no yarn pair has friction")
 		}
 		copy(s.ws.xn, s.X)
 		copy(s.ws.un, s.U)
@@ -151,7 +164,7 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 				worstH = math.Max(worstH, math.Abs(fdH-H[j*n+k])/(1+math.Abs(H[j*n+k])))
 			}
 		}
-		t.Logf("eil=%v: %d unknowns, %d yarn pairs, %d nodes with friction, worst FD error gradient %.2e, Hessian %.2e", eil, n, len(s.ws.yarn.pairs), nf, worstG, worstH)
+		t.Logf("eil=%v: %d unknowns, %d yarn pairs (%d with friction), %d nodes with obstacle friction, worst FD error gradient %.2e, Hessian %.2e", eil, n, len(s.ws.yarn.pairs), pf, nf, worstG, worstH)
 		if worstG > 1e-5 || worstH > 1e-4 {
 			t.Errorf("eil=%v: finite-difference mismatch: gradient %.3g, Hessian %.3g", eil, worstG, worstH)
 		}

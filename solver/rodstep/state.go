@@ -120,6 +120,10 @@ type State struct {
 	// ObstacleK is the obstacles' penalty stiffness (N/m), ObstacleMu their
 	// Coulomb coefficient.
 	ObstacleK, ObstacleMu float64
+	// PairMu is the Coulomb coefficient of the non-persistent yarn
+	// contacts (the penalty pairs found during the run), lagged as the
+	// obstacles' (lagPairFriction).
+	PairMu float64
 
 	Gravity dense.Vec3
 	EIL     bool // allow EIL nodes (false: pure EoL)

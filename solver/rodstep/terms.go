@@ -266,6 +266,9 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 		clear(g[:12])
 		clear(H[:144])
 		e := rodcontact.SegmentPenalty(s.yarnK(p), w.yarn.reff[t.id], &xs, (*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
+		if f := &w.yarn.fric[t.id]; f.muN > 0 {
+			e += pairFrictionTerm(f, frictionVel*h, &xs, g[:12], H[:144])
+		}
 		if w.projectYarn && !energyOnly && e > 0 {
 			dense.ProjectPSD(H[:144], 12)
 		}
@@ -281,6 +284,37 @@ func (s *State) point(q []float64, i int32) rod.ContactPoint {
 	}
 	a, c := s.ws.interpA[i], s.ws.interpC[i]
 	return rod.EILPoint(s.x(q, a), s.x(q, c), s.u(q, a), s.u(q, c), s.u(q, i))
+}
+
+// pairFrictionTerm adds a penalty pair's lagged Coulomb friction
+// (rodcontact.Friction) to its gradient g and Hessian H over the four end
+// points xs (row-major 12 x 12) and returns its energy. The slide is that of
+// the closest points of the step's start, kept at their parameters s, t:
+// dx = p(s) - q(t) - r0 with p(s) = (1 - s) x0 + s x1, q(t) = (1 - t) x2 +
+// t x3, linear in the end points with weights w = (1 - s, s, t - 1, -t), so
+// the gradient is w_k grad D and the Hessian w_k w_l Hess D (positive
+// semidefinite, as Hess D is).
+func pairFrictionTerm(f *pairFriction, eps float64, xs *[4]dense.Vec3, g, H []float64) float64 {
+	p := xs[0].Scale(1 - f.s).Add(xs[1].Scale(f.s))
+	q := xs[2].Scale(1 - f.t).Add(xs[3].Scale(f.t))
+	var gf [3]float64
+	var Hf [9]float64
+	e := rodcontact.Friction(f.muN, eps, f.n, p.Sub(q).Sub(f.r0), &gf, &Hf)
+	w := [4]float64{1 - f.s, f.s, f.t - 1, -f.t}
+	for k := range 4 {
+		for a := range 3 {
+			g[3*k+a] += w[k] * gf[a]
+		}
+		for l := range 4 {
+			c := w[k] * w[l]
+			for a := range 3 {
+				for b := range 3 {
+					H[(3*k+a)*12+3*l+b] += c * Hf[3*a+b]
+				}
+			}
+		}
+	}
+	return e
 }
 
 // anchorTerm is node i's Eulerian friction (Cirio et al. 2014) taken

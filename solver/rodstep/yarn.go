@@ -15,12 +15,19 @@ import (
 // assignment, the segments between consecutive non-EIL nodes of rods with a
 // radius are put in a broad phase with boxes swept over the predicted motion
 // (x + h v) and grown by their radius; each pair found that is not exempt
-// gets the penalty 1/2 K (r_a + r_b - d)^2 (rodcontact.SegmentPenalty, K
-// from yarnK) in the incremental potential. Exempt are: segments of one rod that share a
+// gets the penalty K (r - d)^3 / (3 r) (rodcontact.SegmentPenalty, K from
+// yarnK, r the pair's rest distance: r_a + r_b, or less while a pair found
+// overlapping recovers, restDistances) in the incremental potential, and,
+// with State.PairMu, the lagged Coulomb friction of its normal force
+// K (r - d)^2 / r (lagPairFriction; SB2020's penalties are frictionless).
+// Exempt are: segments of one rod that share a
 // node or are closer along the rod than pi r (a hairpin of a yarn of radius
 // r touching itself needs that much arc), pairs of fixed rods, segments
-// within 2 (r_a + r_b) along both rods of a persistent (sliding) contact
-// between them, where the two centrelines meet by construction, and rods
+// within 2 (r_a + r_b) / max(sin theta, exemptionSine) along both rods of a
+// persistent (sliding) contact between them, theta the angle between the
+// rods there (the two centrelines meet at its point by construction, and
+// straight yarns crossing at theta are closer than r_a + r_b within
+// (r_a + r_b) / sin theta of it), and rods
 // layered by persistent contacts: two rods in persistent contact with a
 // common third rod on opposite sides of it (the contacts' normals, from the
 // third rod to each, point apart), which the third rod keeps apart. (A
@@ -34,6 +41,17 @@ import (
 // signed-volume test), or that ended closer than half their radii without a
 // penalty term, fails the step, which is then halved (CCD as a safeguard: a
 // step that outruns the predicted motion is retried smaller).
+
+// exemptionSine bounds the crossing angle's sine in a persistent contact's
+// exemption reach (see above), which is so at most 4 (r_a + r_b). With the
+// reach 2 (r_a + r_b) at every angle, the pairs just beyond it on pocket's
+// layers (twill yarns meeting at small angles, nodes 0.29 mm apart against
+// a reach of 0.2 mm) pushed the layers apart where the contacts join them,
+// and the rod Newton failed at step 139; with the bound 0.1 (reach up to
+// 20 (r_a + r_b)) tablecloth's crossing yarns of one weave, sheared over
+// the edge, came within 0.25 mm of each other beyond the checker's reach
+// (systems' passthrough_test.go).
+const exemptionSine = 0.5
 
 // yarnStiffness sets the penalty of a non-persistent contact: K =
 // yarnStiffness max(ks/du_rest) of its two rods. A hundredth of the soft EIL
@@ -94,6 +112,18 @@ type yarnWork struct {
 	// reff the rest distance of each pair of this solve.
 	rest, restNext map[[4]uint64]float64
 	reff           []float64
+	fric           []pairFriction // per pair of this solve
+}
+
+// pairFriction is a penalty pair's Coulomb friction, lagged at the start of
+// the (sub)step as the obstacles' is: mu N of its penalty force there, the
+// closest points' parameters s, t on its two segments and their offset
+// r0 = p(s) - q(t), and the normal r0/|r0|.
+type pairFriction struct {
+	muN  float64
+	s, t float64
+	r0   dense.Vec3
+	n    dense.Vec3
 }
 
 // detect lists the segments and the penalty pairs of this (sub)step of
@@ -118,6 +148,30 @@ func (s *State) detect(h float64) {
 	}
 	y.pairs = y.broad.Pairs(s.Runner, y.boxes, y.keepFn, y.pairs)
 	s.restDistances()
+	s.lagPairFriction()
+}
+
+// lagPairFriction records each penalty pair's friction data at the
+// (sub)step's start (pairFriction): the penalty force K (reff - d)^2 / reff
+// of the pair's closest points there (rodcontact.SegmentPenalty's), times
+// State.PairMu. A pair not pressed at the start has no friction within the
+// step.
+func (s *State) lagPairFriction() {
+	y := &s.ws.yarn
+	y.fric = y.fric[:0]
+	for k, p := range y.pairs {
+		f := pairFriction{}
+		if s.PairMu > 0 {
+			a, b := y.segs[p.A], y.segs[p.B]
+			xa, xb, xc, xd := s.X[a.a], s.X[a.b], s.X[b.a], s.X[b.b]
+			sp, tq, d := geom.SegmentClosest(xa, xb, xc, xd)
+			if pen := y.reff[k] - d; pen > 0 && d > 0 {
+				r0 := xa.Scale(1 - sp).Add(xb.Scale(sp)).Sub(xc.Scale(1 - tq).Add(xd.Scale(tq)))
+				f = pairFriction{muN: s.PairMu * s.yarnK(p) * pen * pen / y.reff[k], s: sp, t: tq, r0: r0, n: r0.Scale(1 / d)}
+			}
+		}
+		y.fric = append(y.fric, f)
+	}
 }
 
 // rampSteps is the number of (sub)steps over which a pair found overlapping
@@ -129,7 +183,10 @@ const rampSteps = 50
 // removed, their centrelines meeting at its point; or a contact the
 // detection caught late) starts at the distance it has and grows back to the
 // radii over rampSteps (sub)steps, so that the penalty separates them
-// gradually instead of with a kick of k r^2/r.
+// gradually instead of with a kick of k r^2/r. Every pair of the solve is
+// remembered, also at the full rest distance: a pair forgotten there would
+// restart at its own distance the next time it is found pressed, its force
+// off every other step (TestPairFrictionThreshold).
 func (s *State) restDistances() {
 	y := &s.ws.yarn
 	if y.rest == nil {
@@ -149,9 +206,7 @@ func (s *State) restDistances() {
 			re = min(r, d)
 		}
 		y.reff = append(y.reff, re)
-		if re < r {
-			y.restNext[key] = re
-		}
+		y.restNext[key] = re
 	}
 	y.rest, y.restNext = y.restNext, y.rest
 }
@@ -219,7 +274,9 @@ func (s *State) exemptions() {
 		}
 	}
 	for _, c := range s.Contacts {
-		rho := 2 * (s.Rods[s.Rod[c.P]].Radius + s.Rods[s.Rod[c.Q]].Radius)
+		ta, tb := s.tangent(c.P), s.tangent(c.Q)
+		sin := ta.Cross(tb).Norm() / (ta.Norm()*tb.Norm() + 1e-300)
+		rho := 2 * (s.Rods[s.Rod[c.P]].Radius + s.Rods[s.Rod[c.Q]].Radius) / max(sin, exemptionSine)
 		add(c.P, c.Q, rho)
 		add(c.Q, c.P, rho)
 	}
