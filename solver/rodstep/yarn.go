@@ -23,11 +23,8 @@ import (
 // Exempt are: segments of one rod that share a
 // node or are closer along the rod than pi r (a hairpin of a yarn of radius
 // r touching itself needs that much arc), pairs of fixed rods, segments
-// within 2 (r_a + r_b) / max(sin theta, exemptionSine) along both rods of a
-// persistent (sliding) contact between them, theta the angle between the
-// rods there (the two centrelines meet at its point by construction, and
-// straight yarns crossing at theta are closer than r_a + r_b within
-// (r_a + r_b) / sin theta of it), and rods
+// within 2 (r_a + r_b) along both rods of a persistent (sliding) contact
+// between them, where the two centrelines meet by construction, and rods
 // layered by persistent contacts: two rods in persistent contact with a
 // common third rod on opposite sides of it (the contacts' normals, from the
 // third rod to each, point apart), which the third rod keeps apart. (A
@@ -41,17 +38,6 @@ import (
 // signed-volume test), or that ended closer than half their radii without a
 // penalty term, fails the step, which is then halved (CCD as a safeguard: a
 // step that outruns the predicted motion is retried smaller).
-
-// exemptionSine bounds the crossing angle's sine in a persistent contact's
-// exemption reach (see above), which is so at most 4 (r_a + r_b). With the
-// reach 2 (r_a + r_b) at every angle, the pairs just beyond it on pocket's
-// layers (twill yarns meeting at small angles, nodes 0.29 mm apart against
-// a reach of 0.2 mm) pushed the layers apart where the contacts join them,
-// and the rod Newton failed at step 139; with the bound 0.1 (reach up to
-// 20 (r_a + r_b)) tablecloth's crossing yarns of one weave, sheared over
-// the edge, came within 0.25 mm of each other beyond the checker's reach
-// (systems' passthrough_test.go).
-const exemptionSine = 0.5
 
 // yarnStiffness sets the penalty of a non-persistent contact: K =
 // yarnStiffness max(ks/du_rest) of its two rods. A hundredth of the soft EIL
@@ -183,10 +169,24 @@ const rampSteps = 50
 // removed, their centrelines meeting at its point; or a contact the
 // detection caught late) starts at the distance it has and grows back to the
 // radii over rampSteps (sub)steps, so that the penalty separates them
-// gradually instead of with a kick of k r^2/r. Every pair of the solve is
-// remembered, also at the full rest distance: a pair forgotten there would
-// restart at its own distance the next time it is found pressed, its force
-// off every other step (TestPairFrictionThreshold).
+// gradually instead of with a kick of k r^2/r.
+//
+// Without pair friction (PairMu 0) a pair is forgotten once its rest
+// distance is back at the radii, so a pair still pressed restarts at its
+// own distance the next time it is found: its force is off every other
+// step (a known defect: a yarn resting on others jitters by about g h^2).
+// Remembering every pair fixes that, and pair friction needs it (its
+// normal force, lagged from the step's start, would flicker with the
+// penalty: TestPairFrictionThreshold), but for every scene it made
+// pocket's rod Newton fail at step 139. With also the exemption reach
+// widened as 2 (r_a + r_b) / max(sin theta, 1/2) by the crossing angle
+// theta, pocket ran, but tag's rod Newton failed at step 97 and
+// knit-sphere failed the pass-through checker at step 105 (its yarns 1 and
+// 2 17 um apart 0.86 mm of arc from their contact: a stitch looping back
+// to the point where the contact joins the centrelines); with the bound
+// 0.4, knit-sphere at step 146; with the old rule kept within 8 (r_a +
+// r_b) of contacts, pocket and tag failed again. So only PairMu > 0
+// remembers every pair.
 func (s *State) restDistances() {
 	y := &s.ws.yarn
 	if y.rest == nil {
@@ -206,7 +206,9 @@ func (s *State) restDistances() {
 			re = min(r, d)
 		}
 		y.reff = append(y.reff, re)
-		y.restNext[key] = re
+		if re < r || s.PairMu > 0 {
+			y.restNext[key] = re
+		}
 	}
 	y.rest, y.restNext = y.restNext, y.rest
 }
@@ -274,9 +276,7 @@ func (s *State) exemptions() {
 		}
 	}
 	for _, c := range s.Contacts {
-		ta, tb := s.tangent(c.P), s.tangent(c.Q)
-		sin := ta.Cross(tb).Norm() / (ta.Norm()*tb.Norm() + 1e-300)
-		rho := 2 * (s.Rods[s.Rod[c.P]].Radius + s.Rods[s.Rod[c.Q]].Radius) / max(sin, exemptionSine)
+		rho := 2 * (s.Rods[s.Rod[c.P]].Radius + s.Rods[s.Rod[c.Q]].Radius)
 		add(c.P, c.Q, rho)
 		add(c.Q, c.P, rho)
 	}
