@@ -28,7 +28,8 @@ type RodState struct {
 	ReleaseSteps int
 
 	LastResult rodstep.Result
-	halvings   int // since the last Measure
+	halvings   int     // since the last Measure
+	residual   float64 // the largest Result.Residual since the last Measure
 	topology   uint64
 }
 
@@ -213,6 +214,7 @@ func (r *RodNewton) Step(w *ecs.World) error {
 	res, err := st.Step(clock.Dt, r.settings, target)
 	s.LastResult = res
 	s.halvings += res.Halvings
+	s.residual = max(s.residual, res.Residual)
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,12 @@ type Stats struct {
 	NewtonIter     int     `json:"newton_iterations"`      // rod Newton iterations of the last step
 	RodCGIter      int     `json:"rod_cg_iterations"`      // conjugate gradient iterations of those Newton iterations' solves (0: solved directly)
 	StepHalvings   int     `json:"step_halvings"`          // rod step halvings since the previous record
+	// RodResidual is the largest unbalanced force (N) the rod Newton
+	// solves left at an accepted step since the previous record
+	// (rodstep.Result.Residual): near 0 where they converged, large where
+	// an update below the tolerance was taken for convergence under heavy
+	// regularization.
+	RodResidual float64 `json:"rod_residual_force"`
 	// Remeshing (scenes with remeshed bodies only): operations since the
 	// previous record and the edge sizes (Narain 2012 eq. 1,
 	// sqrt(u^T M u): dimensionless, 1 for an edge as long as the sizing
@@ -136,8 +142,8 @@ func (s *Sim) Measure() Stats {
 		out.Contacts += len(st.Contacts)
 		out.NewtonIter = r.LastResult.Iterations
 		out.RodCGIter = r.LastResult.CGIterations
-		out.StepHalvings = r.halvings
-		r.halvings = 0
+		out.StepHalvings, out.RodResidual = r.halvings, r.residual
+		r.halvings, r.residual = 0, 0
 		ke, el, grav, strain := st.Energies()
 		out.KineticEnergy += ke
 		out.ElasticEnergy += el

@@ -16,6 +16,7 @@ type workspace struct {
 	interpA, interpC []int32
 
 	xdof, udof []int32      // block index of x / index of u among the unknowns, -1 if not an unknown
+	residual   float64      // the last accepted solve's largest gradient entry (Result.Residual)
 	root       []int32      // union-find parents of the shared contacts' nodes
 	pinned     []bool       // x prescribed this step (pins, and contacts sharing x with a pin)
 	target     []dense.Vec3 // prescribed x
@@ -66,6 +67,13 @@ type Result struct {
 	// linear solves (Settings.Linear), summed over the step's Newton
 	// iterations; 0 with the direct solver.
 	CGIterations int
+	// Residual is the largest entry of the incremental potential's
+	// gradient (N: the unbalanced force on a coordinate) at the last
+	// Newton iterate of each substep, the largest over the substeps. A
+	// solve that converged has it near zero; one that stopped because the
+	// regularized update fell below Tol, though the gradient had not, has
+	// it large: a false convergence.
+	Residual float64
 }
 
 // Settings of the Newton solve.
@@ -147,7 +155,7 @@ func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, floa
 		it += n
 	}
 	if err == nil {
-		return Result{Iterations: it}, nil
+		return Result{Iterations: it, Residual: s.ws.residual}, nil
 	}
 	if depth >= set.MaxHalvings {
 		return Result{Iterations: it}, fmt.Errorf("%w at step size %g s after %d halvings: %v", ErrNoConvergence, h, depth, err)
@@ -158,6 +166,7 @@ func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, floa
 		r, err := s.step(h/2, t0+float64(k)*h/2, hFull, set, targetAt, depth+1)
 		res.Iterations += r.Iterations
 		res.Halvings += r.Halvings
+		res.Residual = max(res.Residual, r.Residual)
 		if err != nil {
 			return res, err
 		}
@@ -335,6 +344,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 				s.debugIteration(h, it, phi, slope, step, mu)
 			}
 			if step < set.Tol {
+				s.noteResidual()
 				s.accept(h)
 				return it, nil
 			}
@@ -352,6 +362,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 				return it, fmt.Errorf("iteration %d (Newton update %g): %w", it, step, err)
 			}
 			if done {
+				s.noteResidual()
 				s.accept(h)
 				return it, nil
 			}
@@ -360,6 +371,16 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		}
 	}
 	return set.MaxIterations, fmt.Errorf("no convergence in %d iterations", set.MaxIterations)
+}
+
+// noteResidual records the largest entry of the gradient at the accepted
+// iterate (Result.Residual).
+func (s *State) noteResidual() {
+	g := 0.0
+	for _, v := range s.ws.grad {
+		g = max(g, math.Abs(v))
+	}
+	s.ws.residual = g
 }
 
 // direction assembles the Newton system at w.q and solves it for the
