@@ -7,6 +7,16 @@ import (
 	"github.com/loomsim/loom/solver/geom"
 )
 
+// PenaltyForce returns the magnitude k (r - d)^2 / r of the force with
+// which SegmentPenalty's potential pushes two segments d apart (-phi'(d)),
+// 0 for d >= r: the normal force that friction at the pair is bounded by.
+func PenaltyForce(k, r, d float64) float64 {
+	if !(d < r) {
+		return 0
+	}
+	return k * (r - d) * (r - d) / r
+}
+
 // SegmentPenalty returns the penalty potential of two segments x[0]-x[1] and
 // x[2]-x[3] of yarns whose radii sum to r (SB2020 sec. 5, non-persistent
 // contacts):
@@ -48,7 +58,7 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, g *[12]float64, H *[144]floa
 	p := x[0].Add(e1.Scale(s)).Sub(x[2].Add(e2.Scale(t)))
 	n := p.Scale(1 / d)
 	w := [4]float64{1 - s, s, -(1 - t), -t} // A = [w_i I]
-	f := -k * (r - d) * (r - d) / r         // phi'
+	f := -PenaltyForce(k, r, d)             // phi'
 	c2 := 2 * k * (r - d) / r               // phi''
 	e := k * (r - d) * (r - d) * (r - d) / (3 * r)
 	for i := 0; i < 4; i++ {

@@ -156,3 +156,23 @@ func TestCrossed(t *testing.T) {
 		t.Error("segments passing beside each other reported as crossing")
 	}
 }
+
+// TestPenaltyForceIsMinusDerivative checks PenaltyForce against a central
+// difference of SegmentPenalty's energy in the distance of two crossing
+// segments (d from 0.1 r to 1.2 r; 0 beyond r).
+func TestPenaltyForceIsMinusDerivative(t *testing.T) {
+	const k, r, h = 50.0, 0.02, 1e-7
+	energy := func(d float64) float64 {
+		x := [4]dense.Vec3{{-1, 0, 0}, {1, 0, 0}, {0, -1, d}, {0, 1, d}}
+		var g [12]float64
+		var H [144]float64
+		return SegmentPenalty(k, r, &x, &g, &H)
+	}
+	for _, f := range []float64{0.1, 0.5, 0.9, 0.999, 1.2} {
+		d := f * r
+		fd := -(energy(d+h) - energy(d-h)) / (2 * h)
+		if got := PenaltyForce(k, r, d); math.Abs(got-fd) > 1e-6*(1+math.Abs(fd)) {
+			t.Errorf("d = %g r: PenaltyForce %g, -dE/dd %g", f, got, fd)
+		}
+	}
+}

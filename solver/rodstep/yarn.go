@@ -138,9 +138,8 @@ func (s *State) detect(h float64) {
 }
 
 // lagPairFriction records each penalty pair's friction data at the
-// (sub)step's start (pairFriction): the penalty force K (reff - d)^2 / reff
-// of the pair's closest points there (rodcontact.SegmentPenalty's), times
-// State.PairMu. A pair not pressed at the start has no friction within the
+// (sub)step's start (pairFriction): the penalty force of the pair's closest
+// points there (rodcontact.PenaltyForce), times State.PairMu. A pair not pressed at the start has no friction within the
 // step.
 func (s *State) lagPairFriction() {
 	y := &s.ws.yarn
@@ -151,9 +150,9 @@ func (s *State) lagPairFriction() {
 			a, b := y.segs[p.A], y.segs[p.B]
 			xa, xb, xc, xd := s.X[a.a], s.X[a.b], s.X[b.a], s.X[b.b]
 			sp, tq, d := geom.SegmentClosest(xa, xb, xc, xd)
-			if pen := y.reff[k] - d; pen > 0 && d > 0 {
+			if fn := rodcontact.PenaltyForce(s.yarnK(p), y.reff[k], d); fn > 0 && d > 0 {
 				r0 := xa.Scale(1 - sp).Add(xb.Scale(sp)).Sub(xc.Scale(1 - tq).Add(xd.Scale(tq)))
-				f = pairFriction{muN: s.PairMu * s.yarnK(p) * pen * pen / y.reff[k], s: sp, t: tq, r0: r0, n: r0.Scale(1 / d)}
+				f = pairFriction{muN: s.PairMu * fn, s: sp, t: tq, r0: r0, n: r0.Scale(1 / d)}
 			}
 		}
 		y.fric = append(y.fric, f)
