@@ -178,6 +178,7 @@ type snapshot struct {
 	x, v   []dense.Vec3
 	u, ud  []float64
 	anchor []rod.Anchor
+	kind   []rod.Kind
 }
 
 // snapshot saves the state a failed step returns to. Each recursion level
@@ -193,6 +194,7 @@ func (s *State) snapshot(depth int) *snapshot {
 	p.u = append(p.u[:0], s.U...)
 	p.ud = append(p.ud[:0], s.UDot...)
 	p.anchor = append(p.anchor[:0], s.Anchor...)
+	p.kind = append(p.kind[:0], s.Kind...)
 	return p
 }
 
@@ -202,6 +204,11 @@ func (s *State) restore(p *snapshot) {
 	copy(s.U, p.u)
 	copy(s.UDot, p.ud)
 	copy(s.Anchor, p.anchor)
+	copy(s.Kind, p.kind)
+	// The nodes' order and interpolation neighbours, which a reassignment
+	// within the failed solve may have changed: Assign gives the saved
+	// kinds again, from the saved u.
+	s.Assign()
 }
 
 // number builds the DOF map for this step.
@@ -324,7 +331,15 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 	// steps of centimetres far from the solution (rod-table stopped at step
 	// 850).
 	exact := false
+	reassigns := 0
 	for it := 1; it <= set.MaxIterations; it++ {
+		if reassigns < maxReassigns && s.degenerate(w.q) {
+			if err := s.reassign(target); err != nil {
+				return it, err
+			}
+			reassigns++
+			exact = false
+		}
 		for {
 			phi, mu, err := s.direction(h, exact)
 			if err != nil {
@@ -371,6 +386,72 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		}
 	}
 	return set.MaxIterations, fmt.Errorf("no convergence in %d iterations", set.MaxIterations)
+}
+
+// maxReassigns bounds the node assignments within one Newton solve
+// (reassign).
+const maxReassigns = 8
+
+// degenerate reports whether the iterate q has two consecutive non-EIL nodes
+// of a rod closer in u than half the assignment's safety distance (State.
+// Assign): an EoL node that slid most of the way onto its neighbour within
+// the step. The node assignment of SB2020 sec. 4.1 runs at the start of a
+// step, and the Newton iterates must not pass through the degenerate
+// segment it exists to avoid: there the segment's length l and material
+// length du go to zero together (its stretch energy k (l - du)^2 / (2 du)
+// stays bounded, so nothing stops it), the bend Hessians grow as 1/l^2
+// (measured on tag: 6e23 against 1e6 for the rest of the Newton matrix at
+// l = 2.5e-14 m), the factorization's pivots turn negative in rounding, and
+// the regularization needed to factor it (mu up to 1e17) left updates
+// below Tol while the gradient was 1e4 N: a false convergence.
+func (s *State) degenerate(q []float64) bool {
+	if !s.EIL {
+		return false
+	}
+	for r := range s.Rods {
+		R := &s.Rods[r]
+		if R.Fixed {
+			continue
+		}
+		d := 0.05 * R.RestSeg
+		for k := 0; k+1 < len(R.nonEIL); k++ {
+			a, b := R.nonEIL[k], R.nonEIL[k+1]
+			// Assign resolves the pair by making b EIL (b free, with a
+			// non-EIL node after it to interpolate from) or a (b fixed, a
+			// free, with one before it); an EoL node that slid to a rod's
+			// end stays EoL there (Assign) and is removed after the step.
+			last := k+2 == len(R.nonEIL)
+			if !(!s.FixedU[b] && !last || s.FixedU[b] && !s.FixedU[a] && k > 0) {
+				continue
+			}
+			if s.u(q, b)-s.u(q, a) < d {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reassign moves the state to the iterate w.q and assigns the nodes again
+// there (Assign: the node that came too close becomes EIL), then numbers
+// the unknowns and builds the terms for the new assignment, their segment
+// masses evaluated at the step's start as every step's are (lagMasses). The
+// rest of the step's start (positions, velocities, contact forces, yarn
+// pairs) is kept, so Newton goes on minimizing the same step's incremental
+// potential, over the new discretization.
+func (s *State) reassign(target func(i int) dense.Vec3) error {
+	w := &s.ws
+	// s.x and s.u read q, the pins' targets and fixed u only, not X or U.
+	for i := range s.X {
+		s.X[i], s.U[i] = s.x(w.q, int32(i)), s.u(w.q, int32(i))
+	}
+	s.Assign()
+	s.number(target)
+	if err := s.buildTerms(); err != nil {
+		return err
+	}
+	s.lagMasses()
+	return nil
 }
 
 // noteResidual records the largest entry of the gradient at the accepted

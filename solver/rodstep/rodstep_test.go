@@ -393,3 +393,47 @@ func TestFactorNewtonProjectsFoldedBends(t *testing.T) {
 		t.Errorf("factorNewton: %v, bends projected %v", err, s.ws.projectBend)
 	}
 }
+
+// TestReassignWithinStep moves the EoL contact node of the two-rod setup,
+// within a Newton iterate, to 0.001 m of material short of its Lagrangian
+// neighbour at u = 0.6 (safety distance 0.01 m): the iterate is degenerate,
+// and reassign makes the node EIL there, after which no consecutive non-EIL
+// nodes are closer than half the safety distance. A node short of that
+// (0.008 m) is left alone.
+func TestReassignWithinStep(t *testing.T) {
+	for _, c := range []struct {
+		du         float64
+		degenerate bool
+	}{{0.001, true}, {0.008, false}} {
+		s := twoRods(true)
+		target := func(i int) dense.Vec3 { return s.Target[i] }
+		s.Assign()
+		s.detect(0.002)
+		if err := s.begin(DefaultSettings(), target); err != nil {
+			t.Fatal(err)
+		}
+		p := s.Contacts[0].P
+		if s.Kind[p] != rod.EoL {
+			t.Fatalf("contact node %d is %v at the start, want EoL", p, s.Kind[p])
+		}
+		s.ws.q[s.ws.udof[p]] = 0.6 - c.du
+		if got := s.degenerate(s.ws.q); got != c.degenerate {
+			t.Fatalf("du %g: degenerate %v, want %v", c.du, got, c.degenerate)
+		}
+		if !c.degenerate {
+			continue
+		}
+		if err := s.reassign(target); err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind[p] != rod.EIL || s.U[p] != 0.6-c.du {
+			t.Errorf("after reassign: node %d is %v at u %g, want EIL at %g", p, s.Kind[p], s.U[p], 0.6-c.du)
+		}
+		if s.degenerate(s.ws.q) {
+			t.Error("still degenerate after reassign")
+		}
+		if s.ws.xdof[p] != -1 || s.shared(s.Contacts[0]) {
+			t.Errorf("after reassign: node %d's x is unknown %d, want interpolated (a soft contact)", p, s.ws.xdof[p])
+		}
+	}
+}
