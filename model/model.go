@@ -309,9 +309,11 @@ type Rods struct {
 	// together during the run (the non-persistent contacts' penalties).
 	PairFriction float64
 	ProjectBend  bool // projected Newton on the bend Hessian
-	Linear       RodLinear
-	Strands      []Strand
-	EdgeNodes    []EdgeNode
+	// DegenerateRestart: rodstep.Settings.DegenerateRestart.
+	DegenerateRestart bool
+	Linear            RodLinear
+	Strands           []Strand
+	EdgeNodes         []EdgeNode
 	// Crossings are the persistent contacts of the fabrics' patterns
 	// (SB2020 sec. 5: intra-fabric contacts from the pattern's topology).
 	Crossings []Crossing

@@ -43,6 +43,10 @@ type Rods struct {
 	// the cost per bend element; it finishes runs with soft anchors where
 	// exact Newton fails. Default false.
 	ProjectBend bool `json:"project_bend"`
+	// DegenerateRestart restarts a step whose Newton iterate slides an EoL
+	// node within half the safety distance of its neighbour, with the node
+	// EIL (rodstep.Settings.DegenerateRestart); default false.
+	DegenerateRestart bool `json:"degenerate_restart"`
 	// Linear is the Newton systems' solver: "" or "auto" (direct below
 	// rodstep.AutoIterative unknowns, iterative above), "direct" (sparse
 	// LDL^T) or "iterative" (conjugate gradients with the yarns' own

@@ -142,6 +142,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		s.rodAssign = RodAssign{sp.rods}
 		newton := NewRodNewton(w, sp.rods, sp.scripts)
 		newton.settings.ProjectBend = m.Rods.ProjectBend
+		newton.settings.DegenerateRestart = m.Rods.DegenerateRestart
 		newton.settings.Linear = rodLinear[m.Rods.Linear]
 		s.rodNewton = newton
 		sp.rods.ReleaseSteps = m.Rods.ReleaseSteps

@@ -3,6 +3,7 @@ package rodstep
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
@@ -394,20 +395,21 @@ func TestFactorNewtonProjectsFoldedBends(t *testing.T) {
 	}
 }
 
-// TestReassignWithinStep moves the EoL contact node of the two-rod setup,
-// within a Newton iterate, to 0.001 m of material short of its Lagrangian
-// neighbour at u = 0.6 (safety distance 0.01 m): the iterate is degenerate,
-// and reassign makes the node EIL there, after which no consecutive non-EIL
-// nodes are closer than half the safety distance. A node short of that
-// (0.008 m) is left alone.
-func TestReassignWithinStep(t *testing.T) {
+// TestDegenerateRestart moves the EoL contact node of the two-rod setup,
+// within a Newton iterate, 0.001 m of material short of its Lagrangian
+// neighbour at u = 0.6 (safety distance 0.01 m): markDegenerate marks it,
+// and the restart state (restore) has it EIL at its start u, out of the
+// non-EIL nodes, so the iterate is no longer degenerate. A node 0.008 m
+// short is left alone.
+func TestDegenerateRestart(t *testing.T) {
 	for _, c := range []struct {
-		du         float64
-		degenerate bool
+		du     float64
+		marked bool
 	}{{0.001, true}, {0.008, false}} {
 		s := twoRods(true)
 		target := func(i int) dense.Vec3 { return s.Target[i] }
 		s.Assign()
+		saved := s.snapshot(0)
 		s.detect(0.002)
 		if err := s.begin(DefaultSettings(), target); err != nil {
 			t.Fatal(err)
@@ -417,23 +419,28 @@ func TestReassignWithinStep(t *testing.T) {
 			t.Fatalf("contact node %d is %v at the start, want EoL", p, s.Kind[p])
 		}
 		s.ws.q[s.ws.udof[p]] = 0.6 - c.du
-		if got := s.degenerate(s.ws.q); got != c.degenerate {
-			t.Fatalf("du %g: degenerate %v, want %v", c.du, got, c.degenerate)
+		if got := s.markDegenerate(s.ws.q); got != c.marked {
+			t.Fatalf("du %g: marked %v, want %v", c.du, got, c.marked)
 		}
-		if !c.degenerate {
+		if !c.marked {
 			continue
 		}
-		if err := s.reassign(target); err != nil {
+		s.restore(saved)
+		if s.Kind[p] != rod.EIL || s.U[p] != 0.55 {
+			t.Errorf("restart: node %d is %v at u %g, want EIL at 0.55", p, s.Kind[p], s.U[p])
+		}
+		if slices.Contains(s.Rods[0].nonEIL, p) {
+			t.Errorf("restart: node %d still among the non-EIL nodes %v", p, s.Rods[0].nonEIL)
+		}
+		s.detect(0.002)
+		if err := s.begin(DefaultSettings(), target); err != nil {
 			t.Fatal(err)
 		}
-		if s.Kind[p] != rod.EIL || s.U[p] != 0.6-c.du {
-			t.Errorf("after reassign: node %d is %v at u %g, want EIL at %g", p, s.Kind[p], s.U[p], 0.6-c.du)
+		if s.markDegenerate(s.ws.q) {
+			t.Error("degenerate again at the restart's start")
 		}
-		if s.degenerate(s.ws.q) {
-			t.Error("still degenerate after reassign")
-		}
-		if s.ws.xdof[p] != -1 || s.shared(s.Contacts[0]) {
-			t.Errorf("after reassign: node %d's x is unknown %d, want interpolated (a soft contact)", p, s.ws.xdof[p])
-		}
+	}
+	if DefaultSettings().DegenerateRestart {
+		t.Error("DegenerateRestart on by default")
 	}
 }

@@ -143,7 +143,12 @@ func (s *State) NumNodes() int { return len(s.X) }
 // every free node stays EoL). A node turning EIL -> EoL gets the interpolated
 // position it had as EIL (its u is kept: the appendix's optimum for collinear
 // segments), so the transition is continuous.
-func (s *State) Assign() {
+func (s *State) Assign() { s.assign(false) }
+
+// assign is Assign; with keepEIL, a node that is EIL stays EIL (a restart
+// of the step only adds EIL nodes, which keeps consecutive non-EIL nodes at
+// least the safety distance apart: their gaps only merge).
+func (s *State) assign(keepEIL bool) {
 	s.ws.size(len(s.X))
 	if len(s.Kind) != len(s.X) {
 		s.Kind = make([]rod.Kind, len(s.X))
@@ -175,8 +180,12 @@ func (s *State) Assign() {
 			sorted = append(sorted, R.Nodes[k])
 		}
 		kinds := s.ws.kindBuf[:0]
-		for k := range R.sortBuf {
-			kinds = append(kinds, R.kindBuf[R.sortBuf[k]])
+		for _, j := range R.sortBuf {
+			kd := R.kindBuf[j]
+			if keepEIL && s.Kind[R.Nodes[j]] == rod.EIL {
+				kd = rod.EIL
+			}
+			kinds = append(kinds, kd)
 		}
 		copy(R.Nodes, sorted)
 		s.ws.nodeBuf, s.ws.kindBuf = sorted, kinds
