@@ -35,9 +35,9 @@ func layerCentres(sim *Sim) [3]dense.Vec3 {
 // one, its centre on the table, stays there; with friction the layers stay
 // together on the table: the top layer's centre less than 5 mm below the
 // bottom one's. Short form, the first 200 steps: without friction the top
-// centre is 18 mm below the bottom one's, with it 1.0 mm. Long form, all 500
+// centre is 30 mm below the bottom one's, with it 1.0 mm. Long form, all 500
 // steps (0.5 s): without friction the top centre more than 10 cm below the
-// table top (212 mm; the middle one 144 mm), with it 1.0 mm below the
+// table top (503 mm; the middle one 314 mm), with it 1.0 mm below the
 // bottom's and every node slower than 1 cm/s (0.39 mm/s; at rest from
 // about step 300).
 func TestTableclothLayers(t *testing.T) {
