@@ -225,6 +225,14 @@ func (s *State) restore(p *snapshot) {
 	copy(s.UDot, p.ud)
 	copy(s.Anchor, p.anchor)
 	copy(s.Kind, p.kind)
+	// The nodes restarts marked stay EIL for the rest of the (sub)step,
+	// through the projected retry too; a halving's Assign makes those that
+	// are farther than the safety distance from their neighbours EoL again,
+	// at their neighbours' chord (Assign's EIL -> EoL transition). Undoing
+	// the marks before the retry and the halvings instead (the saved
+	// assignment and positions) made pocket's rod Newton fail at step 95;
+	// undoing them before the halvings only, pocket's at step 87, and two
+	// of tag's yarns came within 1.5e-8 m at step 115.
 	forced := false
 	for i, f := range s.ws.force {
 		if f {
@@ -421,10 +429,7 @@ const maxRestarts = 8
 // markDegenerate marks for EIL (ws.force) each node that the iterate q
 // brings closer in u than half the assignment's safety distance (Assign,
 // 0.1 of the rest segment) to its non-EIL neighbour, and reports whether
-// it marked any. (Leaving alone the pairs more than four safety distances
-// apart at the step's start, iterates flung far rather than nodes sliding,
-// left 7 of 250 tag steps and 7 of 500 pocket steps with over 1 N
-// unbalanced, against 1 and 0.) The node assignment of SB2020 sec. 4.1 runs at the step's
+// it marked any. The node assignment of SB2020 sec. 4.1 runs at the step's
 // start; within the step an EoL node sliding onto its neighbour makes a
 // segment of zero length and zero material length together (its stretch
 // energy k (l - du)^2 / (2 du) stays bounded, so nothing stops it), where
@@ -434,10 +439,14 @@ const maxRestarts = 8
 // (mu up to 1e17) left updates below Tol while the gradient was 1e4 N: a
 // false convergence. The step restarts from its start with the node EIL,
 // its segments and yarn pairs detected anew.
+//
 // Assign keeps a pair apart by making b EIL (b free, with a non-EIL node
 // after it to interpolate from) or a (b fixed, a free, with one before
 // it); an EoL node that slid to a rod's end stays EoL and is removed after
-// the step, so such pairs are left alone.
+// the step, so such pairs are left alone. (Leaving alone also the pairs
+// more than four safety distances apart at the step's start, iterates flung
+// far rather than nodes sliding, left 7 of 250 tag steps and 7 of 500
+// pocket steps with over 1 N unbalanced, against 1 and 0.)
 func (s *State) markDegenerate(q []float64) bool {
 	if !s.EIL {
 		return false
