@@ -103,7 +103,7 @@ type Settings struct {
 	// EoL node near its neighbour with the node EIL (markDegenerate). Off by
 	// default: it mends the false convergences of the woven scenes
 	// (pocket, 500 steps: 62 steps above 1 N unbalanced -> 0, with 35% fewer
-	// Newton iterations), but knit-sphere's Newton fails at step 56 with it
+	// Newton iterations), but knit-sphere's Newton fails at step 96 with it
 	// (scenes/README, "Known defect").
 	DegenerateRestart bool
 }
