@@ -457,7 +457,7 @@ func (s *State) markDegenerate(q []float64) bool {
 		if R.Fixed {
 			continue
 		}
-		d := 0.05 * R.RestSeg
+		d := R.safetyDistance() / 2
 		for k := 0; k+1 < len(R.nonEIL); k++ {
 			a, b := R.nonEIL[k], R.nonEIL[k+1]
 			if !(s.u(q, b)-s.u(q, a) < d) {

@@ -172,7 +172,7 @@ func (s *State) assign(keepEIL bool) {
 		}
 		d := 0.0
 		if s.EIL {
-			d = 0.1 * R.RestSeg
+			d = R.safetyDistance()
 		}
 		rod.AssignNodes(R.uBuf, R.fixedBuf, d, R.sortBuf, R.kindBuf)
 		sorted := s.ws.nodeBuf[:0]
@@ -220,6 +220,10 @@ func (s *State) assign(keepEIL bool) {
 		}
 	}
 }
+
+// safetyDistance is the node assignment's least material distance between
+// consecutive non-EIL nodes: 0.1 x the rest segment, as in SB2020 sec. 4.1.
+func (R *Rod) safetyDistance() float64 { return 0.1 * R.RestSeg }
 
 // neighbours returns the non-EIL nodes before and after position k of R's
 // sorted nodes.
