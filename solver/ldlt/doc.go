@@ -20,7 +20,11 @@
 //     run on the graph compressed by identical closed adjacency (the 3 DOFs
 //     of a cloth vertex become one node). The elimination tree is then
 //     postordered (same fill, contiguous subtrees, larger supernodes).
-//     Natural ordering (P = I) is available for comparison.
+//     Natural ordering (P = I) is available for comparison. Bisection
+//     computes a nested-dissection ordering from the unknowns' coordinates
+//     for AnalyzePerm, for large networks in space such as the rod Newton
+//     systems of woven fabrics, where AMD fills up to six times more (see
+//     Bisection); on the cloth grid below (N = 100) it fills 5% less.
 //   - Symbolic analysis (Analyze): elimination tree and column counts of L
 //     by row-subtree traversal (as in Davis' LDL), fundamental supernodes
 //     and their row structures, plus a map from every entry of P A P^T to

@@ -16,8 +16,10 @@ const (
 	// LinearAuto solves systems of fewer than AutoIterative unknowns by
 	// sparse LDL^T and larger ones iteratively.
 	LinearAuto Linear = iota
-	// LinearDirect is sparse LDL^T with AMD ordering (package ldlt): exact,
-	// its symbolic analysis reused while the terms' connectivity holds.
+	// LinearDirect is sparse LDL^T (package ldlt) ordered by AMD, or by
+	// nested dissection at the nodes' positions from bisectionUnknowns
+	// unknowns on: exact, its symbolic analysis reused while the terms'
+	// connectivity holds.
 	LinearDirect
 	// LinearIterative is conjugate gradients preconditioned by additive
 	// Schwarz over the yarns (package schwarz): every rod's segment and
@@ -29,10 +31,17 @@ const (
 )
 
 // AutoIterative is LinearAuto's switch, in unknowns. A woven stack's
-// LDL^T factor fills like a sheet's (n log n entries, n^1.5 work): measured
-// on tablecloth (three plain weaves, 1 worker, this 2-core VM)
-// at 2,266 unknowns nnz(L) is 240k, at 9,058 it is 2.85M.
-const AutoIterative = 6000
+// LDL^T factor fills like a sheet's (n log n entries, n^1.5 work) when it
+// is ordered by nested dissection (bisectionUnknowns); one Newton system of
+// tablecloth (three plain-weave layers of k x k yarns, 1 worker, this
+// 2-core VM), the direct solver's factor and solve against the Schwarz
+// conjugate gradients to 1e-6: k = 12 (8,408 unknowns) 74 ms against
+// 562 ms (642 iterations); k = 24 (35,310) 0.47 s against 1.31 s (369);
+// k = 48 (143,166) 4.0 s against 4.7 s (366), L holding 32.5M entries
+// (260 MB). (Ordered by AMD, the factor had taken 0.48 s and 40.8 s at
+// k = 12 and 24.) Past about 10^5 unknowns the factor's memory and work
+// outgrow the iteration's.
+const AutoIterative = 100000
 
 // iterative reports whether a system of n unknowns is solved iteratively.
 func (l Linear) iterative(n int) bool {
