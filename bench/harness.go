@@ -16,8 +16,19 @@ import (
 
 	"github.com/loomsim/loom/ecs"
 	"github.com/loomsim/loom/scenes"
+	"github.com/loomsim/loom/solver/ldlt"
 	"github.com/loomsim/loom/systems"
 )
+
+// KernelPath says which path the sparse LDL^T's dense kernels run on:
+// AVX2 when loom was built with GOEXPERIMENT=simd on a CPU that has it,
+// scalar otherwise (bitwise the same results, ldlt.SIMD).
+func KernelPath() string {
+	if ldlt.SIMD() {
+		return "LDL^T kernels: AVX2 (GOEXPERIMENT=simd)"
+	}
+	return "LDL^T kernels: scalar (build with GOEXPERIMENT=simd for the AVX2 path)"
+}
 
 // Case is one benchmark scene: a built-in scene with --set style overrides.
 // Warmup, when set, is the number of untimed steps that bring the scene to
@@ -202,7 +213,7 @@ func median(x []float64) float64 {
 // prints the table: per case the median over the rounds of each run's
 // median ms/step and of its CPU ms/step.
 func Run(w io.Writer, cases []Case, workers, warmup, steps, rounds int, p Progress) error {
-	fmt.Fprintf(w, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\nsteps: %d timed after %d warm-up, %d interleaved round(s)\n\n", ecs.CPU(), workers, runtime.GOMAXPROCS(0), steps, warmup, rounds)
+	fmt.Fprintf(w, "cpu: %s\n%s\nworkers: %d (GOMAXPROCS %d)\nsteps: %d timed after %d warm-up, %d interleaved round(s)\n\n", ecs.CPU(), KernelPath(), workers, runtime.GOMAXPROCS(0), steps, warmup, rounds)
 	runs := make([][]Result, len(cases))
 	for range rounds {
 		for i, c := range cases {

@@ -1,5 +1,7 @@
 package ldlt
 
+import "github.com/loomsim/loom/solver/ldlt/internal/kernel"
+
 // Supernodal left-looking numeric LDL^T.
 //
 // A supernode is a maximal run of consecutive columns f..l of L where each
@@ -264,11 +266,7 @@ func (f *Factor) factorBlock(t int, X []float64, signs []int8) error {
 				continue
 			}
 			colj := X[j*nrow : (j+1)*nrow]
-			src := colk[j:nrow]
-			dst := colj[j:nrow]
-			for i, v := range src {
-				dst[i] -= v * lj
-			}
+			kernel.SubScaled(colj[j:nrow], colk[j:nrow], lj)
 		}
 		for i := k + 1; i < nrow; i++ {
 			colk[i] *= inv
@@ -307,34 +305,7 @@ func (f *Factor) superUpdate(dd, t int, X []float64, nrow, p0 int, ws *scratch) 
 	}
 	// W(:, j) = sum_k L_d(R_i, k) T[j,k] for i >= j (column-major, ld m).
 	W := ws.w[:m*c]
-	for j := 0; j < c; j++ {
-		wj := W[j*m+j : j*m+m]
-		clear(wj)
-		tj := T[j*kd : (j+1)*kd]
-		k := 0
-		for ; k+3 < kd; k += 4 {
-			a0, a1, a2, a3 := tj[k], tj[k+1], tj[k+2], tj[k+3]
-			c0 := Ld[k*dnrow+p0+j : k*dnrow+dnrow]
-			c1 := Ld[(k+1)*dnrow+p0+j : (k+1)*dnrow+dnrow]
-			c2 := Ld[(k+2)*dnrow+p0+j : (k+2)*dnrow+dnrow]
-			c3 := Ld[(k+3)*dnrow+p0+j : (k+3)*dnrow+dnrow]
-			c1 = c1[:len(wj)]
-			c2 = c2[:len(wj)]
-			c3 = c3[:len(wj)]
-			c0 = c0[:len(wj)]
-			for i := range wj {
-				wj[i] += a0*c0[i] + a1*c1[i] + a2*c2[i] + a3*c3[i]
-			}
-		}
-		for ; k < kd; k++ {
-			a := tj[k]
-			ck := Ld[k*dnrow+p0+j : k*dnrow+dnrow]
-			ck = ck[:len(wj)]
-			for i := range wj {
-				wj[i] += a * ck[i]
-			}
-		}
-	}
+	kernel.Update(W, m, c, T, kd, Ld[p0:], dnrow)
 	// Scatter-subtract into X.
 	relmap := ws.relmap
 	for j := 0; j < c; j++ {
@@ -399,3 +370,8 @@ func (f *Factor) superForEachL(j int, fn func(i int, v float64)) {
 		fn(int(rows[i]), col[i])
 	}
 }
+
+// SIMD reports whether the factorization's dense kernels run on their
+// 4-lane AVX2 path (loom built with GOEXPERIMENT=simd, on a CPU with AVX2);
+// either path gives bitwise the same factors.
+func SIMD() bool { return kernel.SIMD() }
