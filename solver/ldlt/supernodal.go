@@ -245,34 +245,72 @@ func (f *Factor) gather(t int, ax []float64, ws *scratch) []float64 {
 }
 
 // factorBlock factors supernode t's updated block X densely as L D L^T,
-// the rows below the diagonal block included, and stores its pivots.
+// the rows below the diagonal block included, and stores its pivots: column
+// k's pivot d_k = X(k, k), then every later column j subtracts X(j:, k)
+// l_jk with l_jk = X(j, k) / d_k (skipped where l_jk = 0), then column k is
+// scaled by 1/d_k. The columns go in panels of four: each panel eliminates
+// within itself, then its later columns take the panel's four
+// subtractions in a row (kernel.Sub4: the same operations in the same order
+// per entry, each column read and written once a panel instead of four
+// times), then the panel is scaled.
 func (f *Factor) factorBlock(t int, X []float64, signs []int8) error {
 	sn := f.sym.sn
 	fc, lc := sn.first[t], sn.first[t+1]
 	ncol := lc - fc
 	nrow := sn.rowPtr[t+1] - sn.rowPtr[t]
 	d := f.d
-	for k := 0; k < ncol; k++ {
-		colk := X[k*nrow : (k+1)*nrow]
-		dk := colk[k]
-		if err := f.checkPivot(fc+k, dk, signs); err != nil {
-			return err
-		}
-		d[fc+k] = dk
-		inv := 1 / dk
-		for j := k + 1; j < ncol; j++ {
-			lj := colk[j] * inv
-			if lj == 0 {
-				continue
+	var inv [4]float64
+	for k0 := 0; k0 < ncol; k0 += 4 {
+		k1 := min(k0+4, ncol)
+		for k := k0; k < k1; k++ {
+			colk := X[k*nrow : (k+1)*nrow]
+			dk := colk[k]
+			if err := f.checkPivot(fc+k, dk, signs); err != nil {
+				return err
 			}
-			colj := X[j*nrow : (j+1)*nrow]
-			kernel.SubScaled(colj[j:nrow], colk[j:nrow], lj)
+			d[fc+k] = dk
+			inv[k-k0] = 1 / dk
+			for j := k + 1; j < k1; j++ {
+				if lj := colk[j] * inv[k-k0]; lj != 0 {
+					kernel.SubScaled(X[j*nrow+j:(j+1)*nrow], colk[j:nrow], lj)
+				}
+			}
 		}
-		for i := k + 1; i < nrow; i++ {
-			colk[i] *= inv
+		for j := k1; j < ncol; j++ {
+			f.panelUpdate(X, nrow, k0, k1, j, &inv)
+		}
+		for k := k0; k < k1; k++ {
+			colk := X[k*nrow : (k+1)*nrow]
+			for i := k + 1; i < nrow; i++ {
+				colk[i] *= inv[k-k0]
+			}
 		}
 	}
 	return nil
+}
+
+// panelUpdate subtracts from column j (rows j on) of the block X the
+// updates of the panel's columns k0 <= k < k1, in order: kernel.Sub4 for a
+// full panel whose four l_jk are nonzero, else one at a time, skipping
+// l_jk = 0.
+func (f *Factor) panelUpdate(X []float64, nrow, k0, k1, j int, inv *[4]float64) {
+	dst := X[j*nrow+j : (j+1)*nrow]
+	var l [4]float64
+	full := k1-k0 == 4
+	for k := k0; k < k1; k++ {
+		l[k-k0] = X[k*nrow+j] * inv[k-k0]
+		full = full && l[k-k0] != 0
+	}
+	if full {
+		x := X[k0*nrow+j:]
+		kernel.Sub4(dst, x, x[nrow:], x[2*nrow:], x[3*nrow:], l[0], l[1], l[2], l[3])
+		return
+	}
+	for k := k0; k < k1; k++ {
+		if l[k-k0] != 0 {
+			kernel.SubScaled(dst, X[k*nrow+j:(k+1)*nrow], l[k-k0])
+		}
+	}
 }
 
 // superUpdate subtracts from supernode t (block X, nrow rows, ws.relmap

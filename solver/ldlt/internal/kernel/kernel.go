@@ -69,5 +69,21 @@ func SubScaled(y, x []float64, a float64) {
 	}
 }
 
+// Sub4 sets y[i] = (((y[i] - x0[i] a0) - x1[i] a1) - x2[i] a2) - x3[i] a3
+// for every i of y, each product and difference rounded: four SubScaled in
+// a row, reading and writing y once. The x slices must be at least as long
+// as y.
+func Sub4(y, x0, x1, x2, x3 []float64, a0, a1, a2, a3 float64) {
+	n := len(y)
+	x0, x1, x2, x3 = x0[:n], x1[:n], x2[:n], x3[:n]
+	i := 0
+	if useSIMD {
+		i = sub4Vec(y, x0, x1, x2, x3, a0, a1, a2, a3)
+	}
+	for ; i < n; i++ {
+		y[i] = y[i] - x0[i]*a0 - x1[i]*a1 - x2[i]*a2 - x3[i]*a3
+	}
+}
+
 // SIMD reports whether the kernels run on the 4-lane path.
 func SIMD() bool { return useSIMD }

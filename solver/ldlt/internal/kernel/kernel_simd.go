@@ -125,3 +125,19 @@ func subScaledVec(y, x []float64, a float64) int {
 	archsimd.ClearAVXUpperBits()
 	return n
 }
+
+// sub4Vec is Sub4 on the whole groups of four entries.
+func sub4Vec(y, x0, x1, x2, x3 []float64, a0, a1, a2, a3 float64) int {
+	v0, v1 := archsimd.BroadcastFloat64x4(a0), archsimd.BroadcastFloat64x4(a1)
+	v2, v3 := archsimd.BroadcastFloat64x4(a2), archsimd.BroadcastFloat64x4(a3)
+	n := len(y) &^ 3
+	for i := 0; i < n; i += 4 {
+		w := archsimd.LoadFloat64x4Slice(y[i:])
+		w = w.Sub(archsimd.LoadFloat64x4Slice(x0[i:]).Mul(v0))
+		w = w.Sub(archsimd.LoadFloat64x4Slice(x1[i:]).Mul(v1))
+		w = w.Sub(archsimd.LoadFloat64x4Slice(x2[i:]).Mul(v2))
+		w.Sub(archsimd.LoadFloat64x4Slice(x3[i:]).Mul(v3)).StoreSlice(y[i:])
+	}
+	archsimd.ClearAVXUpperBits()
+	return n
+}

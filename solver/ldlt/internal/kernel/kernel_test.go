@@ -57,13 +57,26 @@ func TestUpdateBitwise(t *testing.T) {
 	}
 }
 
-// TestSubScaledBitwise checks SubScaled against y[i] - x[i] a, bit for bit.
+// TestSubScaledBitwise checks SubScaled against y[i] - x[i] a and Sub4
+// against four of them in a row, bit for bit.
 func TestSubScaledBitwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n <= 19; n++ {
 		for range 50 {
 			y, x, a := values(rng, n), values(rng, n+2), values(rng, 1)[0]
 			got := append([]float64(nil), y...)
+			x1, x2, x3, b := values(rng, n+1), values(rng, n), values(rng, n+3), values(rng, 3)
+			Sub4(got, x, x1, x2, x3, a, b[0], b[1], b[2])
+			for i := range y {
+				want := y[i] - x[i]*a
+				want -= x1[i] * b[0]
+				want -= x2[i] * b[1]
+				want -= x3[i] * b[2]
+				if math.Float64bits(got[i]) != math.Float64bits(want) {
+					t.Fatalf("Sub4, n %d: entry %d is %v, want %v", n, i, got[i], want)
+				}
+			}
+			got = append(got[:0], y...)
 			SubScaled(got, x, a)
 			for i := range y {
 				if want := y[i] - x[i]*a; math.Float64bits(got[i]) != math.Float64bits(want) {
