@@ -44,10 +44,13 @@
 //   - Parallel factorization (Factor.SetRunner): the supernodes of disjoint
 //     subtrees of the supernodal elimination tree are factored concurrently
 //     through a Runner (split until no subtree holds more than a quarter of
-//     the work), then those above them in order. Each supernode applies its
-//     descendants' updates in the order the serial linked lists deliver
-//     them (replayed once over the structure), so the factor is bitwise the
-//     serial one for any Runner and worker count.
+//     the work), then those above them in order; a large one of those (a
+//     nested dissection's top separators) takes its updates through the
+//     Runner split by its columns, and its block's eliminations with each
+//     panel's later columns split. Each entry takes its descendants'
+//     updates in the order the serial linked lists deliver them (replayed
+//     once over the structure), so the factor is bitwise the serial one for
+//     any Runner and worker count.
 //
 // No maintained pure-Go sparse Cholesky/LDL^T exists (gonum has no sparse
 // matrices; gonum/mat is used only as a dense reference in the tests), so

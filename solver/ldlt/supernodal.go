@@ -1,6 +1,9 @@
 package ldlt
 
-import "github.com/loomsim/loom/solver/ldlt/internal/kernel"
+import (
+	"github.com/loomsim/loom/solver/ldlt/internal/kernel"
+	"github.com/loomsim/loom/solver/sparse"
+)
 
 // Supernodal left-looking numeric LDL^T.
 //
@@ -207,7 +210,7 @@ func (f *Factor) superFactor(ax []float64, signs []int8) error {
 			sn.advance(dd, lc, lhead, lnext, lpos)
 			dd = dn
 		}
-		if err := f.factorBlock(t, X, signs); err != nil {
+		if err := f.factorBlock(t, X, signs, nil); err != nil {
 			return err
 		}
 		// Link t to the supernode of its first row below the block.
@@ -253,7 +256,10 @@ func (f *Factor) gather(t int, ax []float64, ws *scratch) []float64 {
 // subtractions in a row (kernel.Sub4: the same operations in the same order
 // per entry, each column read and written once a panel instead of four
 // times), then the panel is scaled.
-func (f *Factor) factorBlock(t int, X []float64, signs []int8) error {
+//
+// With r (a wide top supernode of the parallel factorization), the later
+// columns of each panel are updated through r.
+func (f *Factor) factorBlock(t int, X []float64, signs []int8, r sparse.Runner) error {
 	sn := f.sym.sn
 	fc, lc := sn.first[t], sn.first[t+1]
 	ncol := lc - fc
@@ -276,8 +282,15 @@ func (f *Factor) factorBlock(t int, X []float64, signs []int8) error {
 				}
 			}
 		}
-		for j := k1; j < ncol; j++ {
-			f.panelUpdate(X, nrow, k0, k1, j, &inv)
+		if r != nil && ncol-k1 > 1 {
+			p := f.sw.par
+			p.panelX, p.panelNrow, p.panelK0, p.panelK1, p.panelInv = X, nrow, k0, k1, inv
+			r.For(ncol-k1, p.trail)
+			p.panelX = nil
+		} else {
+			for j := k1; j < ncol; j++ {
+				f.panelUpdate(X, nrow, k0, k1, j, &inv)
+			}
 		}
 		for k := k0; k < k1; k++ {
 			colk := X[k*nrow : (k+1)*nrow]
@@ -319,23 +332,46 @@ func (f *Factor) panelUpdate(X []float64, nrow, k0, k1, j int, inv *[4]float64) 
 // columns.
 func (f *Factor) superUpdate(dd, t int, X []float64, nrow, p0 int, ws *scratch) {
 	sn := f.sym.sn
-	fc, lc := sn.first[t], sn.first[t+1]
+	f.superUpdateCols(dd, t, X, nrow, p0, ws, ws.relmap, 0, sn.first[t+1]-sn.first[t])
+}
+
+// updateRange returns the positions ja <= j < jb of a descendant's rows
+// (drows, from p0 on) that are the columns ca .. cb-1 of the supernode
+// whose first column is fc.
+func updateRange(drows []int32, p0, fc, ca, cb int) (ja, jb int) {
+	ja = p0
+	for ja < len(drows) && int(drows[ja])-fc < ca {
+		ja++
+	}
+	jb = ja
+	for jb < len(drows) && int(drows[jb])-fc < cb {
+		jb++
+	}
+	return ja, jb
+}
+
+// superUpdateCols is superUpdate on t's columns ca <= tc < cb only (block
+// columns), with relmap t's row map: each entry of those columns takes the
+// same update as from superUpdate.
+func (f *Factor) superUpdateCols(dd, t int, X []float64, nrow, p0 int, ws *scratch, relmap []int32, ca, cb int) {
+	sn := f.sym.sn
+	fc := sn.first[t]
 	df := sn.first[dd]
 	kd := sn.first[dd+1] - df
 	drows := sn.rows[sn.rowPtr[dd]:sn.rowPtr[dd+1]]
 	dnrow := len(drows)
 	Ld := f.sw.x[sn.xoff[dd]:sn.xoff[dd+1]]
-	p1 := p0
-	for p1 < dnrow && int(drows[p1]) < lc {
-		p1++
+	ja, jb := updateRange(drows, p0, fc, ca, cb)
+	if ja == jb {
+		return
 	}
-	m := dnrow - p0 // rows of the update
-	c := p1 - p0    // columns of the update
+	m := dnrow - ja // rows of the update
+	c := jb - ja    // columns of the update
 	// T (c x kd, row-major by update column): T[j*kd+k] = L_d(R1_j, k) * D_k.
 	T := ws.t[:c*kd]
 	dv := f.d[df : df+kd]
 	for k := 0; k < kd; k++ {
-		colk := Ld[k*dnrow+p0 : k*dnrow+p1]
+		colk := Ld[k*dnrow+ja : k*dnrow+jb]
 		dk := dv[k]
 		for j, v := range colk {
 			T[j*kd+k] = v * dk
@@ -343,14 +379,13 @@ func (f *Factor) superUpdate(dd, t int, X []float64, nrow, p0 int, ws *scratch) 
 	}
 	// W(:, j) = sum_k L_d(R_i, k) T[j,k] for i >= j (column-major, ld m).
 	W := ws.w[:m*c]
-	kernel.Update(W, m, c, T, kd, Ld[p0:], dnrow)
+	kernel.Update(W, m, c, T, kd, Ld[ja:], dnrow)
 	// Scatter-subtract into X.
-	relmap := ws.relmap
 	for j := 0; j < c; j++ {
-		tc := int(drows[p0+j]) - fc
+		tc := int(drows[ja+j]) - fc
 		col := X[tc*nrow : (tc+1)*nrow]
 		wj := W[j*m+j : j*m+m]
-		rs := drows[p0+j : dnrow]
+		rs := drows[ja+j : dnrow]
 		for i, r := range rs {
 			col[relmap[r]] -= wj[i]
 		}
