@@ -173,6 +173,12 @@ type RodContact struct {
 	Mu float64
 	// Cohesion (N) is added to the friction bound: |f| <= Cohesion + Mu N.
 	Cohesion float64
+	// Shear (J) is the stiffness of the crossing's shear term
+	// (rod.CrossingShear), ShearCos0 its rest cosine once ShearRest (set by
+	// the first step that has the term); Shear 0: none.
+	Shear     float64
+	ShearCos0 float64
+	ShearRest bool
 	// Persistent marks a crossing of a woven fabric's pattern: its yarns
 	// interlace, so a pulling normal force does not release it (only a node
 	// leaving its rod does).

@@ -337,6 +337,9 @@ type Crossing struct {
 	Mu     float64 // Coulomb coefficient of its anchors (the fabric's own friction)
 	// Cohesion (N) is added to the anchors' friction bound mu N.
 	Cohesion float64
+	// Shear (J) is the stiffness of the crossing's shear term
+	// (rod.CrossingShear); 0: none.
+	Shear float64
 	// Persistent: the yarns interlace here (a woven crossing), so a pulling
 	// normal force does not release the contact.
 	Persistent bool

@@ -58,10 +58,16 @@ type Fabric struct {
 	// yarns, pressed together by the crimp they are woven with, which
 	// straight model yarns crossing at a shared point do not have: without
 	// it a hanging frictional weave slides apart. 0/absent: none.
-	Cohesion float64        `json:"cohesion"`
-	Pins     []FabricPin    `json:"pins"`  // may be empty/absent
-	Fixed    bool           `json:"fixed"` // every yarn held in place
-	built    *fabric.Fabric // the geometry, built when the scene is validated
+	Cohesion float64 `json:"cohesion"`
+	// ShearStiffness (J) is the stiffness k of the shear term at each of the
+	// fabric's own crossings (rod.CrossingShear: 1/2 k (cos theta -
+	// cos theta0)^2 on the angle theta between the crossing yarns, theta0
+	// as they start; SB2020 sec. 4.4, after Cirio et al. 2014): the weave's
+	// resistance to its yarns turning against each other. 0/absent: none.
+	ShearStiffness float64        `json:"shear_stiffness"`
+	Pins           []FabricPin    `json:"pins"`  // may be empty/absent
+	Fixed          bool           `json:"fixed"` // every yarn held in place
+	built          *fabric.Fabric // the geometry, built when the scene is validated
 }
 
 // FabricPin pins the yarn ends on one edge of a fabric.
@@ -139,6 +145,7 @@ func validateFabric(v *validator, f *Fabric, p string, names map[string]string) 
 	v.positive(p+".material.linear_density", m.LinearDensity)
 	v.nonNegative(p+".material.damping", m.Damping)
 	v.nonNegative(p+".cohesion", f.Cohesion)
+	v.nonNegative(p+".shear_stiffness", f.ShearStiffness)
 	if f.Friction != nil {
 		v.nonNegative(p+".friction", *f.Friction)
 	}
@@ -209,7 +216,7 @@ func fabricStrands(m *model.Rods, fi int, f *Fabric) error {
 		if !c.Over {
 			n = n.Scale(-1)
 		}
-		m.Crossings = append(m.Crossings, model.Crossing{A: first + c.A, B: first + c.B, UA: c.UA, UB: c.UB, Normal: n, Mu: mu, Cohesion: f.Cohesion, Persistent: f.Type == FabricWoven})
+		m.Crossings = append(m.Crossings, model.Crossing{A: first + c.A, B: first + c.B, UA: c.UA, UB: c.UB, Normal: n, Mu: mu, Cohesion: f.Cohesion, Shear: f.ShearStiffness, Persistent: f.Type == FabricWoven})
 	}
 	return nil
 }

@@ -121,7 +121,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 	// addContact joins strand a at (segment i, fraction s, arc length ua) to
 	// strand b at (j, t, ub); normal, when given, is the contact's normal
 	// (a pattern's over/under), else it is found from the segments.
-	addContact := func(a, b, i, j int, s, t, ua, ub float64, normal *dense.Vec3, mu, cohesion float64, persistent bool) {
+	addContact := func(a, b, i, j int, s, t, ua, ub float64, normal *dense.Vec3, mu, cohesion, shear float64, persistent bool) {
 		xa, xb := lerp(geo[a], i, s), lerp(geo[b], j, t)
 		var n dense.Vec3
 		if normal != nil {
@@ -150,7 +150,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		k := rod.ContactStiffness(math.Max(geo[a].ks, geo[b].ks), math.Min(geo[a].du, geo[b].du))
 		// Until the first step measures it, the normal force is unbounded:
 		// contacts start sticking instead of sliding freely for one step.
-		contactMap.NewWith(&components.RodContact{P: P, Q: Q, Normal: n, K: k, NormalForce: math.Inf(1), Mu: mu, Cohesion: cohesion, Persistent: persistent})
+		contactMap.NewWith(&components.RodContact{P: P, Q: Q, Normal: n, K: k, NormalForce: math.Inf(1), Mu: mu, Cohesion: cohesion, Shear: shear, Persistent: persistent})
 	}
 
 	// Sliding contacts where segments of different strands pass close. Box
@@ -199,7 +199,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 						continue
 					}
 					found = append(found, [2]float64{ua, ub})
-					addContact(a, b, i, j, s, t, ua, ub, nil, rs.Friction, 0, false)
+					addContact(a, b, i, j, s, t, ua, ub, nil, rs.Friction, 0, 0, false)
 				}
 			}
 		}
@@ -214,7 +214,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 			return fmt.Errorf("rods crossing %d: arc lengths %v on %s and %v on %s are not both inside their strands", ci, c.UA, rs.Strands[c.A].Name, c.UB, rs.Strands[c.B].Name)
 		}
 		i, j := min(int(c.UA/ga.du), len(ga.pos)-2), min(int(c.UB/gb.du), len(gb.pos)-2)
-		addContact(c.A, c.B, i, j, c.UA/ga.du-float64(i), c.UB/gb.du-float64(j), c.UA, c.UB, &c.Normal, c.Mu, c.Cohesion, c.Persistent)
+		addContact(c.A, c.B, i, j, c.UA/ga.du-float64(i), c.UB/gb.du-float64(j), c.UA, c.UB, &c.Normal, c.Mu, c.Cohesion, c.Shear, c.Persistent)
 	}
 	for ei, en := range rs.EdgeNodes {
 		si := en.Strand

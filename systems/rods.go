@@ -95,7 +95,8 @@ func (g *RodGather) Step(w *ecs.World) error {
 	}
 	for k, e := range s.Contacts {
 		c := g.contact.Get(e)
-		st.Contacts[k] = rodstep.Contact{P: g.index[c.P], Q: g.index[c.Q], Normal: c.Normal, K: c.K, NormalForce: c.NormalForce, Mu: c.Mu, Cohesion: c.Cohesion}
+		st.Contacts[k] = rodstep.Contact{P: g.index[c.P], Q: g.index[c.Q], Normal: c.Normal, K: c.K, NormalForce: c.NormalForce, Mu: c.Mu, Cohesion: c.Cohesion,
+			Shear: c.Shear, ShearCos0: c.ShearCos0, ShearRest: c.ShearRest}
 	}
 	return nil
 }
@@ -228,6 +229,7 @@ func (r *RodNewton) Step(w *ecs.World) error {
 	for k, e := range s.Contacts {
 		c := r.contact.Get(e)
 		c.Normal, c.NormalForce = st.Contacts[k].Normal, st.Contacts[k].NormalForce
+		c.ShearCos0, c.ShearRest = st.Contacts[k].ShearCos0, st.Contacts[k].ShearRest
 	}
 	return nil
 }

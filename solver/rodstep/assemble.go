@@ -36,6 +36,7 @@ const (
 	termEdge
 	termObstacle
 	termYarn
+	termShear
 )
 
 // term is one energy term of the incremental potential.
@@ -142,6 +143,7 @@ func (s *State) buildTerms() error {
 			}
 		}
 	}
+	s.shearTerms()
 	for k, c := range s.Contacts {
 		if s.shared(c) {
 			continue
@@ -565,4 +567,48 @@ func (s *State) analyze(A *ldlt.Matrix) (*ldlt.Symbolic, error) {
 		return nil, err
 	}
 	return ldlt.AnalyzePerm(A, perm)
+}
+
+// shearTerms adds the shear term (rod.CrossingShear) of every contact with
+// Shear > 0 whose nodes share their position, over the chords between
+// their non-EIL neighbours on each rod; a crossing at a rod's end has none.
+// The first time a contact has the term, its rest cosine is the chords' at
+// the start of the step.
+func (s *State) shearTerms() {
+	w := &s.ws
+	for i := range w.prevN {
+		w.prevN[i], w.nextN[i] = -1, -1
+	}
+	for r := range s.Rods {
+		nodes := s.Rods[r].nonEIL
+		for k, i := range nodes {
+			if k > 0 {
+				w.prevN[i] = nodes[k-1]
+			}
+			if k+1 < len(nodes) {
+				w.nextN[i] = nodes[k+1]
+			}
+		}
+	}
+	as := &w.asm
+	for k := range s.Contacts {
+		c := &s.Contacts[k]
+		if c.Shear == 0 || !s.shared(*c) {
+			continue
+		}
+		ends := [4]int32{w.prevN[c.P], w.nextN[c.P], w.prevN[c.Q], w.nextN[c.Q]}
+		if slices.Contains(ends[:], -1) {
+			continue
+		}
+		if !c.ShearRest {
+			a, b := w.xn[ends[1]].Sub(w.xn[ends[0]]), w.xn[ends[3]].Sub(w.xn[ends[2]])
+			c.ShearCos0 = a.Dot(b) / (a.Norm() * b.Norm())
+			c.ShearRest = true
+		}
+		var l local
+		for _, i := range ends {
+			l.addX(s, i)
+		}
+		as.addTerm(term{kind: termShear, id: int32(k)}, &l)
+	}
 }

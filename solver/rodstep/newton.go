@@ -46,7 +46,10 @@ type workspace struct {
 	// force marks the nodes made EIL for the rest of this (sub)step by a
 	// restart (errDegenerate).
 	force []bool
-	yarn  yarnWork
+	// prevN, nextN: per node, the non-EIL nodes before and after it on its
+	// rod this solve (-1: none), for the crossings' shear terms.
+	prevN, nextN []int32
+	yarn         yarnWork
 }
 
 func (w *workspace) size(n int) {
@@ -60,6 +63,7 @@ func (w *workspace) size(n int) {
 	w.root = make([]int32, n)
 	w.normal, w.bound = make([]float64, n), make([]float64, n)
 	w.force = make([]bool, n)
+	w.prevN, w.nextN = make([]int32, n), make([]int32, n)
 	w.xn, w.un = make([]dense.Vec3, n), make([]float64, n)
 }
 

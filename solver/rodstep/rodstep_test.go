@@ -71,10 +71,13 @@ func withThirdRod(s *State) *State {
 // TestIncrementalPotentialDerivatives checks the assembled gradient and
 // Hessian of the incremental potential against central finite differences, at
 // a perturbed state with a shared-x contact (EIL off) and with an EIL soft
-// contact (EIL on), plus edge, obstacle and anchor terms.
+// contact (EIL on), plus edge, obstacle, anchor and crossing shear terms.
 func TestIncrementalPotentialDerivatives(t *testing.T) {
 	for _, eil := range []bool{false, true} {
 		s := withThirdRod(twoRods(eil))
+		// A crossing shear term away from its rest angle (rest cosine
+		// 0.3; the rods cross at right angles).
+		s.Contacts[0].Shear, s.Contacts[0].ShearCos0, s.Contacts[0].ShearRest = 0.02, 0.3, true
 		s.Assign()
 		wantEIL := eil
 		if got := s.Kind[24] == rod.EIL; got != wantEIL {
@@ -131,6 +134,9 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.lagMasses()
+		if !slices.ContainsFunc(s.ws.asm.terms, func(t term) bool { return t.kind == termShear }) {
+			t.Fatalf("eil=%v: no crossing shear term", eil)
+		}
 		s.eval(q, h, 2)
 		grad := append([]float64(nil), s.ws.grad...)
 		H := make([]float64, n*n)

@@ -63,6 +63,13 @@ type Contact struct {
 	// Cohesion (N) is added to the anchors' friction bound, which is
 	// Cohesion + Mu max(NormalForce, 0).
 	Cohesion float64
+	// Shear (J) is the stiffness of the crossing's shear term
+	// (rod.CrossingShear) while P and Q share their position; 0: none.
+	// ShearCos0 is its rest cosine, taken from the crossing's chords at
+	// the start of the first step that has the term (ShearRest then true).
+	Shear     float64
+	ShearCos0 float64
+	ShearRest bool
 }
 
 // FrictionBound is the largest friction force the contact's anchors hold:

@@ -273,6 +273,14 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 			dense.ProjectPSD(H[:144], 12)
 		}
 		return e
+	case termShear:
+		c := &s.Contacts[t.id]
+		e := rod.CrossingShear(c.Shear, c.ShearCos0, s.x(q, w.prevN[c.P]), s.x(q, w.nextN[c.P]), s.x(q, w.prevN[c.Q]), s.x(q, w.nextN[c.Q]),
+			(*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
+		if !w.exactHessian && !energyOnly {
+			dense.ProjectPSD(H[:144], 12)
+		}
+		return e
 	}
 	panic("rodstep: unknown term kind")
 }
