@@ -13,15 +13,15 @@ import (
 // two-pass scheme of package sparse):
 //
 //  1. every term (segment, bend triple, soft contact, anchor, edge, obstacle
-//     node, yarn contact pair) evaluates its energy, local gradient and the lower triangle of its
+//     node, yarn contact pair, crossing shear) evaluates its energy, local gradient and the lower triangle of its
 //     local Hessian into its own slots of flat arrays, in parallel over terms;
 //  2. every global entry (gradient entry, per-node x gradient, matrix entry)
 //     sums its contributions from those slots in a fixed order (term order),
 //     in parallel over entries; the energy is summed over terms serially.
 //
 // The term list, its local-to-global maps, the matrix pattern, the
-// contribution lists and the symbolic LDL^T analysis (AMD ordering,
-// supernodes) are rebuilt only when the term connectivity changes (nodes
+// contribution lists and the symbolic LDL^T analysis (AMD or nested
+// dissection ordering, supernodes) are rebuilt only when the term connectivity changes (nodes
 // switching kind, contacts appearing or going, a different DOF numbering):
 // every solve rebuilds the term list (cheap) and compares it with the cached
 // one. A Newton iteration of an unchanged system does not allocate.

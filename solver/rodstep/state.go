@@ -2,7 +2,8 @@
 // time step (Sanchez-Banderas et al. 2020, "SB2020"): node assignment by
 // sorting (sec. 4.1), the energies over consecutive non-EIL nodes (stretch eq.
 // 2, bending eq. 4, gravity), EIL soft contact constraints, Eulerian anchor
-// friction (Cirio et al. 2014), the segment kinetic energy (sec. 4.3), and the
+// friction (Cirio et al. 2014), the crossings' shear (sec. 4.4,
+// rod.CrossingShear), the segment kinetic energy (sec. 4.3), and the
 // mixed statics-dynamics step (eq. 5-6) solved by Newton's method with line
 // search on the implicit-Euler incremental potential
 //
