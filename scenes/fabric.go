@@ -170,12 +170,24 @@ func validateFabric(v *validator, f *Fabric, p string, names map[string]string) 
 	if len(v.errs) > 0 {
 		return
 	}
-	fb, err := f.build()
-	if err != nil {
-		v.fail(p, "%v", err)
-		return
+	key := f.geometryKey()
+	fb := v.geometries[key]
+	if fb == nil {
+		var err error
+		if fb, err = f.build(); err != nil {
+			v.fail(p, "%v", err)
+			return
+		}
 	}
 	f.built = fb
+	v.built[key] = fb
+}
+
+// geometryKey names everything the fabric's geometry (build) depends on:
+// fabrics with the same key build the same yarns and crossings.
+func (f *Fabric) geometryKey() string {
+	return fmt.Sprintf("%q %q %d %d %v %v %q %d %d %v %v %v %v %v %v", f.Type, f.Weave, f.Warps, f.Wefts, f.Spacing, f.Crimp,
+		f.Pattern, f.Columns, f.Rows, f.StitchWidth, f.StitchHeight, f.YarnRadius, f.NodeSpacing, f.Position, f.Orientation)
 }
 
 // fabricStrands appends fabric fi's yarns to m as strands, with its pins and

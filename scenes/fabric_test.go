@@ -2,9 +2,11 @@ package scenes
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/fabric"
 )
 
 // TestFabricValidationErrors: bad fabric and curved-strand fields are errors
@@ -188,5 +190,49 @@ func TestFabricCohesion(t *testing.T) {
 	}
 	if count[0.004] != 36 || count[0] != 72 {
 		t.Errorf("crossings by cohesion %v, want 36 at 0.004 and 72 at 0", count)
+	}
+}
+
+// TestSetReusesFabricGeometry: each --set validates the whole scene, but a
+// fabric whose geometry (geometryKey) did not change keeps the yarns built
+// before, and a changed one is built anew; the model is the one a fresh
+// parse of the same settings gives.
+func TestSetReusesFabricGeometry(t *testing.T) {
+	sc, err := Builtin("tablecloth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := []*fabric.Fabric{sc.Rods.Fabrics[0].built, sc.Rods.Fabrics[1].built, sc.Rods.Fabrics[2].built}
+	if err := sc.Set("rods.fabrics.1.warps", "8"); err != nil {
+		t.Fatal(err)
+	}
+	if sc.Rods.Fabrics[0].built != before[0] || sc.Rods.Fabrics[2].built != before[2] {
+		t.Error("an unchanged fabric was built again")
+	}
+	if sc.Rods.Fabrics[1].built == before[1] || len(sc.Rods.Fabrics[1].built.Yarns) != 8+6 {
+		t.Errorf("the changed fabric kept its old geometry (%d yarns, want 14)", len(sc.Rods.Fabrics[1].built.Yarns))
+	}
+	if err := sc.Set("rods.friction", "0.7"); err != nil { // not geometry
+		t.Fatal(err)
+	}
+	m, err := sc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Builtin("tablecloth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.Rods.Fabrics[1].Warps, fresh.Rods.Friction = 8, 0.7
+	fresh.geometries = nil
+	for k := range fresh.Rods.Fabrics {
+		fresh.Rods.Fabrics[k].built = nil
+	}
+	mf, err := fresh.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.Rods, mf.Rods) {
+		t.Error("the model after --set differs from a fresh build of the same settings")
 	}
 }

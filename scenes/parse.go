@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loomsim/loom/solver/fabric"
 )
 
 var sceneType = reflect.TypeFor[Scene]()
@@ -26,6 +28,13 @@ var sceneType = reflect.TypeFor[Scene]()
 // (mesh obstacles' OBJ files) are opened relative to the working directory;
 // Load opens them relative to the scene file's directory.
 func Parse(data []byte, source string) (*Scene, error) {
+	return parse(data, source, nil)
+}
+
+// parse is Parse with the fabric geometries already built for another
+// version of the scene (Scene.geometries), which validation reuses where a
+// fabric's geometry is the same.
+func parse(data []byte, source string, geometries map[string]*fabric.Fabric) (*Scene, error) {
 	if err := checkSchema(data, source); err != nil {
 		return nil, err
 	}
@@ -35,6 +44,7 @@ func Parse(data []byte, source string) (*Scene, error) {
 		return nil, &FieldError{Source: source, Reason: err.Error()}
 	}
 	s.source = source
+	s.geometries = geometries
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

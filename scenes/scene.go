@@ -13,6 +13,8 @@ import (
 	"reflect"
 	"strings"
 	"unicode"
+
+	"github.com/loomsim/loom/solver/fabric"
 )
 
 // MaxResolution bounds Body.Resolution at the largest sheet run to the
@@ -63,6 +65,10 @@ type Scene struct {
 
 	source string // where the scene came from, prefixed to error messages
 	files  assets // opens the files the scene refers to (nil: paths relative to the working directory)
+	// geometries holds the fabrics' geometries of the last validation, by
+	// Fabric.geometryKey, so that validating again (each --set, Model)
+	// builds only the fabrics whose geometry changed.
+	geometries map[string]*fabric.Fabric
 }
 
 // assets returns how the scene opens the files it refers to.
@@ -375,6 +381,9 @@ func (s *Scene) NumSteps() int {
 type validator struct {
 	source string
 	errs   []error
+	// geometries are fabric geometries built before (Scene.geometries),
+	// built those of this validation, by Fabric.geometryKey.
+	geometries, built map[string]*fabric.Fabric
 }
 
 func (v *validator) fail(field, format string, args ...any) {
@@ -410,7 +419,7 @@ func fmtVec(x []float64) string {
 // Validate checks every rule of the schema and returns all violations joined
 // (errors.Join); each is a *FieldError naming the field and the reason.
 func (s *Scene) Validate() error {
-	v := &validator{source: s.source}
+	v := &validator{source: s.source, geometries: s.geometries, built: map[string]*fabric.Fabric{}}
 	checkFinite(v, reflect.ValueOf(s).Elem(), "")
 
 	v.positive("dt", s.TimeStep)
@@ -468,6 +477,7 @@ func (s *Scene) Validate() error {
 	}
 	validatePipeline(v, s)
 	validateDevelopable(v, s)
+	s.geometries = v.built
 	return errors.Join(v.errs...)
 }
 

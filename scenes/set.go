@@ -52,7 +52,7 @@ func (s *Scene) Set(path, value string) error {
 	if err != nil {
 		return wrap(err)
 	}
-	ns, err := Parse(data, s.source)
+	ns, err := parse(data, s.source, s.geometries)
 	if err != nil {
 		return wrap(err)
 	}
