@@ -1,7 +1,9 @@
 package ldlt
 
 import (
+	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/loomsim/loom/solver/sparse"
 )
@@ -49,7 +51,10 @@ type parallel struct {
 	trail              func(lo, hi int) // panelTrail, bound once
 	err                []error          // first error of each subtree
 	errAt              []int            // its supernode
-	run                func(lo, hi int) // subtrees, bound once (a method of p, which state images keep)
+	// failed is the lowest supernode found failing in this factorization
+	// (MaxInt64: none yet); subtrees stop before supernodes above it.
+	failed atomic.Int64
+	run    func(lo, hi int) // subtrees, bound once (a method of p, which state images keep)
 
 	// The arguments of the factorization under way.
 	ax    []float64
@@ -205,6 +210,7 @@ func (f *Factor) superFactorParallel(ax []float64, signs []int8) error {
 	p := f.sw.par
 	nsub := len(p.task) - 1
 	p.ax, p.signs = ax, signs
+	p.failed.Store(math.MaxInt64)
 	p.r.For(nsub, p.run)
 	p.ax, p.signs = nil, nil
 	var first error
@@ -302,13 +308,29 @@ func (p *parallel) topUpdates(lo, hi int) {
 }
 
 // subtrees factors subtrees lo .. hi-1 (the Runner's body).
+//
+// A subtree stops before a supernode numbered above a failure already found
+// (p.failed): the factorization fails anyway, and the first failing
+// supernode, the one reported, is numbered at most that, so no subtree
+// skips it (its descendants, numbered below it, are in its subtree and done
+// before it). A matrix that is not positive definite (the rod Newton's
+// regularization tries) then costs less than a whole factorization.
 func (p *parallel) subtrees(lo, hi int) {
 	f := p.f
 	for k := lo; k < hi; k++ {
 		p.err[k] = nil
 		for _, t := range p.nodes[p.task[k]:p.task[k+1]] {
+			if int64(t) > p.failed.Load() {
+				break
+			}
 			if err := f.superNode(int(t), p.ax, p.signs, &p.ws[k]); err != nil {
 				p.err[k], p.errAt[k] = err, int(t)
+				for {
+					old := p.failed.Load()
+					if int64(t) >= old || p.failed.CompareAndSwap(old, int64(t)) {
+						break
+					}
+				}
 				break
 			}
 		}
