@@ -44,13 +44,12 @@ type parallel struct {
 	topT  int       // the wide top supernode under way
 	topX  []float64 // its block
 	// The panel under way in a wide top supernode's block (factorBlock).
-	panelX             []float64
-	panelNrow, panelK0 int
-	panelK1            int
-	panelInv           [4]float64
-	trail              func(lo, hi int) // panelTrail, bound once
-	err                []error          // first error of each subtree
-	errAt              []int            // its supernode
+	panelX                      []float64
+	panelNrow, panelK0, panelK1 int
+	panelInv                    [4]float64
+	trail                       func(lo, hi int) // panelTrail, bound once
+	err                         []error          // first error of each subtree
+	errAt                       []int            // its supernode
 	// failed is the lowest supernode found failing in this factorization
 	// (MaxInt64: none yet); subtrees stop before supernodes above it.
 	failed atomic.Int64
