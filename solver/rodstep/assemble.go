@@ -573,8 +573,12 @@ func (s *State) analyze(A *ldlt.Matrix) (*ldlt.Symbolic, error) {
 // Shear > 0 whose nodes share their position, over the chords between
 // their non-EIL neighbours on each rod; a crossing at a rod's end has none.
 // The first time a contact has the term, its rest cosine is the chords' at
-// the start of the step.
+// the start of the step. A solve without such contacts skips the
+// neighbour map.
 func (s *State) shearTerms() {
+	if !slices.ContainsFunc(s.Contacts, func(c Contact) bool { return c.Shear != 0 }) {
+		return
+	}
 	w := &s.ws
 	for i := range w.prevN {
 		w.prevN[i], w.nextN[i] = -1, -1
