@@ -31,6 +31,7 @@ type FabricResult struct {
 	Contacts              int     // rod-rod contacts at the end
 	Newton                float64 // Newton iterations per step (mean)
 	CG                    float64 // conjugate gradient iterations per Newton iteration (mean; 0: direct solves)
+	Factors               float64 // factorizations per Newton iteration (mean; the regularization's failed tries included)
 	SecPerStep            float64 // median wall seconds per step
 	BytesPerNode          float64 // live heap after loading and the timed steps, per node
 }
@@ -49,7 +50,7 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 	defer sim.Close()
 	r := FabricResult{Case: c.Name, Workers: workers}
 	times := make([]float64, steps)
-	newton, cg := 0, 0
+	newton, cg, factors := 0, 0, 0
 	for i := range times {
 		t0 := time.Now()
 		if err := sim.Step(); err != nil {
@@ -59,12 +60,14 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 		st := sim.Measure()
 		newton += st.NewtonIter
 		cg += st.RodCGIter
+		factors += st.RodFactors
 		r.Nodes, r.Contacts = st.Nodes, st.Contacts
 		r.EoLMax, r.EILMax = max(r.EoLMax, st.EoLNodes), max(r.EILMax, st.EILNodes)
 	}
 	r.Newton = float64(newton) / float64(steps)
 	if newton > 0 {
 		r.CG = float64(cg) / float64(newton)
+		r.Factors = float64(factors) / float64(newton)
 	}
 	r.SecPerStep = median(times)
 	// The live heap with the scene loaded and stepped (its Newton
@@ -81,19 +84,20 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 
 // RunFabric measures every fabric case with each worker count and prints the
 // table: nodes, the most EoL and EIL nodes, contacts, Newton iterations per
-// step, conjugate gradient iterations per Newton iteration, seconds per
+// step, conjugate gradient iterations and factorizations per Newton
+// iteration, seconds per
 // step, node-steps per second and heap bytes per node.
 func RunFabric(w io.Writer, cases []Case, workers []int, steps int) error {
 	fmt.Fprintf(w, "\nyarn-level fabrics (Sanchez-Banderas 2020 Table 1 scenes at preview size), %d steps each; cpu: %s; %s\n", steps, ecs.CPU(), KernelPath())
-	fmt.Fprintf(w, "%-14s %7s %7s %7s %7s %8s %8s %9s %10s %13s %10s\n", "case", "workers", "nodes", "EoL max", "EIL max", "contacts", "newton", "cg/newton", "s/step", "node-steps/s", "bytes/node")
+	fmt.Fprintf(w, "%-14s %7s %7s %7s %7s %8s %8s %9s %10s %10s %13s %10s\n", "case", "workers", "nodes", "EoL max", "EIL max", "contacts", "newton", "cg/newton", "fac/newton", "s/step", "node-steps/s", "bytes/node")
 	for _, c := range cases {
 		for _, k := range workers {
 			r, err := MeasureFabric(c, k, steps)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "%-14s %7d %7d %7d %7d %8d %8.1f %9.0f %10.4f %13.0f %10.0f\n", r.Case, r.Workers, r.Nodes, r.EoLMax, r.EILMax,
-				r.Contacts, r.Newton, r.CG, r.SecPerStep, float64(r.Nodes)/r.SecPerStep, r.BytesPerNode)
+			fmt.Fprintf(w, "%-14s %7d %7d %7d %7d %8d %8.1f %9.0f %10.2f %10.4f %13.0f %10.0f\n", r.Case, r.Workers, r.Nodes, r.EoLMax, r.EILMax,
+				r.Contacts, r.Newton, r.CG, r.Factors, r.SecPerStep, float64(r.Nodes)/r.SecPerStep, r.BytesPerNode)
 		}
 	}
 	return nil

@@ -40,6 +40,7 @@ type Stats struct {
 	EILNodes       int     `json:"eil_nodes"`              // of which EIL
 	NewtonIter     int     `json:"newton_iterations"`      // rod Newton iterations of the last step
 	RodCGIter      int     `json:"rod_cg_iterations"`      // conjugate gradient iterations of those Newton iterations' solves (0: solved directly)
+	RodFactors     int     `json:"rod_factorizations"`     // factorizations of those Newton iterations' matrices, the regularization's failed tries included
 	StepHalvings   int     `json:"step_halvings"`          // rod step halvings since the previous record
 	// RodResidual is the largest unbalanced force (N) the rod Newton
 	// solves left at an accepted step since the previous record
@@ -142,6 +143,7 @@ func (s *Sim) Measure() Stats {
 		out.Contacts += len(st.Contacts)
 		out.NewtonIter = r.LastResult.Iterations
 		out.RodCGIter = r.LastResult.CGIterations
+		out.RodFactors = r.LastResult.Factorizations
 		out.StepHalvings, out.RodResidual = r.halvings, r.residual
 		r.halvings, r.residual = 0, 0
 		ke, el, grav, strain := st.Energies()

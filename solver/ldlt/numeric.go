@@ -54,9 +54,22 @@ func (s *Symbolic) Factor(A *Matrix, signs []int8) (*Factor, error) {
 	return s.factor(A, signs, false)
 }
 
-// factor allocates a Factor; simplicial selects the up-looking
-// (non-supernodal) algorithm, kept for testing and comparison.
+// NewFactor returns a Factor with the memory of this analysis and no
+// numeric factor yet: Refactor computes it. Unlike Factor, a first
+// factorization that fails leaves the Factor for PivotDirection.
+func (s *Symbolic) NewFactor() *Factor { return s.newFactor(false) }
+
+// factor allocates a Factor and factors A; simplicial selects the
+// up-looking (non-supernodal) algorithm, kept for testing and comparison.
 func (s *Symbolic) factor(A *Matrix, signs []int8, simplicial bool) (*Factor, error) {
+	f := s.newFactor(simplicial)
+	if err := f.Refactor(A, signs); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (s *Symbolic) newFactor(simplicial bool) *Factor {
 	n := s.n
 	f := &Factor{
 		sym:  s,
@@ -74,10 +87,7 @@ func (s *Symbolic) factor(A *Matrix, signs []int8, simplicial bool) (*Factor, er
 	} else {
 		f.sw = newSuperWork(s)
 	}
-	if err := f.Refactor(A, signs); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return f
 }
 
 // Refactor recomputes the numeric factor for new values of A with the same

@@ -1,6 +1,7 @@
 package rodstep
 
 import (
+	"errors"
 	"math"
 	"slices"
 
@@ -73,6 +74,7 @@ type assembly struct {
 	hPtr, gPtr, xPtr         []int32 // contributions of matrix entry / unknown / node x component
 	hCon, gCon, xCon         []int32 // offsets into thess / tgrad / tgrad
 	diagOrig                 []float64
+	dir, adir, zero          []float64 // shiftBound's direction, -A times it, and a zero vector
 	tphi, tgrad, thess       []float64
 	fillFn, hReduce, gReduce func(lo, hi int)
 	massFn                   func(lo, hi int)
@@ -485,11 +487,7 @@ func (s *State) factorOnce() error {
 		return s.solveIterative()
 	}
 	if as.fac == nil {
-		f, err := as.sym.Factor(&as.A, nil)
-		if err == nil {
-			as.fac = f
-		}
-		return err
+		as.fac = as.sym.NewFactor()
 	}
 	// Independent subtrees of the elimination tree in parallel, bitwise
 	// the serial factor. Set before every refactorization: a restored
@@ -503,6 +501,12 @@ func (s *State) factorOnce() error {
 // gives positive pivots: far from equilibrium stretch and bending Hessians
 // can be indefinite. It reuses the symbolic analysis and, after the first
 // time, the factor's memory. It returns the mu used.
+//
+// A failed direct factorization certifies a direction x of non-positive
+// curvature (ldlt.Factor.PivotDirection): A + mu' I is not positive
+// definite for mu' <= mu - x^T (A + mu I) x / x^T x, so the rungs below that
+// bound are skipped without factoring (shiftBound); the mu returned is the
+// one the full ladder would reach, with fewer factorizations.
 func (s *State) factorRegularized() (float64, error) {
 	as := &s.ws.asm
 	A := &as.A
@@ -511,11 +515,22 @@ func (s *State) factorRegularized() (float64, error) {
 		as.diagOrig[j] = A.Val[A.ColPtr[j]] // diagonal first in each column
 		scale = math.Max(scale, math.Abs(as.diagOrig[j]))
 	}
-	mu := 0.0
+	mu, bound := 0.0, 0.0
 	for try := 0; try < 12; try++ {
+		if try > 0 {
+			if mu == 0 {
+				mu = 1e-10 * scale
+			} else {
+				mu *= 10
+			}
+		}
+		if mu < bound {
+			continue // this rung cannot give positive pivots
+		}
 		for j := 0; j < A.N; j++ {
 			A.Val[A.ColPtr[j]] = as.diagOrig[j] + mu
 		}
+		s.ws.factorizations++
 		err := s.factorOnce()
 		if err == nil {
 			return mu, nil
@@ -523,13 +538,42 @@ func (s *State) factorRegularized() (float64, error) {
 		if !notPositive(err) {
 			return mu, err
 		}
-		if mu == 0 {
-			mu = 1e-10 * scale
-		} else {
-			mu *= 10
-		}
+		bound = math.Max(bound, s.shiftBound(err, mu))
 	}
 	return mu, &notPDError{mu}
+}
+
+// shiftBound returns a shift below which A + mu' I is certainly not
+// positive definite, from the direct factorization of A + mu I that failed
+// with err: mu - x^T (A + mu I) x / x^T x at the failed pivot's direction x,
+// less a relative margin of 1e-6 for rounding (a rung that close to the
+// bound is factored). It returns 0 (no rung skipped) when the failure left
+// no direction: the iterative path, a pivot that is not negative (zero or
+// not finite), or a quotient that is not negative and finite.
+func (s *State) shiftBound(err error, mu float64) float64 {
+	as := &s.ws.asm
+	var pe *ldlt.PivotError
+	if as.iter != nil || !errors.As(err, &pe) || !(pe.Pivot < 0) {
+		return 0
+	}
+	n := as.A.N
+	if len(as.dir) != n {
+		as.dir, as.adir, as.zero = make([]float64, n), make([]float64, n), make([]float64, n)
+	}
+	if as.fac.PivotDirection(pe, as.dir) != nil {
+		return 0
+	}
+	ldlt.Residual(&as.A, as.dir, as.zero, as.adir) // adir = -(A + mu I) x
+	var xax, xx float64
+	for i, x := range as.dir {
+		xax -= x * as.adir[i]
+		xx += x * x
+	}
+	rq := xax / xx
+	if !(rq < 0) || math.IsInf(rq, 0) {
+		return 0
+	}
+	return (mu - rq) * (1 - 1e-6)
 }
 
 // bisectionUnknowns is the system size from which the direct solver orders

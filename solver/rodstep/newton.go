@@ -28,11 +28,12 @@ type workspace struct {
 	// exactHessian keeps the indefinite parts of the term Hessians (for
 	// derivative tests); otherwise compressed segments are projected, and
 	// bend triples with projectBend (Settings.ProjectBend).
-	exactHessian bool
-	linear       Linear    // this solve's linear solver choice (Settings.Linear)
-	rhs          []float64 // the iterative solve's right-hand side, -grad
-	cgIterations int       // conjugate gradient iterations so far
-	projectBend  bool
+	exactHessian   bool
+	linear         Linear    // this solve's linear solver choice (Settings.Linear)
+	rhs            []float64 // the iterative solve's right-hand side, -grad
+	cgIterations   int       // conjugate gradient iterations so far
+	factorizations int       // Newton matrix factorizations so far
+	projectBend    bool
 	// projectYarn projects the yarn-pair penalty Hessians onto the positive
 	// semidefinite matrices for the rest of this solve; set when the Newton
 	// matrix with them as they are cannot be factored (factorNewton).
@@ -75,6 +76,10 @@ type Result struct {
 	// linear solves (Settings.Linear), summed over the step's Newton
 	// iterations; 0 with the direct solver.
 	CGIterations int
+	// Factorizations are the Newton matrix's factorizations (direct or
+	// the iterative path's), failed ones included: the regularization
+	// ladder's tries (factorRegularized).
+	Factorizations int
 	// Residual is the largest entry of the incremental potential's
 	// gradient (N: the unbalanced force on a coordinate) at the last
 	// Newton iterate of each substep, the largest over the substeps. A
@@ -136,9 +141,10 @@ var ErrNoConvergence = errors.New("Newton did not converge")
 // (recursively, up to MaxHalvings levels). targetAt gives pinned nodes'
 // prescribed positions at a time offset in (0, h] from the step's start.
 func (s *State) Step(h float64, set Settings, targetAt func(i int, dt float64) dense.Vec3) (Result, error) {
-	cg := s.ws.cgIterations
+	cg, nf := s.ws.cgIterations, s.ws.factorizations
 	res, err := s.step(h, 0, h, set, targetAt, 0)
 	res.CGIterations = s.ws.cgIterations - cg
+	res.Factorizations = s.ws.factorizations - nf
 	return res, err
 }
 
