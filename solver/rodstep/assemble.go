@@ -480,6 +480,7 @@ func (s *State) hessReduce(lo, hi int) {
 // submatrix is.
 func (s *State) factorOnce() error {
 	as := &s.ws.asm
+	s.ws.factorizations++
 	if as.iter != nil {
 		if err := as.iter.Factor(s.Runner, &as.A); err != nil {
 			return err
@@ -530,7 +531,6 @@ func (s *State) factorRegularized() (float64, error) {
 		for j := 0; j < A.N; j++ {
 			A.Val[A.ColPtr[j]] = as.diagOrig[j] + mu
 		}
-		s.ws.factorizations++
 		err := s.factorOnce()
 		if err == nil {
 			return mu, nil
