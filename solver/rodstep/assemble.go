@@ -74,7 +74,7 @@ type assembly struct {
 	hPtr, gPtr, xPtr         []int32 // contributions of matrix entry / unknown / node x component
 	hCon, gCon, xCon         []int32 // offsets into thess / tgrad / tgrad
 	diagOrig                 []float64
-	dir, adir, zero          []float64 // shiftBound's direction, -A times it, and a zero vector
+	dir, adir, zero          []float64 // the last failed factorization's direction (pivotDirection), -A times it, and a zero vector
 	tphi, tgrad, thess       []float64
 	fillFn, hReduce, gReduce func(lo, hi int)
 	massFn                   func(lo, hi int)
@@ -506,8 +506,12 @@ func (s *State) factorOnce() error {
 // A failed direct factorization certifies a direction x of non-positive
 // curvature (ldlt.Factor.PivotDirection): A + mu' I is not positive
 // definite for mu' <= mu - x^T (A + mu I) x / x^T x, so the rungs below that
-// bound are skipped without factoring (shiftBound); the mu returned is the
-// one the full ladder would reach, with fewer factorizations.
+// bound are skipped without factoring (curvatureBound). The last failure's
+// direction is tried on the next matrix before its first factorization: a
+// Rayleigh quotient of any vector bounds the smallest eigenvalue, and
+// consecutive Newton matrices are often indefinite along the same
+// direction. The mu returned is the one the full ladder would reach, with
+// fewer factorizations.
 func (s *State) factorRegularized() (float64, error) {
 	as := &s.ws.asm
 	A := &as.A
@@ -516,7 +520,7 @@ func (s *State) factorRegularized() (float64, error) {
 		as.diagOrig[j] = A.Val[A.ColPtr[j]] // diagonal first in each column
 		scale = math.Max(scale, math.Abs(as.diagOrig[j]))
 	}
-	mu, bound := 0.0, 0.0
+	mu, bound := 0.0, s.curvatureBound(0)
 	for try := 0; try < 12; try++ {
 		if try > 0 {
 			if mu == 0 {
@@ -538,29 +542,39 @@ func (s *State) factorRegularized() (float64, error) {
 		if !notPositive(err) {
 			return mu, err
 		}
-		bound = math.Max(bound, s.shiftBound(err, mu))
+		if s.pivotDirection(err) {
+			bound = math.Max(bound, s.curvatureBound(mu))
+		}
 	}
 	return mu, &notPDError{mu}
 }
 
-// shiftBound returns a shift below which A + mu' I is certainly not
-// positive definite, from the direct factorization of A + mu I that failed
-// with err: mu - x^T (A + mu I) x / x^T x at the failed pivot's direction x,
-// less a relative margin of 1e-6 for rounding (a rung that close to the
-// bound is factored). It returns 0 (no rung skipped) when the failure left
-// no direction: the iterative path, a pivot that is not negative (zero or
-// not finite), or a quotient that is not negative and finite.
-func (s *State) shiftBound(err error, mu float64) float64 {
+// pivotDirection sets the kept direction (assembly.dir) to the one the
+// failed direct factorization err certifies, and reports whether there is
+// one: not on the iterative path, nor for a pivot that is not negative
+// (zero or not finite).
+func (s *State) pivotDirection(err error) bool {
 	as := &s.ws.asm
 	var pe *ldlt.PivotError
 	if as.iter != nil || !errors.As(err, &pe) || !(pe.Pivot < 0) {
-		return 0
+		return false
 	}
 	n := as.A.N
 	if len(as.dir) != n {
 		as.dir, as.adir, as.zero = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
-	if as.fac.PivotDirection(pe, as.dir) != nil {
+	return as.fac.PivotDirection(pe, as.dir) == nil
+}
+
+// curvatureBound returns a shift below which A + mu' I is certainly not
+// positive definite, from the kept direction x and the assembled matrix,
+// which holds A + mu I: mu - x^T (A + mu I) x / x^T x, less a relative
+// margin of 1e-6 for rounding (a rung that close to the bound is factored).
+// It returns 0 (no rung skipped) without a direction of this size, or
+// where the quotient is not negative and finite.
+func (s *State) curvatureBound(mu float64) float64 {
+	as := &s.ws.asm
+	if len(as.dir) != as.A.N || as.iter != nil {
 		return 0
 	}
 	ldlt.Residual(&as.A, as.dir, as.zero, as.adir) // adir = -(A + mu I) x
