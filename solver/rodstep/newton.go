@@ -498,7 +498,8 @@ func (s *State) noteResidual() {
 // update w.dq, returning the potential there and the regularization used.
 // With exact it first tries the exact Hessian of every term (Newton proper,
 // quadratic convergence where the system is positive definite), and where
-// its factorization meets a pivot that is not positive, assembles again with
+// its factorization meets a pivot that is not positive (or the last failed
+// factorization's direction shows it would), assembles again with
 // the projected Hessians (compressed segments, rest-curved bends, contacts'
 // Gauss-Newton, yarn penalties: positive semidefinite term by term) and
 // factors those, regularized if need be. w.exactHessian says which was used.
@@ -507,8 +508,17 @@ func (s *State) direction(h float64, exact bool) (phi, mu float64, err error) {
 	w.exactHessian = exact
 	phi = s.eval(w.q, h, 2)
 	if exact {
-		err = s.factorOnce()
-		if notPositive(err) {
+		// A kept direction of negative curvature (curvatureBound) certifies
+		// that the exact Hessian would not factor: no need to try.
+		indefinite := s.curvatureBound(0) > 0
+		if !indefinite {
+			err = s.factorOnce()
+			indefinite = notPositive(err)
+			if indefinite {
+				s.pivotDirection(err)
+			}
+		}
+		if indefinite {
 			w.exactHessian = false
 			s.eval(w.q, h, 2)
 		}
