@@ -77,8 +77,8 @@ type Result struct {
 	// iterations; 0 with the direct solver.
 	CGIterations int
 	// Factorizations are the Newton matrix's factorizations (direct or
-	// the iterative path's), failed ones included: the regularization
-	// ladder's tries (factorRegularized).
+	// the iterative path's), failed ones included: the exact-Hessian tries
+	// (direction) and the regularization ladder's (factorRegularized).
 	Factorizations int
 	// Residual is the largest entry of the incremental potential's
 	// gradient (N: the unbalanced force on a coordinate) at the last
