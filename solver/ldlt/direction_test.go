@@ -100,3 +100,18 @@ func TestPivotDirection(t *testing.T) {
 		}
 	}
 }
+
+// TestQuadForm checks x^T A x from the lower triangle against gonum's dense
+// product.
+func TestQuadForm(t *testing.T) {
+	a := clothMatrix(6, 4)
+	x := make([]float64, a.N)
+	for i := range x {
+		x[i] = math.Sin(float64(3*i + 1))
+	}
+	xv := mat.NewVecDense(a.N, x)
+	want := mat.Inner(xv, toDense(a), xv)
+	if got := QuadForm(a, x); math.Abs(got-want) > 1e-12*math.Abs(want) {
+		t.Errorf("QuadForm %v, dense %v", got, want)
+	}
+}

@@ -262,6 +262,24 @@ func Residual(A *Matrix, x, b, r []float64) {
 	}
 }
 
+// QuadForm returns x^T A x for the symmetric matrix A stored as its lower
+// triangle.
+func QuadForm(A *Matrix, x []float64) float64 {
+	var q float64
+	for j := 0; j < A.N; j++ {
+		xj := x[j]
+		for p := A.ColPtr[j]; p < A.ColPtr[j+1]; p++ {
+			i := A.RowIdx[p]
+			if i == j {
+				q += A.Val[p] * xj * xj
+			} else {
+				q += 2 * A.Val[p] * x[i] * xj
+			}
+		}
+	}
+	return q
+}
+
 // SolveRefined solves A x = b followed by steps rounds of iterative
 // refinement (x += A^-1 (b - A x)); A must be the matrix last factored (same
 // values). b and x may alias (then a copy of b is allocated). r is scratch of

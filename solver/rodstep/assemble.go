@@ -74,7 +74,7 @@ type assembly struct {
 	hPtr, gPtr, xPtr         []int32 // contributions of matrix entry / unknown / node x component
 	hCon, gCon, xCon         []int32 // offsets into thess / tgrad / tgrad
 	diagOrig                 []float64
-	dir, adir, zero          []float64 // the last failed factorization's direction (pivotDirection), -A times it, and a zero vector
+	dir                      []float64 // the last failed factorization's direction (pivotDirection)
 	tphi, tgrad, thess       []float64
 	fillFn, hReduce, gReduce func(lo, hi int)
 	massFn                   func(lo, hi int)
@@ -559,10 +559,7 @@ func (s *State) pivotDirection(err error) bool {
 	if as.iter != nil || !errors.As(err, &pe) || !(pe.Pivot < 0) {
 		return false
 	}
-	n := as.A.N
-	if len(as.dir) != n {
-		as.dir, as.adir, as.zero = make([]float64, n), make([]float64, n), make([]float64, n)
-	}
+	as.dir = resize(as.dir, as.A.N)
 	return as.fac.PivotDirection(pe, as.dir) == nil
 }
 
@@ -577,13 +574,11 @@ func (s *State) curvatureBound(mu float64) float64 {
 	if len(as.dir) != as.A.N || as.iter != nil {
 		return 0
 	}
-	ldlt.Residual(&as.A, as.dir, as.zero, as.adir) // adir = -(A + mu I) x
-	var xax, xx float64
-	for i, x := range as.dir {
-		xax -= x * as.adir[i]
+	var xx float64
+	for _, x := range as.dir {
 		xx += x * x
 	}
-	rq := xax / xx
+	rq := ldlt.QuadForm(&as.A, as.dir) / xx
 	if !(rq < 0) || math.IsInf(rq, 0) {
 		return 0
 	}
