@@ -164,8 +164,12 @@ type RodNode struct {
 // are non-EIL, and are tied by a stiff spring of stiffness K otherwise. Normal
 // points from Q's strand towards P's; NormalForce is P's push on Q along it.
 type RodContact struct {
-	P, Q        ecs.Entity
-	Normal      dense.Vec3
+	P, Q   ecs.Entity
+	Normal dense.Vec3
+	// Gap (m) is the separation along Normal the contact keeps between its
+	// rods (rodstep.Contact.Gap): 0 at a woven crossing, the load-time
+	// distance between stacked layers.
+	Gap         float64
 	K           float64
 	NormalForce float64
 	Pulling     int // consecutive steps with a pulling (negative) normal force
@@ -183,6 +187,9 @@ type RodContact struct {
 	// interlace, so a pulling normal force does not release it (only a node
 	// leaving its rod does).
 	Persistent bool
+	// Stitched marks a contact of two layers sewn together
+	// (model.Strand.Stitched): persistent, and its anchors never slide.
+	Stitched bool
 }
 
 // RodEdge holds rod node Node on a sharp edge A + s Dir (Sanchez-Banderas 2020

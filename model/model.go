@@ -361,6 +361,10 @@ type Strand struct {
 	// none: strands of one fabric get contacts with each other only from
 	// Crossings, not from proximity at load.
 	Fabric int
+	// Stitched are arc-length intervals [u0, u1] of the strand sewn to the
+	// layer it lies on: a contact found by proximity at load with its
+	// point on the strand inside one is a stitch (persistent and sticking).
+	Stitched [][2]float64
 }
 
 // RodMaterial holds a strand's constitutive parameters.

@@ -1,7 +1,10 @@
 package scenes
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/loomsim/loom/model"
 	"github.com/loomsim/loom/solver/dense"
@@ -64,10 +67,17 @@ type Fabric struct {
 	// cos theta0)^2 on the angle theta between the crossing yarns, theta0
 	// as they start; SB2020 sec. 4.4, after Cirio et al. 2014): the weave's
 	// resistance to its yarns turning against each other. 0/absent: none.
-	ShearStiffness float64        `json:"shear_stiffness"`
-	Pins           []FabricPin    `json:"pins"`  // may be empty/absent
-	Fixed          bool           `json:"fixed"` // every yarn held in place
-	built          *fabric.Fabric // the geometry, built when the scene is validated
+	ShearStiffness float64     `json:"shear_stiffness"`
+	Pins           []FabricPin `json:"pins"` // may be empty/absent
+	// Stitches are the edges ("left", "right", "bottom", "top", in the
+	// patch's own frame) along which the fabric is sewn to the layers it
+	// lies on (SB2020 Fig. 5 and 6: the pocket and the tag are stitched on
+	// their sides): the contacts found at load with the fabric's yarns
+	// within one yarn spacing (a knit: one stitch) of such an edge neither
+	// slide nor let go. May be empty/absent.
+	Stitches []string       `json:"stitches"`
+	Fixed    bool           `json:"fixed"` // every yarn held in place
+	built    *fabric.Fabric // the geometry, built when the scene is validated
 }
 
 // FabricPin pins the yarn ends on one edge of a fabric.
@@ -149,11 +159,14 @@ func validateFabric(v *validator, f *Fabric, p string, names map[string]string) 
 	if f.Friction != nil {
 		v.nonNegative(p+".friction", *f.Friction)
 	}
+	for k, e := range f.Stitches {
+		if !isEdge(e) {
+			v.fail(fmt.Sprintf("%s.stitches[%d]", p, k), "must be left, right, bottom or top, got %q", e)
+		}
+	}
 	for k, pin := range f.Pins {
 		pp := fmt.Sprintf("%s.pins[%d]", p, k)
-		switch pin.Edge {
-		case "left", "right", "bottom", "top":
-		default:
+		if !isEdge(pin.Edge) {
 			v.fail(pp+".edge", "must be left, right, bottom or top, got %q", pin.Edge)
 		}
 		if pin.Motion != nil {
@@ -209,13 +222,14 @@ func fabricStrands(m *model.Rods, fi int, f *Fabric) error {
 	up := R.MulVec(dense.Vec3{0, 0, 1})
 	mat := model.RodMaterial{StretchStiffness: f.Material.StretchStiffness, BendingStiffness: f.Material.BendingStiffness,
 		LinearDensity: f.Material.LinearDensity, Damping: f.Material.Damping}
+	stitched := stitchedIntervals(f, fb)
 	for y, pts := range fb.Yarns {
 		pos := make([][3]float64, len(pts))
 		for k, p := range pts {
 			pos[k] = p
 		}
 		st := model.Strand{Name: f.Name + "/" + fb.Names[y], Pos: pos, Length: fabric.ArcLength(pts), Material: mat,
-			Fixed: f.Fixed, RestCurved: true, Radius: f.YarnRadius, Fabric: fi + 1}
+			Fixed: f.Fixed, RestCurved: true, Radius: f.YarnRadius, Fabric: fi + 1, Stitched: stitched[y]}
 		for _, pin := range f.Pins {
 			for _, node := range fabricPinNodes(f, fb, y, pin.Edge) {
 				st.Pins = append(st.Pins, model.RodPin{Node: node, Motion: motion(pin.Motion), Pivot: pivot(pin.Motion, dense.Vec3(f.Position))})
@@ -231,6 +245,89 @@ func fabricStrands(m *model.Rods, fi int, f *Fabric) error {
 		m.Crossings = append(m.Crossings, model.Crossing{A: first + c.A, B: first + c.B, UA: c.UA, UB: c.UB, Normal: n, Mu: mu, Cohesion: f.Cohesion, Shear: f.ShearStiffness, Persistent: f.Type == FabricWoven})
 	}
 	return nil
+}
+
+// isEdge says whether e names an edge of a patch.
+func isEdge(e string) bool {
+	return e == "left" || e == "right" || e == "bottom" || e == "top"
+}
+
+// stitchWidth is how far in from a stitched edge the fabric is sewn: one
+// yarn spacing of a weave, one stitch of a knit.
+func (f *Fabric) stitchWidth(edge string) float64 {
+	switch {
+	case f.Type == FabricWoven:
+		return f.Spacing
+	case edge == "left" || edge == "right":
+		return f.StitchWidth
+	}
+	return f.StitchHeight
+}
+
+// stitchedIntervals returns the arc-length intervals of the yarns of fb
+// (placed by f) that lie within f.stitchWidth of one of f's stitched
+// edges, per yarn: the parts of each polyline segment inside the band
+// (clipped linearly), merged where they touch.
+func stitchedIntervals(f *Fabric, fb *fabric.Fabric) [][][2]float64 {
+	out := make([][][2]float64, len(fb.Yarns))
+	if len(f.Stitches) == 0 {
+		return out
+	}
+	// The patch's own frame: R^T (p - position), centred on the origin.
+	Rt := dense.Mat3(rotationXYZ(f.Orientation)).T()
+	local := func(p dense.Vec3) dense.Vec3 { return Rt.MulVec(p.Sub(dense.Vec3(f.Position))) }
+	lo, hi := dense.Vec3{math.Inf(1), math.Inf(1)}, dense.Vec3{math.Inf(-1), math.Inf(-1)}
+	for _, y := range fb.Yarns {
+		for _, p := range y {
+			l := local(p)
+			for k := range 2 {
+				lo[k], hi[k] = min(lo[k], l[k]), max(hi[k], l[k])
+			}
+		}
+	}
+	for yi, y := range fb.Yarns {
+		var iv [][2]float64
+		add := func(a, b float64) { iv = append(iv, [2]float64{a, b}) }
+		u := 0.0
+		for k := 0; k+1 < len(y); k++ {
+			a, b := local(y[k]), local(y[k+1])
+			l := y[k+1].Sub(y[k]).Norm()
+			// The band of an edge is where g(x) = s (x[axis] - x0) <= w.
+			for _, e := range f.Stitches {
+				axis, sign, x0 := 0, 1.0, lo[0]
+				switch e {
+				case "right":
+					sign, x0 = -1, hi[0]
+				case "bottom":
+					axis, x0 = 1, lo[1]
+				case "top":
+					axis, sign, x0 = 1, -1, hi[1]
+				}
+				w := f.stitchWidth(e)
+				ga, gb := sign*(a[axis]-x0)-w, sign*(b[axis]-x0)-w
+				switch {
+				case ga <= 0 && gb <= 0:
+					add(u, u+l)
+				case ga <= 0:
+					add(u, u+l*ga/(ga-gb))
+				case gb <= 0:
+					add(u+l*ga/(ga-gb), u+l)
+				}
+			}
+			u += l
+		}
+		slices.SortFunc(iv, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+		merged := iv[:0]
+		for _, v := range iv {
+			if n := len(merged); n > 0 && v[0] <= merged[n-1][1] {
+				merged[n-1][1] = max(merged[n-1][1], v[1])
+				continue
+			}
+			merged = append(merged, v)
+		}
+		out[yi] = merged
+	}
+	return out
 }
 
 // fabricPinNodes returns the nodes of yarn y that a pin on edge pins.

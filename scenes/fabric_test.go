@@ -26,6 +26,7 @@ func TestFabricValidationErrors(t *testing.T) {
 		{"stitch", "tablecloth", func(m map[string]any) { fab(m)["type"], fab(m)["pattern"] = "knit", []any{"kxk"} }, []string{"rods.fabrics[0]", `'x' is not k, p or s`}},
 		{"huge", "tablecloth", func(m map[string]any) { fab(m)["warps"] = 1000000 }, []string{"rods.fabrics[0]", "over the limit"}},
 		{"edge", "tag", func(m map[string]any) { fab(m)["pins"] = []any{map[string]any{"edge": "middle"}} }, []string{"rods.fabrics[0].pins[0].edge", "left, right, bottom or top"}},
+		{"stitched edge", "tag", func(m map[string]any) { fab(m)["stitches"] = []any{"left", "side"} }, []string{"rods.fabrics[0].stitches[1]", "left, right, bottom or top"}},
 		{"name", "tablecloth", func(m map[string]any) { fab(m)["name"] = "table" }, []string{"rods.fabrics[0].name"}},
 		{"friction", "tablecloth", func(m map[string]any) { fab(m)["friction"] = -0.1 }, []string{"rods.fabrics[0].friction"}},
 		{"cohesion", "tablecloth", func(m map[string]any) { fab(m)["cohesion"] = -1e-3 }, []string{"rods.fabrics[0].cohesion"}},
@@ -234,5 +235,53 @@ func TestSetReusesFabricGeometry(t *testing.T) {
 	}
 	if !reflect.DeepEqual(m.Rods, mf.Rods) {
 		t.Error("the model after --set differs from a fresh build of the same settings")
+	}
+}
+
+// TestStitchedIntervals checks the stitched arc lengths of tag's label
+// (stitched on its left and right sides, 2 mm yarn spacing, turned here by
+// 90 degrees about z to check the patch's own frame): the edge warps are
+// stitched along their whole length, the inner warps not at all, and each
+// weft over its first and last spacing (its ends run from the patch's edge,
+// half a spacing outside the edge warp).
+func TestStitchedIntervals(t *testing.T) {
+	sc, err := Builtin("tag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Set("rods.fabrics.1.orientation", "[0, 0, 90]"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := sc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const s, tol = 0.002, 1e-12
+	seen := 0
+	for _, st := range m.Rods.Strands {
+		var want [][2]float64
+		switch st.Name {
+		case "label/warp0", "label/warp3":
+			want = [][2]float64{{0, st.Length}}
+		case "label/warp1", "label/warp2":
+		case "label/weft0", "label/weft1", "label/weft2":
+			want = [][2]float64{{0, s}, {st.Length - s, st.Length}}
+		default:
+			if len(st.Stitched) != 0 {
+				t.Errorf("%s (not stitched): intervals %v", st.Name, st.Stitched)
+			}
+			continue
+		}
+		seen++
+		ok := len(st.Stitched) == len(want)
+		for k := 0; ok && k < len(want); k++ {
+			ok = math.Abs(st.Stitched[k][0]-want[k][0]) < tol && math.Abs(st.Stitched[k][1]-want[k][1]) < tol
+		}
+		if !ok {
+			t.Errorf("%s: stitched %v, want %v", st.Name, st.Stitched, want)
+		}
+	}
+	if seen != 7 {
+		t.Errorf("checked %d label yarns, want 7", seen)
 	}
 }

@@ -366,7 +366,7 @@ func persistentContacts(sim *Sim) int {
 	n := 0
 	q := generic.NewFilter1[components.RodContact]().Query(sim.World.ECS)
 	for q.Next() {
-		if q.Get().Persistent {
+		if c := q.Get(); c.Persistent && !c.Stitched {
 			n++
 		}
 	}

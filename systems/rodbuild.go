@@ -120,10 +120,13 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 	}
 	// addContact joins strand a at (segment i, fraction s, arc length ua) to
 	// strand b at (j, t, ub); normal, when given, is the contact's normal
-	// (a pattern's over/under), else it is found from the segments.
-	addContact := func(a, b, i, j int, s, t, ua, ub float64, normal *dense.Vec3, mu, cohesion, shear float64, persistent bool) {
+	// (a pattern's over/under, the centrelines joined), else it is found
+	// from the segments and the contact keeps their separation along it
+	// (Gap).
+	addContact := func(a, b, i, j int, s, t, ua, ub float64, normal *dense.Vec3, mu, cohesion, shear float64, persistent, stitched bool) {
 		xa, xb := lerp(geo[a], i, s), lerp(geo[b], j, t)
 		var n dense.Vec3
+		gap := 0.0
 		if normal != nil {
 			n = *normal
 		} else {
@@ -135,22 +138,26 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 			} else {
 				n = dense.Vec3{0, 0, 1}
 			}
-			if sep := xa.Sub(xb).Dot(n); sep < 0 || (sep == 0 && n[2] < 0) {
+			sep := xa.Sub(xb).Dot(n)
+			if sep < 0 || (sep == 0 && n[2] < 0) {
 				n = n.Scale(-1)
 			}
+			gap = math.Abs(sep)
 		}
-		x := xa.Add(xb).Scale(0.5)
+		// The nodes sit gap apart along n about the closest points' middle
+		// (on a fixed strand's point).
+		x := xa.Add(xb).Scale(0.5).Add(n.Scale(-gap / 2))
 		switch {
 		case geo[b].fixed:
 			x = xb
 		case geo[a].fixed:
-			x = xa
+			x = xa.Sub(n.Scale(gap))
 		}
-		P, Q := freeNode(geo[a], x, ua, true), freeNode(geo[b], x, ub, true)
+		P, Q := freeNode(geo[a], x.Add(n.Scale(gap)), ua, true), freeNode(geo[b], x, ub, true)
 		k := rod.ContactStiffness(math.Max(geo[a].ks, geo[b].ks), math.Min(geo[a].du, geo[b].du))
 		// Until the first step measures it, the normal force is unbounded:
 		// contacts start sticking instead of sliding freely for one step.
-		contactMap.NewWith(&components.RodContact{P: P, Q: Q, Normal: n, K: k, NormalForce: math.Inf(1), Mu: mu, Cohesion: cohesion, Shear: shear, Persistent: persistent})
+		contactMap.NewWith(&components.RodContact{P: P, Q: Q, Normal: n, Gap: gap, K: k, NormalForce: math.Inf(1), Mu: mu, Cohesion: cohesion, Shear: shear, Persistent: persistent || stitched, Stitched: stitched})
 	}
 
 	// Sliding contacts where segments of different strands pass close. Box
@@ -199,7 +206,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 						continue
 					}
 					found = append(found, [2]float64{ua, ub})
-					addContact(a, b, i, j, s, t, ua, ub, nil, rs.Friction, 0, 0, false)
+					addContact(a, b, i, j, s, t, ua, ub, nil, rs.Friction, 0, 0, false, stitchedAt(rs.Strands[a].Stitched, ua) || stitchedAt(rs.Strands[b].Stitched, ub))
 				}
 			}
 		}
@@ -214,7 +221,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 			return fmt.Errorf("rods crossing %d: arc lengths %v on %s and %v on %s are not both inside their strands", ci, c.UA, rs.Strands[c.A].Name, c.UB, rs.Strands[c.B].Name)
 		}
 		i, j := min(int(c.UA/ga.du), len(ga.pos)-2), min(int(c.UB/gb.du), len(gb.pos)-2)
-		addContact(c.A, c.B, i, j, c.UA/ga.du-float64(i), c.UB/gb.du-float64(j), c.UA, c.UB, &c.Normal, c.Mu, c.Cohesion, c.Shear, c.Persistent)
+		addContact(c.A, c.B, i, j, c.UA/ga.du-float64(i), c.UB/gb.du-float64(j), c.UA, c.UB, &c.Normal, c.Mu, c.Cohesion, c.Shear, c.Persistent, false)
 	}
 	for ei, en := range rs.EdgeNodes {
 		si := en.Strand
@@ -230,6 +237,17 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		edgeMap.NewWith(&components.RodEdge{Node: node, A: dense.Vec3(en.A), Dir: dir.Scale(1 / dir.Norm()), K: rod.ContactStiffness(g.ks, g.du)})
 	}
 	return nil
+}
+
+// stitchedAt says whether arc length u lies in one of the intervals
+// (model.Strand.Stitched).
+func stitchedAt(iv [][2]float64, u float64) bool {
+	for _, v := range iv {
+		if u >= v[0] && u <= v[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // yarnRadius is the strands' radius: half the contact distance, the

@@ -95,8 +95,8 @@ func (g *RodGather) Step(w *ecs.World) error {
 	}
 	for k, e := range s.Contacts {
 		c := g.contact.Get(e)
-		st.Contacts[k] = rodstep.Contact{P: g.index[c.P], Q: g.index[c.Q], Normal: c.Normal, K: c.K, NormalForce: c.NormalForce, Mu: c.Mu, Cohesion: c.Cohesion,
-			Shear: c.Shear, ShearCos0: c.ShearCos0, ShearRest: c.ShearRest}
+		st.Contacts[k] = rodstep.Contact{P: g.index[c.P], Q: g.index[c.Q], Normal: c.Normal, Gap: c.Gap, K: c.K, NormalForce: c.NormalForce, Mu: c.Mu, Cohesion: c.Cohesion,
+			Shear: c.Shear, ShearCos0: c.ShearCos0, ShearRest: c.ShearRest, Stitched: c.Stitched}
 	}
 	return nil
 }
@@ -283,7 +283,10 @@ func (r *RodContactRemoval) Step(w *ecs.World) error {
 		}
 		// A transient pull (rods released from a straight start, a jolt)
 		// must persist for s.releaseSteps() steps before the rods are let go.
-		if c.NormalForce < 0 && !c.Persistent {
+		// A pull within the step's unbalanced force (Result.Residual: the
+		// accuracy of the measured forces) is no pull: rods falling freely
+		// together press on each other with round-off, either sign.
+		if c.NormalForce < -s.LastResult.Residual && !c.Persistent {
 			c.Pulling++
 		} else {
 			c.Pulling = 0

@@ -400,11 +400,12 @@ func TestRodProjectBend(t *testing.T) {
 }
 
 // TestPatternCrossingsPersist builds tag (a shirt weave under a label weave:
-// woven crossings within each fabric, proximity contacts between them) and
-// has every contact pull (normal force -1 N) for pullSteps steps of
-// rod-contact-removal: the proximity contacts are released (SB2020 sec. 5),
-// the woven crossings, whose yarns interlace, stay; the count kept must be
-// the model's crossings.
+// woven crossings within each fabric, proximity contacts between them, those
+// along the label's stitched sides stitches) and has every contact pull
+// (normal force -1 N) for pullSteps steps of rod-contact-removal: the
+// sliding proximity contacts are released (SB2020 sec. 5), the woven
+// crossings, whose yarns interlace, and the stitches stay; the count kept
+// must be the model's crossings plus the stitches.
 func TestPatternCrossingsPersist(t *testing.T) {
 	sc, err := scenes.Builtin("tag")
 	if err != nil {
@@ -416,8 +417,15 @@ func TestPatternCrossingsPersist(t *testing.T) {
 	}
 	sim := build(t, sc, 1)
 	crossings, before := len(m.Rods.Crossings), len(sim.Rods.Contacts)
-	if !(before > crossings && crossings > 0) {
-		t.Fatalf("%d contacts, %d pattern crossings: the scene has no proximity contacts to release", before, crossings)
+	stitches := 0
+	q := generic.NewFilter1[components.RodContact]().Query(sim.World.ECS)
+	for q.Next() {
+		if q.Get().Stitched {
+			stitches++
+		}
+	}
+	if !(before > crossings+stitches && crossings > 0 && stitches > 0) {
+		t.Fatalf("%d contacts, %d pattern crossings, %d stitches: the scene has no stitches or no sliding proximity contacts to release", before, crossings, stitches)
 	}
 	removal, gather := NewRodContactRemoval(sim.World, sim.Rods), NewRodGather(sim.World, sim.Rods)
 	for range pullSteps {
@@ -432,7 +440,7 @@ func TestPatternCrossingsPersist(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if after := len(sim.Rods.Contacts); after != crossings {
-		t.Errorf("after %d pulling steps: %d of %d contacts left, want the %d pattern crossings", pullSteps, after, before, crossings)
+	if after := len(sim.Rods.Contacts); after != crossings+stitches {
+		t.Errorf("after %d pulling steps: %d of %d contacts left, want the %d pattern crossings and %d stitches", pullSteps, after, before, crossings, stitches)
 	}
 }

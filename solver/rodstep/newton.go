@@ -15,16 +15,19 @@ type workspace struct {
 	kindBuf          []rod.Kind
 	interpA, interpC []int32
 
-	xdof, udof []int32      // block index of x / index of u among the unknowns, -1 if not an unknown
-	residual   float64      // the last accepted solve's largest gradient entry (Result.Residual)
-	root       []int32      // union-find parents of the shared contacts' nodes
-	pinned     []bool       // x prescribed this step (pins, and contacts sharing x with a pin)
-	target     []dense.Vec3 // prescribed x
-	nx, n      int          // x blocks, unknowns
-	q, q0, dq  []float64
-	grad       []float64
-	gx         []dense.Vec3 // per node: dPhi/dx of the terms in which the node's own x appears
-	asm        assembly
+	xdof, udof []int32 // block index of x / index of u among the unknowns, -1 if not an unknown
+	residual   float64 // the last accepted solve's largest gradient entry (Result.Residual)
+	root       []int32 // union-find parents of the shared contacts' nodes
+	// off is each node's offset from its x block (x = q_block + off): the
+	// gaps of the shared contacts (Contact.Gap), zero for most nodes.
+	off       []dense.Vec3
+	pinned    []bool       // x prescribed this step (pins, and contacts sharing x with a pin)
+	target    []dense.Vec3 // prescribed x
+	nx, n     int          // x blocks, unknowns
+	q, q0, dq []float64
+	grad      []float64
+	gx        []dense.Vec3 // per node: dPhi/dx of the terms in which the node's own x appears
+	asm       assembly
 	// exactHessian keeps the indefinite parts of the term Hessians (for
 	// derivative tests); otherwise compressed segments are projected, and
 	// bend triples with projectBend (Settings.ProjectBend).
@@ -62,6 +65,7 @@ func (w *workspace) size(n int) {
 	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
 	w.gx = make([]dense.Vec3, n)
 	w.root = make([]int32, n)
+	w.off = make([]dense.Vec3, n)
 	w.normal, w.bound = make([]float64, n), make([]float64, n)
 	w.force = make([]bool, n)
 	w.prevN, w.nextN = make([]int32, n), make([]int32, n)
@@ -266,37 +270,61 @@ func (s *State) number(target func(i int) dense.Vec3) {
 			w.target[i] = target(i)
 		}
 	}
-	// Contacts whose nodes are both non-EIL share x; a pin on either pins both.
-	for _, c := range s.Contacts {
-		if s.shared(c) {
-			switch {
-			case w.pinned[c.P]:
-				w.pinned[c.Q], w.target[c.Q] = true, w.target[c.P]
-			case w.pinned[c.Q]:
-				w.pinned[c.P], w.target[c.P] = true, w.target[c.Q]
+	// Contacts whose nodes are both non-EIL share x; a pin on either pins
+	// both, the other at its gap from it, through chains of contacts too
+	// (repeated until no pin spreads; a node pinned first keeps its target).
+	for spread := true; spread; {
+		spread = false
+		for _, c := range s.Contacts {
+			if !s.shared(c) || w.pinned[c.P] == w.pinned[c.Q] {
+				continue
 			}
+			d := c.Normal.Scale(c.Gap)
+			if w.pinned[c.P] {
+				w.pinned[c.Q], w.target[c.Q] = true, w.target[c.P].Sub(d)
+			} else {
+				w.pinned[c.P], w.target[c.P] = true, w.target[c.Q].Add(d)
+			}
+			spread = true
 		}
 	}
 	// The nodes of shared contacts share one x block (union-find over the
 	// contacts, the block numbered at the lowest node of each set): a node
 	// given a block of its own and then its partner's would leave an unused
 	// block, a zero row of the Newton matrix that needed regularization in
-	// every solve.
+	// every solve. off[i] is x_i - x_root(i) (x_i - x_parent(i) until
+	// find compresses the path); where contacts close a cycle, the gaps of
+	// the ones that joined the set first hold.
 	root := w.root[:len(s.X)]
+	off := w.off[:len(s.X)]
 	for i := range root {
-		root[i] = int32(i)
+		root[i], off[i] = int32(i), dense.Vec3{}
 	}
-	find := func(i int32) int32 {
-		for root[i] != i {
-			root[i] = root[root[i]]
-			i = root[i]
+	var find func(i int32) int32
+	find = func(i int32) int32 {
+		p := root[i]
+		if p == i {
+			return i
 		}
-		return i
+		r := find(p)
+		off[i] = off[i].Add(off[p])
+		root[i] = r
+		return r
 	}
 	for _, c := range s.Contacts {
-		if s.shared(c) && !w.pinned[c.P] {
-			a, b := find(c.P), find(c.Q)
-			root[max(a, b)] = min(a, b)
+		if !s.shared(c) || w.pinned[c.P] {
+			continue
+		}
+		a, b := find(c.P), find(c.Q)
+		if a == b {
+			continue
+		}
+		// x_P - x_Q = d, x_a = x_P - off[P], x_b = x_Q - off[Q].
+		d := c.Normal.Scale(c.Gap)
+		if a < b {
+			root[b], off[b] = a, off[c.P].Sub(d).Sub(off[c.Q])
+		} else {
+			root[a], off[a] = b, d.Add(off[c.Q]).Sub(off[c.P])
 		}
 	}
 	w.nx = 0
@@ -325,7 +353,8 @@ func (s *State) number(target func(i int) dense.Vec3) {
 	w.grad = resize(w.grad, n)
 	for i := range s.X {
 		if b := w.xdof[i]; b >= 0 {
-			copy(w.q[3*b:3*b+3], s.X[i][:])
+			x := s.X[i].Sub(w.off[i])
+			copy(w.q[3*b:3*b+3], x[:])
 		}
 		if j := w.udof[i]; j >= 0 {
 			w.q[j] = s.U[i]
@@ -342,8 +371,8 @@ func (s *State) x(q []float64, i int32) dense.Vec3 {
 	w := &s.ws
 	switch {
 	case w.xdof[i] >= 0:
-		b := w.xdof[i]
-		return dense.Vec3{q[3*b], q[3*b+1], q[3*b+2]}
+		b, o := w.xdof[i], &w.off[i]
+		return dense.Vec3{q[3*b] + o[0], q[3*b+1] + o[1], q[3*b+2] + o[2]}
 	case w.pinned[i]:
 		return w.target[i]
 	default:
@@ -726,7 +755,7 @@ func (s *State) finish(h float64) {
 				c.NormalForce = (np + nq) / 2
 			}
 		} else {
-			c.NormalForce = c.K * s.X[c.Q].Sub(s.X[c.P]).Dot(c.Normal)
+			c.NormalForce = c.K * (s.X[c.Q].Sub(s.X[c.P]).Dot(c.Normal) + c.Gap)
 		}
 		for _, i := range [2]int32{c.P, c.Q} {
 			if a := &s.Anchor[i]; a.Kf > 0 {

@@ -71,13 +71,15 @@ func withThirdRod(s *State) *State {
 // TestIncrementalPotentialDerivatives checks the assembled gradient and
 // Hessian of the incremental potential against central finite differences, at
 // a perturbed state with a shared-x contact (EIL off) and with an EIL soft
-// contact (EIL on), plus edge, obstacle, anchor and crossing shear terms.
+// contact (EIL on), both with a gap, plus edge, obstacle, anchor and crossing shear terms.
 func TestIncrementalPotentialDerivatives(t *testing.T) {
 	for _, eil := range []bool{false, true} {
 		s := withThirdRod(twoRods(eil))
 		// A crossing shear term away from its rest angle (rest cosine
 		// 0.3; the rods cross at right angles).
 		s.Contacts[0].Shear, s.Contacts[0].ShearCos0, s.Contacts[0].ShearRest = 0.02, 0.3, true
+		// A gap kept along the normal (the EIL spring's rest point).
+		s.Contacts[0].Gap = 7e-4
 		s.Assign()
 		wantEIL := eil
 		if got := s.Kind[24] == rod.EIL; got != wantEIL {

@@ -22,6 +22,8 @@
 package rodstep
 
 import (
+	"math"
+
 	"github.com/loomsim/loom/solver/dense"
 	"github.com/loomsim/loom/solver/geom"
 	"github.com/loomsim/loom/solver/rod"
@@ -53,9 +55,16 @@ type Rod struct {
 // 2014); when either is EIL they are tied by a soft zero-length spring of
 // stiffness K (sec. 4.2). Normal points from Q's rod towards P's rod; each
 // step's end turns it with the rods (followNormal).
+//
+// Gap (m) keeps the two rods that far apart along Normal: x_P = x_Q + Gap
+// Normal, the spring's rest point likewise. A woven crossing joins its
+// centrelines (Gap 0, as the paper's crossings); contacts found between
+// stacked layers keep the separation they were found at, so the layers are
+// not pulled into one plane.
 type Contact struct {
 	P, Q   int32
 	Normal dense.Vec3
+	Gap    float64
 	K      float64
 	// NormalForce is the force with which P's rod presses on Q's rod along
 	// Normal, from the last step (negative: the rods pull each other).
@@ -71,12 +80,18 @@ type Contact struct {
 	Shear     float64
 	ShearCos0 float64
 	ShearRest bool
+	// Stitched: the two layers are sewn together here; the anchors hold
+	// any force (they never slide).
+	Stitched bool
 }
 
 // FrictionBound is the largest friction force the contact's anchors hold:
 // Cohesion + Mu max(NormalForce, 0) (a pulling contact keeps only the
-// cohesion).
+// cohesion), unbounded at a stitch.
 func (c *Contact) FrictionBound() float64 {
+	if c.Stitched {
+		return math.Inf(1)
+	}
 	return c.Cohesion + c.Mu*max(c.NormalForce, 0)
 }
 

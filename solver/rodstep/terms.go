@@ -174,6 +174,7 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 	case termContact:
 		c := &s.Contacts[t.id]
 		p, y := s.point(q, c.P), s.point(q, c.Q)
+		y.X = y.X.Add(c.Normal.Scale(c.Gap))
 		e, _ := rod.ContactGradHess(c.K, &p, &y, g, H)
 		if !w.exactHessian {
 			rod.ContactGaussNewton(c.K, &p, &y, H)
