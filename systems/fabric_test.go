@@ -45,7 +45,7 @@ func TestCurvedStrandAtRest(t *testing.T) {
 
 // TestTableclothWorkersDeterministic runs a small tablecloth (three stacked
 // 3 x 3-yarn plain weaves: pattern crossings, inter-layer contacts, the
-// table) for 4 steps, the built-in one (6 x 6 yarns, 768 nodes) for 10
+// table) for 4 steps, the built-in one (6 x 6 yarns, 708 nodes) for 10
 // steps (the rod Newton's LDL^T large enough to factor subtrees in
 // parallel), 10 x 10 yarns for 3 (ordered by nested dissection), and the
 // built-in one again for 5 steps with the iterative solver (rods.linear
@@ -62,8 +62,8 @@ func TestTableclothWorkersDeterministic(t *testing.T) {
 
 // TestIterativeMatchesDirect runs tablecloth for a few steps with the rod
 // Newton's systems solved by sparse LDL^T and by conjugate gradients with
-// the yarn Schwarz preconditioner: the built-in 6 x 6 yarns a layer (2,266
-// unknowns, AMD ordering) for 10 steps and 10 x 10 (5,910 unknowns, above
+// the yarn Schwarz preconditioner: the built-in 6 x 6 yarns a layer (1,896
+// unknowns, AMD ordering) for 10 steps and 10 x 10 (5,280 unknowns, above
 // rodstep's bisection threshold: nested dissection) for 3. The same Newton
 // iterations, and nodes within a micrometre (both solve each step's Newton
 // to updates below 1e-9 m; the iterative directions are exact to a
