@@ -233,7 +233,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		i := min(int(u/g.du), len(g.pos)-2)
 		x := lerp(g, i, u/g.du-float64(i))
 		dir := dense.Vec3(en.B).Sub(dense.Vec3(en.A))
-		node := freeNode(g, x, u, false)
+		node := freeNode(g, x, u, m.Solver.Friction > 0) // anchored: friction over the edge
 		edgeMap.NewWith(&components.RodEdge{Node: node, A: dense.Vec3(en.A), Dir: dir.Scale(1 / dir.Norm()), K: rod.ContactStiffness(g.ks, g.du)})
 	}
 	return nil

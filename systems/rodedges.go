@@ -18,7 +18,8 @@ import (
 // a segment of a yarn wraps a box edge (one end over each of the edge's two
 // faces, the segment within two radii of the edge), it adds a node at the
 // segment's closest point, held by a RodEdge spring on the line one radius
-// out along the edge's bisector; the yarn then slides through the node in u.
+// out along the edge's bisector; the yarn then slides through the node in u,
+// against Coulomb friction (the obstacles' coefficient) on the spring's force.
 // An edge node whose u leaves its rod (the yarn slid off the edge), or, for
 // one it placed, whose u comes within a rest segment of an end or whose
 // spring held the yarn down rather than up for pullSteps steps in a row
@@ -149,9 +150,16 @@ func (r *RodEdges) Step(w *ecs.World) error {
 				if r.hasEdge(s.Strands[ri], A, dir, R.Radius) {
 					continue
 				}
+				// A node already on the edge (the closest point within the
+				// safety distance of an end in u) gets no second one: the
+				// two would make a degenerate segment.
+				u := st.U[ia] + sp*(st.U[ib]-st.U[ia])
+				if d := R.SafetyDistance(); math.Abs(u-st.U[ia]) < d || math.Abs(u-st.U[ib]) < d {
+					continue
+				}
 				foot := A.Add(dir.Scale(a.Add(b.Sub(a).Scale(sp)).Sub(A).Dot(dir)))
 				add = append(add, placement{rod: ri, x: foot, v: st.V[ia].Add(st.V[ib].Sub(st.V[ia]).Scale(sp)),
-					u:    st.U[ia] + sp*(st.U[ib]-st.U[ia]),
+					u:    u,
 					edge: components.RodEdge{A: A, Dir: dir, K: rod.ContactStiffness(R.Ks, R.RestSeg), Auto: true, Out: out}})
 				r.existing = append(r.existing, rodEdgeLine{s.Strands[ri], A, dir})
 			}
@@ -162,7 +170,12 @@ func (r *RodEdges) Step(w *ecs.World) error {
 	}
 	for _, p := range add {
 		pos, vel := components.Position(p.x), components.Velocity(p.v)
-		n := r.newNode.NewWith(&pos, &vel, &components.RodNode{Strand: s.Strands[p.rod], U: p.u, Kind: uint8(rod.EoL)})
+		rn := components.RodNode{Strand: s.Strands[p.rod], U: p.u, Kind: uint8(rod.EoL)}
+		if st.ObstacleMu > 0 { // friction over the edge (rodstep.Edge)
+			R := &st.Rods[p.rod]
+			rn.AnchorU, rn.AnchorKf = p.u, anchorFactor*R.Ks/R.RestSeg
+		}
+		n := r.newNode.NewWith(&pos, &vel, &rn)
 		p.edge.Node = n
 		r.newEdge.NewWith(&p.edge)
 	}

@@ -42,7 +42,8 @@ type workspace struct {
 	// matrix with them as they are cannot be factored (factorNewton).
 	projectYarn bool
 	normal      []float64    // per node: its contact's normal force of the last step
-	bound       []float64    // per node: its contact's friction bound (Contact.FrictionBound)
+	bound       []float64    // per node: its anchor's friction bound (its contacts' Contact.FrictionBound and edgeBound)
+	edgeBound   []float64    // per node: the friction bound of its obstacle edges (Edge)
 	xn          []dense.Vec3 // positions at the start of the step
 	un          []float64
 	mass        [][64]float64 // lagged segment masses, in segment order
@@ -66,7 +67,7 @@ func (w *workspace) size(n int) {
 	w.gx = make([]dense.Vec3, n)
 	w.root = make([]int32, n)
 	w.off = make([]dense.Vec3, n)
-	w.normal, w.bound = make([]float64, n), make([]float64, n)
+	w.normal, w.bound, w.edgeBound = make([]float64, n), make([]float64, n), make([]float64, n)
 	w.force = make([]bool, n)
 	w.prevN, w.nextN = make([]int32, n), make([]int32, n)
 	w.xn, w.un = make([]dense.Vec3, n), make([]float64, n)
@@ -496,7 +497,7 @@ func (s *State) markDegenerate(q []float64) bool {
 		if R.Fixed {
 			continue
 		}
-		d := R.safetyDistance() / 2
+		d := R.SafetyDistance() / 2
 		for k := 0; k+1 < len(R.nonEIL); k++ {
 			a, b := R.nonEIL[k], R.nonEIL[k+1]
 			if !(s.u(q, b)-s.u(q, a) < d) {
@@ -658,10 +659,21 @@ func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 	w.linear = set.Linear
 	copy(w.xn, s.X)
 	copy(w.un, s.U)
+	// A yarn sliding over an obstacle edge through its edge node feels
+	// Coulomb friction ObstacleMu N, N the edge spring's force at the
+	// step's start (lagged as the contacts' normal forces).
+	clear(w.edgeBound)
+	for _, e := range s.Edges {
+		d := w.xn[e.Node].Sub(e.A)
+		d = d.Sub(e.Dir.Scale(d.Dot(e.Dir)))
+		w.edgeBound[e.Node] += s.ObstacleMu * e.K * d.Norm()
+	}
+	copy(w.bound, w.edgeBound)
 	for _, c := range s.Contacts {
 		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
 		b := c.FrictionBound()
-		w.bound[c.P], w.bound[c.Q] = b, b
+		w.bound[c.P] += b
+		w.bound[c.Q] += b
 	}
 	s.number(target)
 	s.lagObstacles()
@@ -757,10 +769,18 @@ func (s *State) finish(h float64) {
 		} else {
 			c.NormalForce = c.K * (s.X[c.Q].Sub(s.X[c.P]).Dot(c.Normal) + c.Gap)
 		}
-		for _, i := range [2]int32{c.P, c.Q} {
-			if a := &s.Anchor[i]; a.Kf > 0 {
-				a.Slide(w.un[i], s.U[i], c.FrictionBound())
-			}
+	}
+	// The anchors take their stick/slide state on the bounds with the
+	// normal forces just measured (the edges' lagged).
+	copy(w.bound, w.edgeBound)
+	for _, c := range s.Contacts {
+		b := c.FrictionBound()
+		w.bound[c.P] += b
+		w.bound[c.Q] += b
+	}
+	for i := range s.Anchor {
+		if a := &s.Anchor[i]; a.Kf > 0 {
+			a.Slide(w.un[i], s.U[i], w.bound[i])
 		}
 	}
 }

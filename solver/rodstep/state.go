@@ -89,14 +89,20 @@ type Contact struct {
 // Cohesion + Mu max(NormalForce, 0) (a pulling contact keeps only the
 // cohesion), unbounded at a stitch.
 func (c *Contact) FrictionBound() float64 {
-	if c.Stitched {
+	switch {
+	case c.Stitched:
 		return math.Inf(1)
+	case c.Mu == 0: // the first step's unbounded normal force times 0
+		return c.Cohesion
 	}
 	return c.Cohesion + c.Mu*max(c.NormalForce, 0)
 }
 
 // Edge holds node Node on the line A + s Dir (a sharp obstacle edge) by a stiff
-// spring on the distance to the line, its u free to slide (SB2020 eq. 1).
+// spring on the distance to the line, its u free to slide (SB2020 eq. 1)
+// but for Coulomb friction (State.ObstacleMu) where the node has an anchor
+// (Anchor[Node].Kf > 0): the yarn sliding over the edge, pressed on it by
+// the spring's force.
 type Edge struct {
 	Node   int32
 	A, Dir dense.Vec3 // Dir unit
@@ -195,7 +201,7 @@ func (s *State) assign(keepEIL bool) {
 		}
 		d := 0.0
 		if s.EIL {
-			d = R.safetyDistance()
+			d = R.SafetyDistance()
 		}
 		rod.AssignNodes(R.uBuf, R.fixedBuf, d, R.sortBuf, R.kindBuf)
 		sorted := s.ws.nodeBuf[:0]
@@ -244,9 +250,9 @@ func (s *State) assign(keepEIL bool) {
 	}
 }
 
-// safetyDistance is the node assignment's least material distance between
+// SafetyDistance is the node assignment's least material distance between
 // consecutive non-EIL nodes: 0.1 x the rest segment, as in SB2020 sec. 4.1.
-func (R *Rod) safetyDistance() float64 { return 0.1 * R.RestSeg }
+func (R *Rod) SafetyDistance() float64 { return 0.1 * R.RestSeg }
 
 // neighbours returns the non-EIL nodes before and after position k of R's
 // sorted nodes.
