@@ -287,7 +287,6 @@ func stitchedIntervals(f *Fabric, fb *fabric.Fabric) [][][2]float64 {
 	}
 	for yi, y := range fb.Yarns {
 		var iv [][2]float64
-		add := func(a, b float64) { iv = append(iv, [2]float64{a, b}) }
 		u := 0.0
 		for k := 0; k+1 < len(y); k++ {
 			a, b := local(y[k]), local(y[k+1])
@@ -307,11 +306,11 @@ func stitchedIntervals(f *Fabric, fb *fabric.Fabric) [][][2]float64 {
 				ga, gb := sign*(a[axis]-x0)-w, sign*(b[axis]-x0)-w
 				switch {
 				case ga <= 0 && gb <= 0:
-					add(u, u+l)
+					iv = append(iv, [2]float64{u, u + l})
 				case ga <= 0:
-					add(u, u+l*ga/(ga-gb))
+					iv = append(iv, [2]float64{u, u + l*ga/(ga-gb)})
 				case gb <= 0:
-					add(u+l*ga/(ga-gb), u+l)
+					iv = append(iv, [2]float64{u + l*ga/(ga-gb), u + l})
 				}
 			}
 			u += l

@@ -668,13 +668,10 @@ func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 		d = d.Sub(e.Dir.Scale(d.Dot(e.Dir)))
 		w.edgeBound[e.Node] += s.ObstacleMu * e.K * d.Norm()
 	}
-	copy(w.bound, w.edgeBound)
 	for _, c := range s.Contacts {
 		w.normal[c.P], w.normal[c.Q] = c.NormalForce, c.NormalForce
-		b := c.FrictionBound()
-		w.bound[c.P] += b
-		w.bound[c.Q] += b
 	}
+	s.frictionBounds()
 	s.number(target)
 	s.lagObstacles()
 	copy(w.q0, w.q)
@@ -772,16 +769,23 @@ func (s *State) finish(h float64) {
 	}
 	// The anchors take their stick/slide state on the bounds with the
 	// normal forces just measured (the edges' lagged).
+	s.frictionBounds()
+	for i := range s.Anchor {
+		if a := &s.Anchor[i]; a.Kf > 0 {
+			a.Slide(w.un[i], s.U[i], w.bound[i])
+		}
+	}
+}
+
+// frictionBounds sets each node's anchor friction bound: its obstacle
+// edges' (edgeBound) plus its contacts' Contact.FrictionBound.
+func (s *State) frictionBounds() {
+	w := &s.ws
 	copy(w.bound, w.edgeBound)
 	for _, c := range s.Contacts {
 		b := c.FrictionBound()
 		w.bound[c.P] += b
 		w.bound[c.Q] += b
-	}
-	for i := range s.Anchor {
-		if a := &s.Anchor[i]; a.Kf > 0 {
-			a.Slide(w.un[i], s.U[i], w.bound[i])
-		}
 	}
 }
 
