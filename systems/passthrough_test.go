@@ -376,11 +376,9 @@ func persistentContacts(sim *Sim) int {
 // TestNoPassThrough runs every built-in rod scene (the first 80 steps;
 // LOOM_LONG_TESTS: all of every scene, 7,350 steps in all, 800 s with 1
 // worker) under the checker. TestRodCrossing checks all of rod-crossing,
-// through the yarns' meeting at 2.15 s. Long form, known failure (stop 36):
-// knit-sphere at step 980, two yarns 0.045 mm apart; with the contact
-// release rule before that stop (any negative normal force counting as a
-// pull, not only one beyond the step's residual force) all of its 1,000
-// steps are clean.
+// through the yarns' meeting at 2.15 s. (knit-sphere's long form failed at
+// step 980, two yarns 0.045 mm apart, while a step whose Newton solve
+// stalled reset the contacts' pull counts: see RodContactRemoval.)
 func TestNoPassThrough(t *testing.T) {
 	t.Parallel()
 	for _, info := range scenes.Builtins() {

@@ -464,3 +464,48 @@ func TestPatternCrossingsPersist(t *testing.T) {
 		t.Errorf("after %d pulling steps: %d of %d contacts left, want the %d pattern crossings and %d stitches", pullSteps, after, before, crossings, stitches)
 	}
 }
+
+// TestReleaseCount checks the pull count of RodContactRemoval on
+// rod-crossing's first contact after one step: a pull beyond the step's
+// residual force counts, one within it resets the count as a press does,
+// and a stalled step (rodstep.Result.Stalled) leaves the count alone; the
+// contact goes at ReleaseSteps pulls in a row.
+func TestReleaseCount(t *testing.T) {
+	sim := build(t, load(t, "rod-crossing"), 1)
+	steps(t, sim, 1, nil)
+	s := sim.Rods
+	if len(s.Contacts) == 0 {
+		t.Fatal("rod-crossing has no contact")
+	}
+	e := s.Contacts[0]
+	contact := generic.NewMap1[components.RodContact](sim.World.ECS)
+	removal := NewRodContactRemoval(sim.World, s)
+	for _, c := range []struct {
+		force, residual float64
+		stalled         int
+		before, after   int
+	}{
+		{-1e-3, 1e-6, 0, 3, 4},                     // a pull
+		{-1e-7, 1e-6, 0, 3, 0},                     // within the residual: no pull
+		{1e-3, 1e-6, 0, 3, 0},                      // a press
+		{-1e-3, 1e-6, 1, 3, 3},                     // stalled: a pull measured nothing
+		{1e-3, 1e-6, 1, 3, 3},                      // nor a press
+		{-1e-3, 1e-6, 0, s.releaseSteps() - 1, -1}, // released
+	} {
+		ct := contact.Get(e)
+		ct.NormalForce, ct.Pulling = c.force, c.before
+		s.LastResult.Residual, s.LastResult.Stalled = c.residual, c.stalled
+		if err := removal.Step(sim.World); err != nil {
+			t.Fatal(err)
+		}
+		if c.after < 0 {
+			if sim.World.ECS.Alive(e) {
+				t.Errorf("force %g after %d pulls: the contact is still there", c.force, c.before)
+			}
+			continue
+		}
+		if got := contact.Get(e).Pulling; got != c.after {
+			t.Errorf("force %g, residual %g, stalled %d: pull count %d -> %d, want %d", c.force, c.residual, c.stalled, c.before, got, c.after)
+		}
+	}
+}

@@ -48,6 +48,10 @@ type Stats struct {
 	// an update below the tolerance was taken for convergence under heavy
 	// regularization.
 	RodResidual float64 `json:"rod_residual_force"`
+	// RodStalled counts the rod Newton solves since the previous record
+	// that stopped with a larger unbalanced force than they started with
+	// (rodstep.Result.Stalled).
+	RodStalled int `json:"rod_stalled_solves"`
 	// Remeshing (scenes with remeshed bodies only): operations since the
 	// previous record and the edge sizes (Narain 2012 eq. 1,
 	// sqrt(u^T M u): dimensionless, 1 for an edge as long as the sizing
@@ -144,8 +148,8 @@ func (s *Sim) Measure() Stats {
 		out.NewtonIter = r.LastResult.Iterations
 		out.RodCGIter = r.LastResult.CGIterations
 		out.RodFactors = r.LastResult.Factorizations
-		out.StepHalvings, out.RodResidual = r.halvings, r.residual
-		r.halvings, r.residual = 0, 0
+		out.StepHalvings, out.RodResidual, out.RodStalled = r.halvings, r.residual, r.stalled
+		r.halvings, r.residual, r.stalled = 0, 0, 0
 		ke, el, grav, strain := st.Energies()
 		out.KineticEnergy += ke
 		out.ElasticEnergy += el

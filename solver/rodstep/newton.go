@@ -17,6 +17,8 @@ type workspace struct {
 
 	xdof, udof []int32 // block index of x / index of u among the unknowns, -1 if not an unknown
 	residual   float64 // the last accepted solve's largest gradient entry (Result.Residual)
+	stalled    bool    // the last accepted solve ended with a larger gradient than it began (Result.Stalled)
+	startGrad  float64 // the largest gradient entry at the solve's first iterate
 	root       []int32 // union-find parents of the shared contacts' nodes
 	// off is each node's offset from its x block (x = q_block + off): the
 	// gaps of the shared contacts (Contact.Gap), zero for most nodes.
@@ -92,6 +94,11 @@ type Result struct {
 	// regularized update fell below Tol, though the gradient had not, has
 	// it large: a false convergence.
 	Residual float64
+	// Stalled counts the substeps whose solve stopped with a larger
+	// unbalanced force (Residual) than it started with: Newton did not
+	// reduce it at all, so the step's measured forces (contact normal
+	// forces) mean nothing.
+	Stalled int
 }
 
 // Settings of the Newton solve.
@@ -190,7 +197,11 @@ func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, floa
 		it += n
 	}
 	if err == nil {
-		return Result{Iterations: it, Residual: s.ws.residual}, nil
+		res := Result{Iterations: it, Residual: s.ws.residual}
+		if s.ws.stalled {
+			res.Stalled = 1
+		}
+		return res, nil
 	}
 	if depth >= set.MaxHalvings {
 		return Result{Iterations: it}, fmt.Errorf("%w at step size %g s after %d halvings: %v", ErrNoConvergence, h, depth, err)
@@ -202,6 +213,7 @@ func (s *State) step(h, t0, hFull float64, set Settings, targetAt func(int, floa
 		res.Iterations += r.Iterations
 		res.Halvings += r.Halvings
 		res.Residual = max(res.Residual, r.Residual)
+		res.Stalled += r.Stalled
 		if err != nil {
 			return res, err
 		}
@@ -428,6 +440,9 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 			if debugNewton {
 				s.debugIteration(h, it, phi, slope, step, mu)
 			}
+			if it == 1 {
+				w.startGrad = maxAbs(w.grad)
+			}
 			if step < set.Tol {
 				s.noteResidual()
 				s.accept(h)
@@ -515,13 +530,20 @@ func (s *State) markDegenerate(q []float64) bool {
 }
 
 // noteResidual records the largest entry of the gradient at the accepted
-// iterate (Result.Residual).
+// iterate (Result.Residual) and whether it exceeds the first iterate's
+// (Result.Stalled).
 func (s *State) noteResidual() {
+	s.ws.residual = maxAbs(s.ws.grad)
+	s.ws.stalled = s.ws.residual > s.ws.startGrad
+}
+
+// maxAbs returns the largest magnitude in v (0 if empty).
+func maxAbs(v []float64) float64 {
 	g := 0.0
-	for _, v := range s.ws.grad {
-		g = max(g, math.Abs(v))
+	for _, x := range v {
+		g = max(g, math.Abs(x))
 	}
-	s.ws.residual = g
+	return g
 }
 
 // direction assembles the Newton system at w.q and solves it for the
