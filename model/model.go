@@ -326,6 +326,7 @@ const (
 	RodAuto      RodLinear = iota // direct for small systems, iterative for large
 	RodDirect                     // sparse LDL^T
 	RodIterative                  // conjugate gradients, yarn additive Schwarz preconditioner
+	RodLagged                     // sparse LDL^T kept as conjugate gradients' preconditioner
 )
 
 // Crossing is a sliding contact between strand A at arc length UA and strand

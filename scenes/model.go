@@ -184,6 +184,8 @@ func rodsModel(r *Rods) (*model.Rods, error) {
 		m.Linear = model.RodDirect
 	case RodLinearIterative:
 		m.Linear = model.RodIterative
+	case RodLinearLagged:
+		m.Linear = model.RodLagged
 	}
 	index := map[string]int{}
 	for si := range r.Strands {

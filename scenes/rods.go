@@ -59,6 +59,7 @@ const (
 	RodLinearAuto      = "auto"
 	RodLinearDirect    = "direct"
 	RodLinearIterative = "iterative"
+	RodLinearLagged    = "lagged"
 )
 
 // Strand is one rod, initially straight from From to To at rest, or curved
@@ -196,9 +197,9 @@ func validateRods(v *validator, r *Rods, p string, names map[string]string) {
 		v.fail(p+".release_steps", "must be in 0..%d (0: the default, 50), got %d", MaxReleaseSteps, r.ReleaseSteps)
 	}
 	switch r.Linear {
-	case "", RodLinearAuto, RodLinearDirect, RodLinearIterative:
+	case "", RodLinearAuto, RodLinearDirect, RodLinearIterative, RodLinearLagged:
 	default:
-		v.fail(p+".linear", "must be %q, %q or %q, got %q", RodLinearAuto, RodLinearDirect, RodLinearIterative, r.Linear)
+		v.fail(p+".linear", "must be %q, %q, %q or %q, got %q", RodLinearAuto, RodLinearDirect, RodLinearIterative, RodLinearLagged, r.Linear)
 	}
 	if len(r.Strands) == 0 && len(r.Fabrics) == 0 {
 		v.fail(p+".strands", "at least one strand or fabric is required when rods is present")

@@ -310,7 +310,7 @@ func TestRodValidationErrors(t *testing.T) {
 		{"contact distance", "rod-crossing", func(m map[string]any) { rodsOf(m)["contact_distance"] = 0 },
 			[]string{"rods.contact_distance", "must be > 0"}},
 		{"linear", "rod-crossing", func(m map[string]any) { rodsOf(m)["linear"] = "cg" },
-			[]string{"rods.linear", `must be "auto", "direct" or "iterative", got "cg"`}},
+			[]string{"rods.linear", `must be "auto", "direct", "iterative" or "lagged", got "cg"`}},
 		{"no strands", "rod-crossing", func(m map[string]any) { rodsOf(m)["strands"] = []any{} },
 			[]string{"rods.strands", "at least one strand", "bodies", "at least one body or rod strand"}},
 		{"edge unknown strand", "rod-table", func(m map[string]any) {

@@ -50,52 +50,69 @@ func TestCurvedStrandAtRest(t *testing.T) {
 // parallel), 10 x 10 yarns for 3 (ordered by nested dissection), and the
 // built-in one again for 5 steps with the iterative solver (rods.linear
 // "iterative": subdomains factored and solved in parallel, parallel
-// products), with 1, 2 and 8 workers: bitwise the same nodes.
+// products) and with the lagged one ("lagged": parallel factorizations,
+// serial conjugate gradients), with 1, 2 and 8 workers: bitwise the same
+// nodes.
 func TestTableclothWorkersDeterministic(t *testing.T) {
 	for _, c := range []struct {
 		yarns, steps int
 		linear       string
-	}{{3, 4, ""}, {6, 10, ""}, {10, 3, ""}, {6, 5, scenes.RodLinearIterative}} {
+	}{{3, 4, ""}, {6, 10, ""}, {10, 3, ""}, {6, 5, scenes.RodLinearIterative}, {6, 5, scenes.RodLinearLagged}} {
 		tableclothDeterministic(t, c.yarns, c.steps, c.linear)
 	}
 }
 
 // TestIterativeMatchesDirect runs tablecloth for a few steps with the rod
-// Newton's systems solved by sparse LDL^T and by conjugate gradients with
-// the yarn Schwarz preconditioner: the built-in 6 x 6 yarns a layer (1,896
-// unknowns, AMD ordering) for 10 steps and 10 x 10 (5,280 unknowns, above
-// rodstep's bisection threshold: nested dissection) for 3. The same Newton
-// iterations, and nodes within a micrometre (both solve each step's Newton
-// to updates below 1e-9 m; the iterative directions are exact to a
-// relative residual of 1e-6).
+// Newton's systems solved by sparse LDL^T, by conjugate gradients with
+// the yarn Schwarz preconditioner, and by conjugate gradients
+// preconditioned by the factor of an earlier Newton matrix (lagged): the
+// built-in 6 x 6 yarns a layer (1,896 unknowns, AMD ordering) for 10 steps
+// and 10 x 10 (5,280 unknowns, above rodstep's bisection threshold: nested
+// dissection) for 3. The same Newton iterations, and nodes within a
+// micrometre (all solve each step's Newton to updates below 1e-9 m; the
+// iterative directions are exact to a relative residual of 1e-6); the
+// lagged solves factor fewer matrices.
 func TestIterativeMatchesDirect(t *testing.T) {
 	for _, c := range []struct{ yarns, steps int }{{6, 10}, {10, 3}} {
-		var sims [2]*Sim
-		var newton [2]int
-		for k, linear := range []string{scenes.RodLinearDirect, scenes.RodLinearIterative} {
-			sc := load(t, "tablecloth")
-			for f := range sc.Rods.Fabrics {
-				sc.Rods.Fabrics[f].Warps, sc.Rods.Fabrics[f].Wefts = c.yarns, c.yarns
+		for _, linear := range []string{scenes.RodLinearIterative, scenes.RodLinearLagged} {
+			matchesDirect(t, c.yarns, c.steps, linear)
+		}
+	}
+}
+
+// matchesDirect runs tablecloth with yarns x yarns a layer for n steps with
+// the rod systems solved directly and by linear, and compares.
+func matchesDirect(t *testing.T, yarns, n int, linear string) {
+	var sims [2]*Sim
+	var newton, factors [2]int
+	for k, solver := range []string{scenes.RodLinearDirect, linear} {
+		sc := load(t, "tablecloth")
+		for f := range sc.Rods.Fabrics {
+			sc.Rods.Fabrics[f].Warps, sc.Rods.Fabrics[f].Wefts = yarns, yarns
+		}
+		sc.Rods.Linear = solver
+		sims[k] = build(t, sc, 2)
+		for range n {
+			if err := sims[k].Step(); err != nil {
+				t.Fatalf("%d yarns, %s: %v", yarns, solver, err)
 			}
-			sc.Rods.Linear = linear
-			sims[k] = build(t, sc, 2)
-			for range c.steps {
-				if err := sims[k].Step(); err != nil {
-					t.Fatalf("%d yarns, %s: %v", c.yarns, linear, err)
-				}
-				newton[k] += sims[k].Measure().NewtonIter
-			}
+			st := sims[k].Measure()
+			newton[k] += st.NewtonIter
+			factors[k] += st.RodFactors
 		}
-		a, b := &sims[0].Rods.Step, &sims[1].Rods.Step
-		dx, du := 0.0, 0.0
-		for i := range a.X {
-			dx = math.Max(dx, a.X[i].Sub(b.X[i]).Norm())
-			du = math.Max(du, math.Abs(a.U[i]-b.U[i]))
-		}
-		t.Logf("%d x %d yarns: Newton iterations direct %d, iterative %d; largest difference x %.3g m, u %.3g m", c.yarns, c.yarns, newton[0], newton[1], dx, du)
-		if newton[0] != newton[1] || dx > 1e-6 || du > 1e-6 {
-			t.Errorf("%d x %d yarns: direct and iterative differ: %d and %d Newton iterations, %.3g m in x, %.3g m in u", c.yarns, c.yarns, newton[0], newton[1], dx, du)
-		}
+	}
+	a, b := &sims[0].Rods.Step, &sims[1].Rods.Step
+	dx, du := 0.0, 0.0
+	for i := range a.X {
+		dx = math.Max(dx, a.X[i].Sub(b.X[i]).Norm())
+		du = math.Max(du, math.Abs(a.U[i]-b.U[i]))
+	}
+	t.Logf("%d x %d yarns: Newton iterations direct %d, %s %d; factorizations %d, %d; largest difference x %.3g m, u %.3g m", yarns, yarns, newton[0], linear, newton[1], factors[0], factors[1], dx, du)
+	if newton[0] != newton[1] || dx > 1e-6 || du > 1e-6 {
+		t.Errorf("%d x %d yarns: direct and %s differ: %d and %d Newton iterations, %.3g m in x, %.3g m in u", yarns, yarns, linear, newton[0], newton[1], dx, du)
+	}
+	if linear == scenes.RodLinearLagged && !(factors[1] < factors[0]) {
+		t.Errorf("%d x %d yarns: lagged solves factored %d matrices, direct ones %d", yarns, yarns, factors[1], factors[0])
 	}
 }
 

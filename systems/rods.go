@@ -162,7 +162,7 @@ func (g *RodGather) rebuild(w *ecs.World) {
 
 // rodLinear maps the model's rod solver choice to rodstep's.
 var rodLinear = map[model.RodLinear]rodstep.Linear{
-	model.RodAuto: rodstep.LinearAuto, model.RodDirect: rodstep.LinearDirect, model.RodIterative: rodstep.LinearIterative,
+	model.RodAuto: rodstep.LinearAuto, model.RodDirect: rodstep.LinearDirect, model.RodIterative: rodstep.LinearIterative, model.RodLagged: rodstep.LinearLagged,
 }
 
 // RodNewton takes the implicit rod step (node assignment, then Newton on the

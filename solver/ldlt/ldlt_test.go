@@ -506,3 +506,20 @@ func TestSupernodalMatchesSimplicial(t *testing.T) {
 		}
 	}
 }
+
+// TestMulSym checks A x against gonum's dense product of the full matrix.
+func TestMulSym(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	A := randSPD(rng, 40, 4)
+	x := randVec(rng, 40)
+	y := make([]float64, 40)
+	for i := range y {
+		y[i] = math.NaN() // overwritten, not accumulated into
+	}
+	A.MulSym(x, y)
+	var want mat.VecDense
+	want.MulVec(toDense(A), mat.NewVecDense(40, x))
+	if e := relErr(y, want.RawVector().Data); e > 1e-14 {
+		t.Errorf("relative error %g against the dense product", e)
+	}
+}

@@ -183,3 +183,20 @@ func FromTriplets(n int, rows, cols []int, vals []float64) (*Matrix, error) {
 	colPtr[n] = out
 	return &Matrix{N: n, ColPtr: colPtr, RowIdx: ri[:out:out], Val: rv[:out:out]}, nil
 }
+
+// MulSym sets y = A x for the symmetric matrix whose lower triangle a
+// holds (each off-diagonal entry applied to both its row and its column),
+// serially, in a fixed order.
+func (a *Matrix) MulSym(x, y []float64) {
+	clear(y[:a.N])
+	for j := 0; j < a.N; j++ {
+		lo, hi := a.ColPtr[j], a.ColPtr[j+1]
+		xj, yj := x[j], a.Val[lo]*x[j]
+		for p := lo + 1; p < hi; p++ {
+			i, v := a.RowIdx[p], a.Val[p]
+			y[i] += v * xj
+			yj += v * x[i]
+		}
+		y[j] += yj
+	}
+}

@@ -71,6 +71,8 @@ type assembly struct {
 	// (Settings.Linear): conjugate gradients preconditioned by the yarns'
 	// own submatrices (package schwarz).
 	iter                     *schwarz.Solver
+	lag                      lagged  // LinearLagged's state: fac as a preconditioner
+	solved                   bool    // factorOnce left the Newton update in w.dq (lagged)
 	hPtr, gPtr, xPtr         []int32 // contributions of matrix entry / unknown / node x component
 	hCon, gCon, xCon         []int32 // offsets into thess / tgrad / tgrad
 	diagOrig                 []float64
@@ -335,6 +337,7 @@ func (s *State) buildPattern() error {
 	})
 
 	as.sym, as.fac, as.iter = nil, nil, nil
+	as.lag.valid = false
 	if w.linear.iterative(n) {
 		it, err := schwarz.New(A, s.yarnSubdomains())
 		if err != nil {
@@ -477,9 +480,17 @@ func (s *State) hessReduce(lo, hi int) {
 // yarns' submatrices and solves for the Newton update w.dq right away
 // (solveIterative), for its conjugate gradients are what find a matrix
 // that is not positive definite (notPositive) though every yarn's
-// submatrix is.
+// submatrix is. With LinearLagged (or LinearAuto from AutoLagged
+// unknowns) it first tries conjugate gradients preconditioned by the
+// factor it holds (solveLagged) and, where they converge, leaves the
+// update in w.dq (assembly.solved) without factoring.
 func (s *State) factorOnce() error {
 	as := &s.ws.asm
+	as.solved = false
+	if s.ws.linear.lagged(as.A.N) && s.solveLagged() {
+		as.solved = true
+		return nil
+	}
 	s.ws.factorizations++
 	if as.iter != nil {
 		if err := as.iter.Factor(s.Runner, &as.A); err != nil {
@@ -494,7 +505,9 @@ func (s *State) factorOnce() error {
 	// the serial factor. Set before every refactorization: a restored
 	// state image holds the factor without its Runner.
 	as.fac.SetRunner(s.Runner)
-	return as.fac.Refactor(&as.A, nil)
+	err := as.fac.Refactor(&as.A, nil)
+	as.lag.valid, as.lag.stale = err == nil, false
+	return err
 }
 
 // factorRegularized factors the assembled matrix plus mu I with the smallest

@@ -80,12 +80,13 @@ type Result struct {
 	Iterations int // Newton iterations, summed over substeps
 	Halvings   int // times the step was halved after Newton failed
 	// CGIterations are the conjugate gradient iterations of the iterative
-	// linear solves (Settings.Linear), summed over the step's Newton
-	// iterations; 0 with the direct solver.
+	// or lagged linear solves (Settings.Linear), summed over the step's
+	// Newton iterations; 0 with the direct solver.
 	CGIterations int
 	// Factorizations are the Newton matrix's factorizations (direct or
 	// the iterative path's), failed ones included: the exact-Hessian tries
-	// (direction) and the regularization ladder's (factorRegularized).
+	// (direction) and the regularization ladder's (factorRegularized); a
+	// lagged solve that converged factors none.
 	Factorizations int
 	// Residual is the largest entry of the incremental potential's
 	// gradient (N: the unbalanced force on a coordinate) at the last
@@ -581,7 +582,7 @@ func (s *State) direction(h float64, exact bool) (phi, mu float64, err error) {
 	if err != nil {
 		return phi, mu, err
 	}
-	if w.asm.iter != nil {
+	if w.asm.iter != nil || w.asm.solved {
 		return phi, mu, nil // factorOnce solved for w.dq
 	}
 	for k := range w.dq {
