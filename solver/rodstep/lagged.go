@@ -1,6 +1,10 @@
 package rodstep
 
-import "math"
+import (
+	"math"
+
+	"github.com/loomsim/loom/solver/sparse"
+)
 
 // LinearLagged's conjugate gradients: lagTol is their relative residual
 // (cgTol, an inexact Newton direction as on the iterative path),
@@ -27,6 +31,7 @@ const (
 type lagged struct {
 	valid, stale bool
 	r, z, p, q   []float64
+	partial      []float64 // sparse.Dot's block sums
 }
 
 // solveLagged solves the assembled system A dq = -grad for w.dq by
@@ -37,8 +42,8 @@ type lagged struct {
 // reports whether they reached lagTol within lagMaxIterations without
 // meeting non-positive curvature; where they did not, the caller factors
 // A, which decides whether A is positive definite as on the direct path.
-// Serial (the factor's solve is), so the result does not depend on the
-// worker count.
+// The factor's solves are serial and the dot products sparse.Dot's, so
+// the result does not depend on the worker count.
 func (s *State) solveLagged() bool {
 	w := &s.ws
 	as := &w.asm
@@ -48,12 +53,16 @@ func (s *State) solveLagged() bool {
 	}
 	n := as.A.N
 	lg.r, lg.z, lg.p, lg.q = resize(lg.r, n), resize(lg.z, n), resize(lg.p, n), resize(lg.q, n)
+	lg.partial = resize(lg.partial, sparse.PartialLen(n))
+	run := s.Runner
+	if run == nil {
+		run = sparse.Serial{}
+	}
 	r, z, p, q, x := lg.r, lg.z, lg.p, lg.q, w.dq[:n]
-	bb := 0.0
 	for k, g := range w.grad[:n] {
 		r[k] = -g
-		bb += g * g
 	}
+	bb := sparse.Dot(run, r, r, lg.partial)
 	clear(x)
 	if bb == 0 {
 		return true
@@ -63,28 +72,26 @@ func (s *State) solveLagged() bool {
 	}
 	as.fac.Solve(r, z)
 	copy(p, z)
-	rz := dot(r, z)
+	rz := sparse.Dot(run, r, z, lg.partial)
 	for it := 1; it <= lagMaxIterations; it++ {
 		as.A.MulSym(p, q)
-		pq := dot(p, q)
+		pq := sparse.Dot(run, p, q, lg.partial)
 		if !(pq > 0) {
 			w.cgIterations += it
 			return false
 		}
 		alpha := rz / pq
-		rr := 0.0
 		for k := range x {
 			x[k] += alpha * p[k]
 			r[k] -= alpha * q[k]
-			rr += r[k] * r[k]
 		}
-		if rr <= lagTol*lagTol*bb {
+		if sparse.Dot(run, r, r, lg.partial) <= lagTol*lagTol*bb {
 			w.cgIterations += it
 			lg.stale = it > lagRefresh
 			return true
 		}
 		as.fac.Solve(r, z)
-		rz1 := dot(r, z)
+		rz1 := sparse.Dot(run, r, z, lg.partial)
 		beta := rz1 / rz
 		rz = rz1
 		for k := range p {
@@ -93,13 +100,4 @@ func (s *State) solveLagged() bool {
 	}
 	w.cgIterations += lagMaxIterations
 	return false
-}
-
-// dot returns a . b, summed in order.
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for k, v := range a {
-		s += v * b[k]
-	}
-	return s
 }

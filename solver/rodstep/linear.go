@@ -54,7 +54,7 @@ const AutoIterative = 100000
 // AutoIterative. Measured on tablecloth (first 30 steps with three 18 x 18
 // layers, about 17,000 unknowns, 1 worker): 1.51x faster than factoring
 // every Newton matrix; with the built-in 6 x 6 layers (1,896 unknowns, 40
-// steps) 1.28x. The built-in scenes stay below it and solve directly,
+// steps) 1.25x. The built-in scenes stay below it and solve directly,
 // exactly.
 const AutoLagged = 10000
 
