@@ -42,6 +42,15 @@ type lagged struct {
 // reports whether they reached lagTol within lagMaxIterations without
 // meeting non-positive curvature; where they did not, the caller factors
 // A, which decides whether A is positive definite as on the direct path.
+// Where they converge, A is not proven positive definite: an exact
+// Hessian with a direction of negative curvature outside the few Krylov
+// vectors the iterations built is taken as the direct path would not have
+// taken it (the line search still asks for descent; TestIterativeMatchesDirect
+// finds the same Newton iterations on tablecloth).
+//
+// The conjugate gradient loop has the shape of schwarz.Solver.Solve's
+// (seen, not yet shared: that one reports unconverged iterates, this one
+// gives up).
 // The factor's solves are serial and the dot products sparse.Dot's, so
 // the result does not depend on the worker count.
 func (s *State) solveLagged() bool {
