@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/loomsim/loom/ecs"
 )
 
 var benchSizes = []int{50, 100, 200}
@@ -70,5 +72,39 @@ func BenchmarkSolve(b *testing.B) {
 				f.Solve(rhs, x)
 			}
 		})
+	}
+}
+
+// BenchmarkSolveRunner times Solve on the cloth matrices ordered by nested
+// dissection with the factor's schedule run by a pool of 1 and 2 workers
+// (SetRunner).
+func BenchmarkSolveRunner(b *testing.B) {
+	for _, nv := range []int{100, 200} {
+		A := cachedCloth(nv)
+		perm, err := Bisection(A, clothCoords(nv))
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := AnalyzePerm(A, perm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("N=%d/workers=%d", nv, workers), func(b *testing.B) {
+				pool := ecs.NewPool(workers)
+				defer pool.Close()
+				f, err := s.Factor(A, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				f.SetRunner(pool)
+				rhs := randVec(rand.New(rand.NewPCG(1, 1)), A.N)
+				x := make([]float64, A.N)
+				for b.Loop() {
+					f.Solve(rhs, x)
+				}
+				b.ReportMetric(float64(s.NnzL()), "nnzL")
+			})
+		}
 	}
 }

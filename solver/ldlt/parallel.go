@@ -55,29 +55,56 @@ type parallel struct {
 	failed atomic.Int64
 	run    func(lo, hi int) // subtrees, bound once (a method of p, which state images keep)
 
+	// The triangular solve over the schedule (solveScheduled): top[c] is
+	// the pivot of the c-th column of the top supernodes; cut[t] is the
+	// position in subtree supernode t's rows of its first row in the top
+	// (the rows before it lie in its own subtree), and those rows in the
+	// top are top[c] for c in topRows[topPtr[t]:topPtr[t+1]]; acc[k] holds
+	// subtree k's sums for the top's columns; solveW is the vector of the
+	// solve under way; forward and backward are the subtrees' halves,
+	// bound once.
+	top               []int32
+	cut               []int32
+	topPtr            []int
+	topRows           []int32
+	acc               [][]float64
+	solveW            []float64
+	forward, backward func(lo, hi int)
+
 	// The arguments of the factorization under way.
 	ax    []float64
 	signs []int8
 }
 
 // SetRunner makes Refactor factor independent subtrees of the supernodal
-// elimination tree concurrently through r; nil restores the serial
-// factorization. The factor is bitwise identical either way (each
-// supernode applies its descendants' updates in the serial order), so
-// results do not depend on the Runner. It has no effect on a simplicial
-// factor.
+// elimination tree concurrently through r, and Solve solve them
+// concurrently; nil restores the serial factorization. The factor is
+// bitwise identical either way (each supernode applies its descendants'
+// updates in the serial order), and so is the solution (Solve follows the
+// same schedule serially without a Runner), so results do not depend on
+// the Runner. It has no effect on a simplicial factor.
 func (f *Factor) SetRunner(r sparse.Runner) {
 	if f.sw == nil {
 		return
 	}
 	if r == nil {
-		f.sw.par = nil
+		if f.sw.par != nil {
+			f.sw.par.r = nil
+		}
 		return
 	}
 	if f.sw.par == nil {
 		f.sw.par = f.schedule()
 	}
-	f.sw.par.r = r
+	p := f.sw.par
+	if p.ws == nil { // the factorization's scratch, made when first parallel
+		p.ws = make([]scratch, len(p.task)-1)
+		for k := range p.ws {
+			p.ws[k] = newScratch(f.sym)
+		}
+		p.wideScratch(p.nodes[p.task[len(p.task)-1]:])
+	}
+	p.r = r
 }
 
 // schedule replays the serial factorization's linked lists to record each
@@ -185,18 +212,44 @@ func (f *Factor) schedule() *parallel {
 			at++
 		}
 	}
-	p.ws = make([]scratch, len(set))
-	for k := range p.ws {
-		p.ws[k] = newScratch(f.sym)
-	}
 	p.f = f
 	p.cost = cost
-	p.wideScratch(p.nodes[p.task[len(set)]:])
 	p.trail = p.panelTrail
-	p.f = f
 	p.run = p.subtrees
 	p.err = make([]error, len(set))
 	p.errAt = make([]int, len(set))
+	p.cut = make([]int32, ns)
+	p.topPtr = make([]int, ns+1)
+	topOf := make([]int32, f.sym.n) // position c of a top pivot in top
+	for t := range ns {
+		if of[t] < 0 {
+			for j := sn.first[t]; j < sn.first[t+1]; j++ {
+				topOf[j] = int32(len(p.top))
+				p.top = append(p.top, int32(j))
+			}
+		}
+	}
+	for t := range ns {
+		p.topPtr[t+1] = p.topPtr[t]
+		if of[t] < 0 {
+			continue
+		}
+		rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+		c := sn.first[t+1] - sn.first[t] // its own columns are in its subtree
+		for c < len(rows) && of[sn.colSn[rows[c]]] >= 0 {
+			c++
+		}
+		p.cut[t] = int32(c)
+		for _, r := range rows[c:] {
+			p.topRows = append(p.topRows, topOf[r])
+		}
+		p.topPtr[t+1] = len(p.topRows)
+	}
+	p.acc = make([][]float64, len(set))
+	for k := range p.acc {
+		p.acc[k] = make([]float64, len(p.top))
+	}
+	p.forward, p.backward = p.forwardSubtrees, p.backwardSubtrees
 	return p
 }
 
@@ -361,4 +414,98 @@ func (p *parallel) panelTrail(lo, hi int) {
 func serialRunner(r sparse.Runner) bool {
 	w, ok := r.(interface{ Workers() int })
 	return ok && w.Workers() == 1
+}
+
+// Triangular solve over the schedule.
+//
+// The forward solve L y = b subtracts each column, once final, from the
+// rows below it. A subtree supernode's rows lie in its own subtree up to
+// cut[t] and in the top after it. The subtrees solve concurrently: each
+// subtracts its columns from its own rows and sums their products with
+// the top's rows in its own accumulator (acc[k]); the top's entries then
+// subtract the accumulators in subtree order, and the top supernodes are
+// solved in order. The backward solve L^T x = y sets each column from the
+// rows below it, already final: the top supernodes in reverse order, then
+// the subtrees concurrently. Every entry is computed in an order fixed by
+// the schedule (which depends on the matrix alone), so the solution is
+// bitwise the same for any Runner and without one; it differs from the
+// plain column-by-column solve only in how the top's entries group the
+// subtrees' terms (rounding).
+
+// solveScheduled solves L D L^T w = w in place (pivot order) over the
+// schedule, through its Runner when it has one.
+func (f *Factor) solveScheduled(w []float64) {
+	p := f.sw.par
+	nsub := len(p.task) - 1
+	p.solveW = w
+	p.each(nsub, p.forward)
+	for c, j := range p.top {
+		wj := w[j]
+		for _, acc := range p.acc {
+			wj -= acc[c]
+		}
+		w[j] = wj
+	}
+	for _, t := range p.nodes[p.task[nsub]:] {
+		f.forwardNode(int(t), w, len(f.sym.sn.rows))
+	}
+	for j, dj := range f.d {
+		w[j] /= dj
+	}
+	for _, t := range slices.Backward(p.nodes[p.task[nsub]:]) {
+		f.backwardNode(int(t), w)
+	}
+	p.each(nsub, p.backward)
+	p.solveW = nil
+}
+
+// each runs body over [0, n) through the Runner, or in one call without
+// one.
+func (p *parallel) each(n int, body func(lo, hi int)) {
+	if p.r == nil {
+		body(0, n)
+		return
+	}
+	p.r.For(n, body)
+}
+
+// forwardSubtrees is the forward solve of subtrees lo .. hi-1: their own
+// rows, and their sums for the top's rows in acc (the Runner's body).
+func (p *parallel) forwardSubtrees(lo, hi int) {
+	f, w := p.f, p.solveW
+	sn := f.sym.sn
+	for k := lo; k < hi; k++ {
+		acc := p.acc[k]
+		clear(acc)
+		for _, t := range p.nodes[p.task[k]:p.task[k+1]] {
+			cut := int(p.cut[t])
+			f.forwardNode(int(t), w, cut)
+			fc, lc := sn.first[t], sn.first[t+1]
+			rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+			nrow := len(rows)
+			X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
+			trows := p.topRows[p.topPtr[t]:p.topPtr[t+1]]
+			for kk := 0; kk < lc-fc; kk++ {
+				wj := w[fc+kk]
+				if wj == 0 {
+					continue
+				}
+				col := X[kk*nrow+cut : (kk+1)*nrow]
+				for i, c := range trows {
+					acc[c] += col[i] * wj
+				}
+			}
+		}
+	}
+}
+
+// backwardSubtrees is the backward solve of subtrees lo .. hi-1, the top
+// done (the Runner's body).
+func (p *parallel) backwardSubtrees(lo, hi int) {
+	for k := lo; k < hi; k++ {
+		nodes := p.nodes[p.task[k]:p.task[k+1]]
+		for _, t := range slices.Backward(nodes) {
+			p.f.backwardNode(int(t), p.solveW)
+		}
+	}
 }

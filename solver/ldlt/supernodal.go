@@ -188,7 +188,7 @@ func (sn *superSym) advance(dd int32, lc int, lhead, lnext, lpos []int32) {
 }
 
 func (f *Factor) superFactor(ax []float64, signs []int8) error {
-	if f.sw.par != nil {
+	if f.sw.par != nil && f.sw.par.r != nil {
 		return f.superFactorParallel(ax, signs)
 	}
 	s := f.sym
@@ -392,42 +392,52 @@ func (f *Factor) superUpdateCols(dd, t int, X []float64, nrow, p0 int, ws *scrat
 	}
 }
 
-// superSolve solves L D L^T w = w in place (pivot order).
+// superSolve solves L D L^T w = w in place (pivot order) over the
+// schedule of the parallel factorization (solveScheduled), made here when
+// SetRunner has not made it.
 func (f *Factor) superSolve(w []float64) {
+	if f.sw.par == nil {
+		f.sw.par = f.schedule()
+	}
+	f.solveScheduled(w)
+}
+
+// forwardNode subtracts supernode t's columns, each once final, from the
+// rows below it in L w = b, up to row position to (exclusive).
+func (f *Factor) forwardNode(t int, w []float64, to int) {
 	sn := f.sym.sn
-	x := f.sw.x
-	for t := 0; t < sn.nsuper; t++ {
-		fc, lc := sn.first[t], sn.first[t+1]
-		rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
-		nrow := len(rows)
-		X := x[sn.xoff[t]:sn.xoff[t+1]]
-		for k := 0; k < lc-fc; k++ {
-			wj := w[fc+k]
-			if wj == 0 {
-				continue
-			}
-			col := X[k*nrow : (k+1)*nrow]
-			for i := k + 1; i < nrow; i++ {
-				w[rows[i]] -= col[i] * wj
-			}
+	fc, lc := sn.first[t], sn.first[t+1]
+	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	nrow := len(rows)
+	to = min(to, nrow)
+	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
+	for k := 0; k < lc-fc; k++ {
+		wj := w[fc+k]
+		if wj == 0 {
+			continue
+		}
+		col := X[k*nrow : k*nrow+to]
+		for i := k + 1; i < to; i++ {
+			w[rows[i]] -= col[i] * wj
 		}
 	}
-	for j, dj := range f.d {
-		w[j] /= dj
-	}
-	for t := sn.nsuper - 1; t >= 0; t-- {
-		fc, lc := sn.first[t], sn.first[t+1]
-		rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
-		nrow := len(rows)
-		X := x[sn.xoff[t]:sn.xoff[t+1]]
-		for k := lc - fc - 1; k >= 0; k-- {
-			col := X[k*nrow : (k+1)*nrow]
-			wj := w[fc+k]
-			for i := k + 1; i < nrow; i++ {
-				wj -= col[i] * w[rows[i]]
-			}
-			w[fc+k] = wj
+}
+
+// backwardNode sets supernode t's entries of L^T x = y, the rows below its
+// columns final, last column first.
+func (f *Factor) backwardNode(t int, w []float64) {
+	sn := f.sym.sn
+	fc, lc := sn.first[t], sn.first[t+1]
+	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	nrow := len(rows)
+	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
+	for k := lc - fc - 1; k >= 0; k-- {
+		col := X[k*nrow : (k+1)*nrow]
+		wj := w[fc+k]
+		for i := k + 1; i < nrow; i++ {
+			wj -= col[i] * w[rows[i]]
 		}
+		w[fc+k] = wj
 	}
 }
 

@@ -184,20 +184,24 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 // m (a twentieth of a segment) from a Lagrangian node, and checks that with
 // EIL nodes Newton converges without halvings, the pinned nodes land on their
 // targets and the contact's shared position stays shared; with EIL disabled
-// the degenerate segment makes the step halve or fail, as SB2020 sec. 3.2
-// predicts. Converged, the steps leave no unbalanced force
-// (Result.Residual under 1 mN).
+// the degenerate segment makes the step halve, fail or stop unconverged
+// (an unbalanced force above 1 N; which of them depends on rounding: the
+// serial triangular solve halved 8 times, the scheduled one, ldlt's
+// solveScheduled, stops with 1.35e13 N left), as SB2020 sec. 3.2 predicts.
+// Converged, the EIL steps leave no unbalanced force (Result.Residual
+// under 1 mN).
 func TestStepConverges(t *testing.T) {
 	s := twoRods(false)
-	halvings := 0
+	halvings, residual := 0, 0.0
 	var failed error
 	for k := 0; k < 50 && failed == nil; k++ {
 		var res Result
 		res, failed = s.Step(0.002, DefaultSettings(), func(i int, dt float64) dense.Vec3 { return s.Target[i] })
 		halvings += res.Halvings
+		residual = max(residual, res.Residual)
 	}
-	t.Logf("pure EoL: %d halvings, error %v", halvings, failed)
-	if halvings == 0 && failed == nil {
+	t.Logf("pure EoL: %d halvings, largest residual force %.3g N, error %v", halvings, residual, failed)
+	if halvings == 0 && failed == nil && residual < 1 {
 		t.Error("pure EoL with a degenerate segment ran without trouble; the test setup is not degenerate")
 	}
 	for _, eil := range []bool{true} {
