@@ -36,7 +36,9 @@ func TestParallelBitwise(t *testing.T) {
 		{"quasidef", qd, signs, nil},
 		{"cloth-40-bisection", cloth40, nil, perm40},
 	}
+	defer func(m int) { scheduledSolveMin = m }(scheduledSolveMin)
 	for _, c := range cases {
+		scheduledSolveMin = 1 << 20
 		var sym *Symbolic
 		var err error
 		if c.perm != nil {
@@ -55,8 +57,17 @@ func TestParallelBitwise(t *testing.T) {
 		for i := range b {
 			b[i] = rng.NormFloat64()
 		}
+		// The column-by-column solve, then the scheduled one (for this
+		// small factor only through the test's threshold): the same
+		// solution to rounding.
+		column := make([]float64, c.a.N)
+		ref.Solve(b, column)
+		scheduledSolveMin = 0
 		want := make([]float64, c.a.N)
 		ref.Solve(b, want)
+		if d, scale := maxAbsDiff(column, want), maxAbs(column); d > 1e-9*scale {
+			t.Fatalf("%s: scheduled and column solves differ by %.3g (largest entry %.3g)", c.name, d, scale)
+		}
 		if ref.sw.par != nil && ref.sw.par.r != nil {
 			t.Fatalf("%s: serial factor has a Runner", c.name)
 		}
@@ -95,6 +106,22 @@ func TestParallelBitwise(t *testing.T) {
 			}
 		}
 	}
+}
+
+func maxAbsDiff(a, b []float64) float64 {
+	d := 0.0
+	for i := range a {
+		d = max(d, math.Abs(a[i]-b[i]))
+	}
+	return d
+}
+
+func maxAbs(a []float64) float64 {
+	m := 0.0
+	for _, v := range a {
+		m = max(m, math.Abs(v))
+	}
+	return m
 }
 
 func firstDiff(a, b []float64) int {

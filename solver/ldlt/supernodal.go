@@ -392,14 +392,36 @@ func (f *Factor) superUpdateCols(dd, t int, X []float64, nrow, p0 int, ws *scrat
 	}
 }
 
-// superSolve solves L D L^T w = w in place (pivot order) over the
-// schedule of the parallel factorization (solveScheduled), made here when
-// SetRunner has not made it.
+// scheduledSolveMin is the number of entries of L from which Solve runs
+// over the parallel factorization's schedule (solveScheduled); smaller
+// factors are solved column by column, where a Runner's dispatch would
+// cost more than it saves (a factor of 2^20 entries takes about 2 ms to
+// solve). The choice depends on the matrix alone, so results do not
+// depend on the Runner. A variable for the tests, which solve small
+// factors both ways.
+var scheduledSolveMin = 1 << 20
+
+// superSolve solves L D L^T w = w in place (pivot order): for a large
+// factor over the schedule of the parallel factorization (made here when
+// SetRunner has not made it), otherwise column by column.
 func (f *Factor) superSolve(w []float64) {
-	if f.sw.par == nil {
-		f.sw.par = f.schedule()
+	if f.sym.NnzL() >= scheduledSolveMin {
+		if f.sw.par == nil {
+			f.sw.par = f.schedule()
+		}
+		f.solveScheduled(w)
+		return
 	}
-	f.solveScheduled(w)
+	sn := f.sym.sn
+	for t := 0; t < sn.nsuper; t++ {
+		f.forwardNode(t, w, len(sn.rows))
+	}
+	for j, dj := range f.d {
+		w[j] /= dj
+	}
+	for t := sn.nsuper - 1; t >= 0; t-- {
+		f.backwardNode(t, w)
+	}
 }
 
 // forwardNode subtracts supernode t's columns, each once final, from the

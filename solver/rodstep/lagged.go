@@ -1,10 +1,6 @@
 package rodstep
 
-import (
-	"math"
-
-	"github.com/loomsim/loom/solver/sparse"
-)
+import "github.com/loomsim/loom/solver/sparse"
 
 // LinearLagged's conjugate gradients: lagTol is their relative residual
 // (cgTol, an inexact Newton direction as on the iterative path),
@@ -26,12 +22,11 @@ const (
 
 // lagged is the state of LinearLagged: whether assembly.fac holds a good
 // factor of an earlier Newton matrix of the current pattern, whether the
-// next matrix should be factored anyway, and the conjugate gradient
-// vectors.
+// next matrix should be factored anyway, and the conjugate gradients'
+// workspace.
 type lagged struct {
 	valid, stale bool
-	r, z, p, q   []float64
-	partial      []float64 // sparse.Dot's block sums
+	cg           sparse.CG
 }
 
 // solveLagged solves the assembled system A dq = -grad for w.dq by
@@ -48,11 +43,9 @@ type lagged struct {
 // taken it (the line search still asks for descent; TestIterativeMatchesDirect
 // finds the same Newton iterations on tablecloth).
 //
-// The conjugate gradient loop has the shape of schwarz.Solver.Solve's
-// (seen, not yet shared: that one reports unconverged iterates, this one
-// gives up).
-// The factor's solves are serial and the dot products sparse.Dot's, so
-// the result does not depend on the worker count.
+// The factor's solves run its subtrees through the state's Runner, in an
+// order fixed by the matrix (ldlt's solveScheduled), and the dot products
+// are sparse.Dot's, so the result does not depend on the worker count.
 func (s *State) solveLagged() bool {
 	w := &s.ws
 	as := &w.asm
@@ -61,52 +54,29 @@ func (s *State) solveLagged() bool {
 		return false
 	}
 	n := as.A.N
-	lg.r, lg.z, lg.p, lg.q = resize(lg.r, n), resize(lg.z, n), resize(lg.p, n), resize(lg.q, n)
-	lg.partial = resize(lg.partial, sparse.PartialLen(n))
+	w.rhs = resize(w.rhs, n)
+	for k, g := range w.grad[:n] {
+		w.rhs[k] = -g
+	}
 	run := s.Runner
 	if run == nil {
 		run = sparse.Serial{}
 	}
-	r, z, p, q, x := lg.r, lg.z, lg.p, lg.q, w.dq[:n]
-	for k, g := range w.grad[:n] {
-		r[k] = -g
-	}
-	bb := sparse.Dot(run, r, r, lg.partial)
-	clear(x)
-	if bb == 0 {
-		return true
-	}
-	if math.IsInf(bb, 0) || math.IsNaN(bb) {
+	res, err := lg.cg.Solve(run, (*laggedSystem)(as), (*laggedSystem)(as), w.rhs, w.dq[:n], lagTol, lagMaxIterations)
+	w.cgIterations += res.Iterations
+	if err != nil || !res.Converged {
 		return false
 	}
-	as.fac.Solve(r, z)
-	copy(p, z)
-	rz := sparse.Dot(run, r, z, lg.partial)
-	for it := 1; it <= lagMaxIterations; it++ {
-		as.A.MulSym(p, q)
-		pq := sparse.Dot(run, p, q, lg.partial)
-		if !(pq > 0) {
-			w.cgIterations += it
-			return false
-		}
-		alpha := rz / pq
-		for k := range x {
-			x[k] += alpha * p[k]
-			r[k] -= alpha * q[k]
-		}
-		if sparse.Dot(run, r, r, lg.partial) <= lagTol*lagTol*bb {
-			w.cgIterations += it
-			lg.stale = it > lagRefresh
-			return true
-		}
-		as.fac.Solve(r, z)
-		rz1 := sparse.Dot(run, r, z, lg.partial)
-		beta := rz1 / rz
-		rz = rz1
-		for k := range p {
-			p[k] = z[k] + beta*p[k]
-		}
-	}
-	w.cgIterations += lagMaxIterations
-	return false
+	lg.stale = res.Iterations > lagRefresh
+	return true
 }
+
+// laggedSystem is the assembly seen by sparse.CG: the Newton matrix as the
+// operator and the factor of an earlier one as the preconditioner.
+type laggedSystem assembly
+
+// Mul sets out = A in.
+func (a *laggedSystem) Mul(_ sparse.Runner, in, out []float64) { a.A.MulSym(in, out) }
+
+// Apply sets z = A_lagged^-1 r by the kept factor.
+func (a *laggedSystem) Apply(_ sparse.Runner, r, z []float64) { a.fac.Solve(r, z) }

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/loomsim/loom/solver/ldlt"
-	"github.com/loomsim/loom/solver/schwarz"
+	"github.com/loomsim/loom/solver/sparse"
 )
 
 // Linear chooses the solver of the Newton systems.
@@ -183,5 +183,5 @@ func (s *State) solveIterative() error {
 // non-positive curvature in the conjugate gradients.
 func notPositive(err error) bool {
 	var pe *ldlt.PivotError
-	return errors.As(err, &pe) || errors.Is(err, schwarz.ErrIndefinite)
+	return errors.As(err, &pe) || errors.Is(err, sparse.ErrCurvature)
 }

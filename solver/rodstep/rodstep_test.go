@@ -185,9 +185,10 @@ func TestIncrementalPotentialDerivatives(t *testing.T) {
 // EIL nodes Newton converges without halvings, the pinned nodes land on their
 // targets and the contact's shared position stays shared; with EIL disabled
 // the degenerate segment makes the step halve, fail or stop unconverged
-// (an unbalanced force above 1 N; which of them depends on rounding: the
-// serial triangular solve halved 8 times, the scheduled one, ldlt's
-// solveScheduled, stops with 1.35e13 N left), as SB2020 sec. 3.2 predicts.
+// (an unbalanced force above 1 N; which of them depends on rounding: it
+// halves 8 times and leaves 2.4e11 N; with the triangular solve's sums
+// grouped as ldlt's solveScheduled groups them it did not halve and left
+// 1.35e13 N), as SB2020 sec. 3.2 predicts.
 // Converged, the EIL steps leave no unbalanced force (Result.Residual
 // under 1 mN).
 func TestStepConverges(t *testing.T) {

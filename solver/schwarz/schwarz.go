@@ -34,10 +34,6 @@ import (
 	"github.com/loomsim/loom/solver/sparse"
 )
 
-// ErrIndefinite is returned by Solve when a search direction p has
-// p^T A p <= 0: A is not positive definite.
-var ErrIndefinite = errors.New("schwarz: matrix not positive definite (non-positive curvature in CG)")
-
 // Solver holds the subdomain factorizations and the conjugate gradient
 // workspace for matrices of one sparsity pattern. It is not safe for
 // concurrent use; Factor and Solve do not allocate after the first Factor.
@@ -64,14 +60,14 @@ type Solver struct {
 	val    []float64
 
 	// The call under way.
-	aVal                []float64
-	in, out             []float64
-	r, z, p, q, partial []float64
-	factorBody          func(lo, hi int)
-	applyBody           func(lo, hi int)
-	gatherBody          func(lo, hi int)
-	mulBody             func(lo, hi int)
-	copyBody            func(lo, hi int)
+	aVal       []float64
+	in, out    []float64
+	cg         sparse.CG
+	factorBody func(lo, hi int)
+	applyBody  func(lo, hi int)
+	gatherBody func(lo, hi int)
+	mulBody    func(lo, hi int)
+	copyBody   func(lo, hi int)
 }
 
 // subdomain is one A_b: its unknowns (ascending), its lower triangle with
@@ -144,8 +140,6 @@ func New(A *ldlt.Matrix, subdomains [][]int32) (*Solver, error) {
 	s.loneInv = make([]float64, len(s.lone))
 	s.subErr = make([]error, len(s.subs))
 	s.buildCSR(A)
-	s.r, s.z, s.p, s.q = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	s.partial = make([]float64, sparse.PartialLen(n))
 	return s, nil
 }
 
@@ -343,69 +337,24 @@ func (s *Solver) mulRange(lo, hi int) {
 	}
 }
 
-// Result reports a Solve.
-type Result struct {
-	Iterations int
-	Residual   float64 // ||b - A x|| / ||b|| (recursively updated)
-	Converged  bool
-}
-
-// Solve solves A x = b (A as of the last Factor) by preconditioned
-// conjugate gradients from x = 0, until ||b - A x|| <= tol ||b|| or maxIter
-// iterations (then Converged is false and x is the last iterate, which for
-// positive definite A still has b^T x > 0). It returns ErrIndefinite where
-// a search direction has non-positive curvature, and an error for
+// Solve solves A x = b (A as of the last Factor) by conjugate gradients
+// preconditioned by the additive Schwarz operator (sparse.CG) from x = 0,
+// until ||b - A x|| <= tol ||b|| or maxIter iterations (then Converged is
+// false and x is the last iterate, which for positive definite A still has
+// b^T x > 0). It returns sparse.ErrCurvature (wrapped) where a search
+// direction has non-positive curvature, and sparse.ErrNotFinite for
 // non-finite values.
-func (s *Solver) Solve(r sparse.Runner, b, x []float64, tol float64, maxIter int) (Result, error) {
+func (s *Solver) Solve(r sparse.Runner, b, x []float64, tol float64, maxIter int) (sparse.CGResult, error) {
 	n := s.n
 	if len(b) < n || len(x) < n {
-		return Result{}, fmt.Errorf("schwarz: vectors of length %d, %d for %d unknowns", len(b), len(x), n)
+		return sparse.CGResult{}, fmt.Errorf("schwarz: vectors of length %d, %d for %d unknowns", len(b), len(x), n)
 	}
-	b, x = b[:n], x[:n]
 	if r == nil {
 		r = sparse.Serial{}
 	}
-	rr, z, p, q := s.r, s.z, s.p, s.q
-	clear(x)
-	copy(rr, b)
-	bnorm := math.Sqrt(sparse.Dot(r, b, b, s.partial))
-	if math.IsNaN(bnorm) || math.IsInf(bnorm, 0) {
-		return Result{}, errors.New("schwarz: right-hand side not finite")
-	}
-	if bnorm == 0 {
-		return Result{Converged: true}, nil
-	}
-	s.Apply(r, rr, z)
-	copy(p, z)
-	rz := sparse.Dot(r, rr, z, s.partial)
-	res := Result{Residual: 1}
-	for res.Iterations < maxIter {
-		s.Mul(r, p, q)
-		pq := sparse.Dot(r, p, q, s.partial)
-		if !(pq > 0) {
-			if math.IsNaN(pq) {
-				return res, errors.New("schwarz: not finite (NaN in CG)")
-			}
-			return res, ErrIndefinite
-		}
-		alpha := rz / pq
-		for i := range x {
-			x[i] += alpha * p[i]
-			rr[i] -= alpha * q[i]
-		}
-		res.Iterations++
-		res.Residual = math.Sqrt(sparse.Dot(r, rr, rr, s.partial)) / bnorm
-		if res.Residual <= tol {
-			res.Converged = true
-			return res, nil
-		}
-		s.Apply(r, rr, z)
-		rz1 := sparse.Dot(r, rr, z, s.partial)
-		beta := rz1 / rz
-		rz = rz1
-		for i := range p {
-			p[i] = z[i] + beta*p[i]
-		}
+	res, err := s.cg.Solve(r, s, s, b[:n], x[:n], tol, maxIter)
+	if err != nil {
+		return res, fmt.Errorf("schwarz: %w", err)
 	}
 	return res, nil
 }

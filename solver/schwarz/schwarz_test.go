@@ -257,7 +257,7 @@ func TestRunnersBitwise(t *testing.T) {
 
 // A matrix that is not positive definite is reported: by its subdomain's
 // pivot (naming the unknown in A's numbering) where a subdomain's submatrix
-// is not, by ErrIndefinite where only the couplings between subdomains make
+// is not, by sparse.ErrCurvature where only the couplings between subdomains make
 // it so.
 func TestIndefinite(t *testing.T) {
 	// [[1, 2], [2, 1]]: eigenvalues 3 and -1.
@@ -273,8 +273,8 @@ func TestIndefinite(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := make([]float64, 3)
-	if _, err := s.Solve(nil, []float64{1, -1, 0}, x, 1e-10, 10); !errors.Is(err, ErrIndefinite) {
-		t.Errorf("split subdomains: %v, want ErrIndefinite", err)
+	if _, err := s.Solve(nil, []float64{1, -1, 0}, x, 1e-10, 10); !errors.Is(err, sparse.ErrCurvature) {
+		t.Errorf("split subdomains: %v, want sparse.ErrCurvature", err)
 	}
 	s, err = New(A, [][]int32{{2}, {1, 0}})
 	if err != nil {
