@@ -43,9 +43,10 @@ type lagged struct {
 // taken it (the line search still asks for descent; TestIterativeMatchesDirect
 // finds the same Newton iterations on tablecloth).
 //
-// The factor's solves run its subtrees through the state's Runner, in an
-// order fixed by the matrix (ldlt's solveScheduled), and the dot products
-// are sparse.Dot's, so the result does not depend on the worker count.
+// The factor's solves are the same for any Runner (a large factor's run
+// its subtrees through the state's Runner in an order fixed by the
+// matrix: ldlt's solveScheduled) and the dot products are sparse.Dot's,
+// so the result does not depend on the worker count.
 func (s *State) solveLagged() bool {
 	w := &s.ws
 	as := &w.asm

@@ -36,7 +36,8 @@ import (
 
 // Solver holds the subdomain factorizations and the conjugate gradient
 // workspace for matrices of one sparsity pattern. It is not safe for
-// concurrent use; Factor and Solve do not allocate after the first Factor.
+// concurrent use; Factor and Solve do not allocate after the first Factor
+// and Solve.
 type Solver struct {
 	n      int
 	colPtr []int // the analysed pattern (lower triangle, ldlt.Matrix form)
