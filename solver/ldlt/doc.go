@@ -59,15 +59,18 @@
 //     columns' terms for the top's rows in its own accumulator, which the
 //     top's entries then subtract in subtree order before the top
 //     supernodes are solved in order; the backward solve does the top in
-//     reverse, then the subtrees concurrently. The order of every sum is
-//     fixed by the schedule, which depends on the matrix alone, so Solve is
-//     bitwise the same for any Runner or none (and differs from the column
-//     solve in rounding only). On the 200 x 200 cloth
-//     matrix ordered by Bisection (120,000 unknowns, nnz(L) 37.5M; go test
-//     -bench SolveRunner ./solver/ldlt/, medians of three interleaved runs
-//     on this 2-vCPU VM) one solve takes 85 ms on 2 workers against 125 ms
-//     for the column-by-column solve (1 worker: 133 against
-//     128 ms); 100 x 100: 16.8 against 23.1 ms (27.9 against 26.0).
+//     reverse, then the subtrees concurrently. Each supernode is solved as
+//     a dense block: its rows below the diagonal block take all its
+//     columns' products summed in a contiguous buffer (forward) or are
+//     gathered once for the columns' dot products (backward). The order of
+//     every sum is fixed by the schedule, which depends on the matrix
+//     alone, so Solve is bitwise the same for any Runner or none (and
+//     differs from the column solve in rounding only). On the 200 x 200
+//     cloth matrix ordered by Bisection (120,000 unknowns, nnz(L) 37.5M;
+//     go test -bench SolveRunner ./solver/ldlt/, medians of three
+//     interleaved runs on this 2-vCPU VM) one solve takes 68 ms on 2
+//     workers against 117 ms column by column (1 worker: 119 against
+//     115 ms); 100 x 100: 15.9 against 25.6 ms (25.7 against 26.1).
 //
 // No maintained pure-Go sparse Cholesky/LDL^T exists (gonum has no sparse
 // matrices; gonum/mat is used only as a dense reference in the tests), so

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/loomsim/loom/solver/ldlt/internal/kernel"
 	"github.com/loomsim/loom/solver/sparse"
 )
 
@@ -68,6 +69,7 @@ type parallel struct {
 	topPtr            []int
 	topRows           []int32
 	acc               [][]float64
+	buf               [][]float64 // per subtree, and the top's last: a supernode's rows below its block
 	solveW            []float64
 	forward, backward func(lo, hi int)
 
@@ -249,6 +251,14 @@ func (f *Factor) schedule() *parallel {
 	for k := range p.acc {
 		p.acc[k] = make([]float64, len(p.top))
 	}
+	below := 0
+	for t := range ns {
+		below = max(below, int(sn.rowPtr[t+1]-sn.rowPtr[t])-(sn.first[t+1]-sn.first[t]))
+	}
+	p.buf = make([][]float64, len(set)+1)
+	for k := range p.buf {
+		p.buf[k] = make([]float64, below)
+	}
 	p.forward, p.backward = p.forwardSubtrees, p.backwardSubtrees
 	return p
 }
@@ -426,11 +436,16 @@ func serialRunner(r sparse.Runner) bool {
 // subtract the accumulators in subtree order, and the top supernodes are
 // solved in order. The backward solve L^T x = y sets each column from the
 // rows below it, already final: the top supernodes in reverse order, then
-// the subtrees concurrently. Every entry is computed in an order fixed by
-// the schedule (which depends on the matrix alone), so the solution is
-// bitwise the same for any Runner and without one; it differs from the
-// plain column-by-column solve only in how the top's entries group the
-// subtrees' terms (rounding).
+// the subtrees concurrently.
+//
+// Each supernode is solved as a dense block (forwardBlock, backwardBlock):
+// its diagonal block column by column, and the rows below it at once, the
+// products of all its columns summed in a contiguous buffer before they
+// are scattered (forward), the rows' values gathered once into it and each
+// column's dot product taken in four running sums (backward). Every sum's
+// order is fixed by the schedule (which depends on the matrix alone), so
+// the solution is bitwise the same for any Runner and without one; it
+// differs from superSolve's column-by-column solve in rounding only.
 
 // solveScheduled solves L D L^T w = w in place (pivot order) over the
 // schedule, through its Runner when it has one.
@@ -446,14 +461,15 @@ func (f *Factor) solveScheduled(w []float64) {
 		}
 		w[j] = wj
 	}
+	buf := p.buf[nsub]
 	for _, t := range p.nodes[p.task[nsub]:] {
-		f.forwardNode(int(t), w, len(f.sym.sn.rows))
+		f.forwardBlock(int(t), w, buf, -1, nil, nil)
 	}
 	for j, dj := range f.d {
 		w[j] /= dj
 	}
 	for _, t := range slices.Backward(p.nodes[p.task[nsub]:]) {
-		f.backwardNode(int(t), w)
+		f.backwardBlock(int(t), w, buf)
 	}
 	p.each(nsub, p.backward)
 	p.solveW = nil
@@ -472,29 +488,11 @@ func (p *parallel) each(n int, body func(lo, hi int)) {
 // forwardSubtrees is the forward solve of subtrees lo .. hi-1: their own
 // rows, and their sums for the top's rows in acc (the Runner's body).
 func (p *parallel) forwardSubtrees(lo, hi int) {
-	f, w := p.f, p.solveW
-	sn := f.sym.sn
 	for k := lo; k < hi; k++ {
 		acc := p.acc[k]
 		clear(acc)
 		for _, t := range p.nodes[p.task[k]:p.task[k+1]] {
-			cut := int(p.cut[t])
-			f.forwardNode(int(t), w, cut)
-			fc, lc := sn.first[t], sn.first[t+1]
-			rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
-			nrow := len(rows)
-			X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
-			trows := p.topRows[p.topPtr[t]:p.topPtr[t+1]]
-			for kk := 0; kk < lc-fc; kk++ {
-				wj := w[fc+kk]
-				if wj == 0 {
-					continue
-				}
-				col := X[kk*nrow+cut : (kk+1)*nrow]
-				for i, c := range trows {
-					acc[c] += col[i] * wj
-				}
-			}
+			p.f.forwardBlock(int(t), p.solveW, p.buf[k], int(p.cut[t]), p.topRows[p.topPtr[t]:p.topPtr[t+1]], acc)
 		}
 	}
 }
@@ -505,7 +503,94 @@ func (p *parallel) backwardSubtrees(lo, hi int) {
 	for k := lo; k < hi; k++ {
 		nodes := p.nodes[p.task[k]:p.task[k+1]]
 		for _, t := range slices.Backward(nodes) {
-			p.f.backwardNode(int(t), p.solveW)
+			p.f.backwardBlock(int(t), p.solveW, p.buf[k])
 		}
 	}
+}
+
+// forwardBlock is supernode t's forward solve: its diagonal block column
+// by column, then the rows below it, t_i = sum_k L_ik w_k summed in buf
+// (four columns at a time, kernel.Sub4), subtracted from w, except the
+// rows from position cut on (cut < 0: none), which add to acc at trows
+// instead.
+func (f *Factor) forwardBlock(t int, w, buf []float64, cut int, trows []int32, acc []float64) {
+	sn := f.sym.sn
+	fc := sn.first[t]
+	ncol := sn.first[t+1] - fc
+	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	nrow := len(rows)
+	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
+	own := w[fc : fc+ncol]
+	for k := range ncol {
+		wj := own[k]
+		col := X[k*nrow : k*nrow+ncol]
+		for i := k + 1; i < ncol; i++ {
+			own[i] -= col[i] * wj
+		}
+	}
+	if nrow == ncol {
+		return
+	}
+	sum := buf[:nrow-ncol]
+	clear(sum)
+	k := 0
+	for ; k+4 <= ncol; k += 4 { // sum - L_k (-w_k) adds L_k w_k exactly
+		kernel.Sub4(sum, X[k*nrow+ncol:], X[(k+1)*nrow+ncol:], X[(k+2)*nrow+ncol:], X[(k+3)*nrow+ncol:], -own[k], -own[k+1], -own[k+2], -own[k+3])
+	}
+	for ; k < ncol; k++ {
+		kernel.SubScaled(sum, X[k*nrow+ncol:], -own[k])
+	}
+	if cut < 0 {
+		cut = nrow
+	}
+	for i, r := range rows[ncol:cut] {
+		w[r] -= sum[i]
+	}
+	for i, c := range trows {
+		acc[c] += sum[cut-ncol+i]
+	}
+}
+
+// backwardBlock is supernode t's backward solve, the rows below its block
+// final: those rows' values gathered into buf once, then each column from
+// the last, w_k -= L_k(below) . buf (four running sums) and its diagonal
+// block's later entries.
+func (f *Factor) backwardBlock(t int, w, buf []float64) {
+	sn := f.sym.sn
+	fc := sn.first[t]
+	ncol := sn.first[t+1] - fc
+	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	nrow := len(rows)
+	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
+	below := buf[:nrow-ncol]
+	for i, r := range rows[ncol:] {
+		below[i] = w[r]
+	}
+	own := w[fc : fc+ncol]
+	for k := ncol - 1; k >= 0; k-- {
+		col := X[k*nrow : (k+1)*nrow]
+		wj := own[k] - dot4(col[ncol:], below)
+		for i := k + 1; i < ncol; i++ {
+			wj -= col[i] * own[i]
+		}
+		own[k] = wj
+	}
+}
+
+// dot4 returns x . y (len(y) <= len(x)) in four running sums, lanes i mod
+// 4, added as (s0 + s1) + (s2 + s3).
+func dot4(x, y []float64) float64 {
+	x = x[:len(y)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(y); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }

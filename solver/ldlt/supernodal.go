@@ -414,7 +414,7 @@ func (f *Factor) superSolve(w []float64) {
 	}
 	sn := f.sym.sn
 	for t := 0; t < sn.nsuper; t++ {
-		f.forwardNode(t, w, len(sn.rows))
+		f.forwardNode(t, w)
 	}
 	for j, dj := range f.d {
 		w[j] /= dj
@@ -425,21 +425,20 @@ func (f *Factor) superSolve(w []float64) {
 }
 
 // forwardNode subtracts supernode t's columns, each once final, from the
-// rows below it in L w = b, up to row position to (exclusive).
-func (f *Factor) forwardNode(t int, w []float64, to int) {
+// rows below it in L w = b.
+func (f *Factor) forwardNode(t int, w []float64) {
 	sn := f.sym.sn
 	fc, lc := sn.first[t], sn.first[t+1]
 	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
 	nrow := len(rows)
-	to = min(to, nrow)
 	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
 	for k := 0; k < lc-fc; k++ {
 		wj := w[fc+k]
 		if wj == 0 {
 			continue
 		}
-		col := X[k*nrow : k*nrow+to]
-		for i := k + 1; i < to; i++ {
+		col := X[k*nrow : (k+1)*nrow]
+		for i := k + 1; i < nrow; i++ {
 			w[rows[i]] -= col[i] * wj
 		}
 	}
