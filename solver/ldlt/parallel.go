@@ -514,12 +514,8 @@ func (p *parallel) backwardSubtrees(lo, hi int) {
 // rows from position cut on (cut < 0: none), which add to acc at trows
 // instead.
 func (f *Factor) forwardBlock(t int, w, buf []float64, cut int, trows []int32, acc []float64) {
-	sn := f.sym.sn
-	fc := sn.first[t]
-	ncol := sn.first[t+1] - fc
-	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	fc, ncol, rows, X := f.block(t)
 	nrow := len(rows)
-	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
 	own := w[fc : fc+ncol]
 	for k := range ncol {
 		wj := own[k]
@@ -556,12 +552,8 @@ func (f *Factor) forwardBlock(t int, w, buf []float64, cut int, trows []int32, a
 // the last, w_k -= L_k(below) . buf (four running sums) and its diagonal
 // block's later entries.
 func (f *Factor) backwardBlock(t int, w, buf []float64) {
-	sn := f.sym.sn
-	fc := sn.first[t]
-	ncol := sn.first[t+1] - fc
-	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	fc, ncol, rows, X := f.block(t)
 	nrow := len(rows)
-	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
 	below := buf[:nrow-ncol]
 	for i, r := range rows[ncol:] {
 		below[i] = w[r]

@@ -424,15 +424,21 @@ func (f *Factor) superSolve(w []float64) {
 	}
 }
 
+// block returns supernode t's first column fc, its number of columns, its
+// rows (the block's own columns first) and its dense block X (column k's
+// entries at X[k*len(rows) : (k+1)*len(rows)]).
+func (f *Factor) block(t int) (fc, ncol int, rows []int32, X []float64) {
+	sn := f.sym.sn
+	fc = sn.first[t]
+	return fc, sn.first[t+1] - fc, sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]], f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
+}
+
 // forwardNode subtracts supernode t's columns, each once final, from the
 // rows below it in L w = b.
 func (f *Factor) forwardNode(t int, w []float64) {
-	sn := f.sym.sn
-	fc, lc := sn.first[t], sn.first[t+1]
-	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	fc, ncol, rows, X := f.block(t)
 	nrow := len(rows)
-	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
-	for k := 0; k < lc-fc; k++ {
+	for k := range ncol {
 		wj := w[fc+k]
 		if wj == 0 {
 			continue
@@ -447,12 +453,9 @@ func (f *Factor) forwardNode(t int, w []float64) {
 // backwardNode sets supernode t's entries of L^T x = y, the rows below its
 // columns final, last column first.
 func (f *Factor) backwardNode(t int, w []float64) {
-	sn := f.sym.sn
-	fc, lc := sn.first[t], sn.first[t+1]
-	rows := sn.rows[sn.rowPtr[t]:sn.rowPtr[t+1]]
+	fc, ncol, rows, X := f.block(t)
 	nrow := len(rows)
-	X := f.sw.x[sn.xoff[t]:sn.xoff[t+1]]
-	for k := lc - fc - 1; k >= 0; k-- {
+	for k := ncol - 1; k >= 0; k-- {
 		col := X[k*nrow : (k+1)*nrow]
 		wj := w[fc+k]
 		for i := k + 1; i < nrow; i++ {
