@@ -55,15 +55,12 @@ func (s *State) solveLagged() bool {
 		return false
 	}
 	n := as.A.N
-	w.rhs = resize(w.rhs, n)
-	for k, g := range w.grad[:n] {
-		w.rhs[k] = -g
-	}
+	rhs := w.newtonRHS(n)
 	run := s.Runner
 	if run == nil {
 		run = sparse.Serial{}
 	}
-	res, err := lg.cg.Solve(run, (*laggedSystem)(as), (*laggedSystem)(as), w.rhs, w.dq[:n], lagTol, lagMaxIterations)
+	res, err := lg.cg.Solve(run, (*laggedSystem)(as), (*laggedSystem)(as), rhs, w.dq[:n], lagTol, lagMaxIterations)
 	w.cgIterations += res.Iterations
 	if err != nil || !res.Converged {
 		return false

@@ -163,11 +163,7 @@ func (s *State) Iterative() bool { return s.ws.asm.iter != nil }
 // not positive definite (notPositive), as a pivot would be.
 func (s *State) solveIterative() error {
 	w := &s.ws
-	w.rhs = resize(w.rhs, w.n)
-	for k, g := range w.grad {
-		w.rhs[k] = -g
-	}
-	res, err := w.asm.iter.Solve(s.Runner, w.rhs, w.dq, cgTol, cgMaxIterations)
+	res, err := w.asm.iter.Solve(s.Runner, w.newtonRHS(w.n), w.dq, cgTol, cgMaxIterations)
 	w.cgIterations += res.Iterations
 	if err != nil {
 		return err
@@ -176,6 +172,16 @@ func (s *State) solveIterative() error {
 		return fmt.Errorf("conjugate gradients reached relative residual %.3g in %d iterations", res.Residual, res.Iterations)
 	}
 	return nil
+}
+
+// newtonRHS sets w.rhs to the Newton system's right-hand side -grad over
+// its first n unknowns and returns it.
+func (w *workspace) newtonRHS(n int) []float64 {
+	w.rhs = resize(w.rhs, n)
+	for k, g := range w.grad[:n] {
+		w.rhs[k] = -g
+	}
+	return w.rhs
 }
 
 // notPositive reports whether err says the Newton matrix is not positive
