@@ -331,7 +331,7 @@ func (p *parallel) wideScratch(top []int32) {
 	}
 	p.wide = make([]scratch, wideParts)
 	for k := range p.wide {
-		p.wide[k] = scratch{w: make([]float64, needW), t: make([]float64, needT)}
+		p.wide[k] = scratch{rel: make([]int32, sn.maxNrow), w: make([]float64, needW), t: make([]float64, needT)}
 	}
 }
 

@@ -150,13 +150,14 @@ type superWork struct {
 // scratch is the workspace of one supernode's factorization.
 type scratch struct {
 	relmap []int32
+	rel    []int32 // an update's rows as positions in its target (superUpdateCols)
 	w      []float64
 	t      []float64
 }
 
 func newScratch(s *Symbolic) scratch {
 	sn := s.sn
-	return scratch{relmap: make([]int32, s.n), w: make([]float64, sn.maxW), t: make([]float64, sn.maxT)}
+	return scratch{relmap: make([]int32, s.n), rel: make([]int32, sn.maxNrow), w: make([]float64, sn.maxW), t: make([]float64, sn.maxT)}
 }
 
 func newSuperWork(s *Symbolic) *superWork {
@@ -370,7 +371,19 @@ func (f *Factor) superUpdateCols(dd, t int, X []float64, nrow, p0 int, ws *scrat
 	// T (c x kd, row-major by update column): T[j*kd+k] = L_d(R1_j, k) * D_k.
 	T := ws.t[:c*kd]
 	dv := f.d[df : df+kd]
-	for k := 0; k < kd; k++ {
+	k := 0
+	for ; k+3 < kd; k += 4 { // four columns of L_d at a time: T's rows filled four entries at once
+		c0 := Ld[k*dnrow+ja : k*dnrow+jb]
+		c1 := Ld[(k+1)*dnrow+ja:][:c]
+		c2 := Ld[(k+2)*dnrow+ja:][:c]
+		c3 := Ld[(k+3)*dnrow+ja:][:c]
+		d0, d1, d2, d3 := dv[k], dv[k+1], dv[k+2], dv[k+3]
+		for j, v := range c0 {
+			tj := T[j*kd+k:][:4]
+			tj[0], tj[1], tj[2], tj[3] = v*d0, c1[j]*d1, c2[j]*d2, c3[j]*d3
+		}
+	}
+	for ; k < kd; k++ {
 		colk := Ld[k*dnrow+ja : k*dnrow+jb]
 		dk := dv[k]
 		for j, v := range colk {
@@ -380,14 +393,27 @@ func (f *Factor) superUpdateCols(dd, t int, X []float64, nrow, p0 int, ws *scrat
 	// W(:, j) = sum_k L_d(R_i, k) T[j,k] for i >= j (column-major, ld m).
 	W := ws.w[:m*c]
 	kernel.Update(W, m, c, T, kd, Ld[ja:], dnrow)
-	// Scatter-subtract into X.
+	// Scatter-subtract into X: the rows' positions in t looked up once for
+	// all c columns; where they are consecutive (the update's rows are a
+	// contiguous run of t's), a dense subtraction.
+	rel := ws.rel[:m]
+	for i, r := range drows[ja:] {
+		rel[i] = relmap[r]
+	}
+	dense := int(rel[m-1]-rel[0]) == m-1
 	for j := 0; j < c; j++ {
 		tc := int(drows[ja+j]) - fc
 		col := X[tc*nrow : (tc+1)*nrow]
 		wj := W[j*m+j : j*m+m]
-		rs := drows[ja+j : dnrow]
-		for i, r := range rs {
-			col[relmap[r]] -= wj[i]
+		if dense {
+			dst := col[int(rel[j]):][:len(wj)]
+			for i, v := range wj {
+				dst[i] -= v
+			}
+			continue
+		}
+		for i, p := range rel[j:] {
+			col[p] -= wj[i]
 		}
 	}
 }
