@@ -18,9 +18,11 @@ const (
 )
 
 // MaxFabricNodes bounds the nodes one fabric may generate (by its
-// nodeEstimate), so that a mistyped count cannot allocate without limit: as
-// many as one strand may have.
-const MaxFabricNodes = MaxRodNodes
+// nodeEstimate, about 1.3 times the nodes a woven fabric builds), so that a
+// mistyped count cannot allocate without limit; twice a strand's limit, so
+// that each of the two denim layers of Sanchez-Banderas 2020's pocket
+// (645k nodes in all) fits.
+const MaxFabricNodes = 2 * MaxRodNodes
 
 // Fabric is a yarn-level patch built from its pattern (Sanchez-Banderas et
 // al. 2020 sec. 5): its yarns become strands named NAME/warpI, NAME/weftJ or

@@ -45,9 +45,17 @@ const (
 // 562 ms (642 iterations); k = 24 (35,310) 0.47 s against 1.31 s (369);
 // k = 48 (143,166) 4.0 s against 4.7 s (366), L holding 32.5M entries
 // (260 MB). (Ordered by AMD, the factor had taken 0.48 s and 40.8 s at
-// k = 12 and 24.) Past about 10^5 unknowns the factor's memory and work
-// outgrow the iteration's.
-const AutoIterative = 100000
+// k = 12 and 24.) A single system understates the factor's advantage: the
+// lagged factor serves several Newton iterations, while the Schwarz
+// iteration count stays. On pocket with two 180 x 180 denim layers (389,520
+// nodes, 1,036,800 unknowns, 2 workers) the first step took 127 s and
+// 5.8 GB resident with LinearLagged (4 Newton iterations, 2
+// factorizations), and had not ended after 13 minutes (25 CPU minutes)
+// with LinearIterative, the choice of the switch at 10^5 before; at the
+// paper's size (625,596 nodes) LinearLagged took 510 s a step and 9.8 GB. The
+// factor's memory (n log n) is the limit: about 12 GB at 2 x 10^6
+// unknowns by that run's figure.
+const AutoIterative = 2000000
 
 // AutoLagged is where LinearAuto starts keeping the factor as the
 // preconditioner of later Newton matrices (LinearLagged), below
