@@ -12,12 +12,16 @@ import (
 // Bytes per simulated point, measured as the peak resident set over load
 // and two steps (VmHWM, 1 worker): drape at resolution 64, 128 and 256 with
 // PCG (14.7-14.9 KB per vertex), with LDL^T at 64 and 128 (22.6-24.2 KB),
-// rod-hang at 10^4 and 10^5 nodes (6.8-7.0 KB per node). The estimate
-// rounds them up.
+// rod-hang at 10^4 and 10^5 nodes (6.8-7.0 KB per node); a fabric per
+// node of its nodeEstimate (2 workers, the lagged factorization): pocket
+// with two 180 x 180 layers (518,400 estimated, 389,520 built) 11.1 KB,
+// with 240 x 240 and 222 x 222 (854,880 estimated, 625,596 built)
+// 11.5 KB. The estimate rounds them up.
 const (
 	bytesPerVertexPCG  = 16 << 10
 	bytesPerVertexLDLT = 28 << 10
 	bytesPerRodNode    = 8 << 10
+	bytesPerFabricNode = 12 << 10
 )
 
 // MemoryEstimate returns the memory (bytes) the scene needs by the measured
@@ -54,7 +58,7 @@ func (s *Scene) MemoryEstimate() (bytes float64, field string) {
 			}
 		}
 		for fi := range r.Fabrics {
-			m := bytesPerRodNode * r.Fabrics[fi].nodeEstimate()
+			m := bytesPerFabricNode * r.Fabrics[fi].nodeEstimate()
 			bytes += m
 			if m > largest {
 				largest, field = m, fmt.Sprintf("rods.fabrics[%d]", fi)
