@@ -400,12 +400,12 @@ func (f *Factor) superUpdateCols(dd, t int, X []float64, nrow, p0 int, ws *scrat
 	for i, r := range drows[ja:] {
 		rel[i] = relmap[r]
 	}
-	dense := int(rel[m-1]-rel[0]) == m-1
+	contiguous := int(rel[m-1]-rel[0]) == m-1
 	for j := 0; j < c; j++ {
 		tc := int(drows[ja+j]) - fc
 		col := X[tc*nrow : (tc+1)*nrow]
 		wj := W[j*m+j : j*m+m]
-		if dense {
+		if contiguous {
 			dst := col[int(rel[j]):][:len(wj)]
 			for i, v := range wj {
 				dst[i] -= v
