@@ -285,3 +285,23 @@ func TestStitchedIntervals(t *testing.T) {
 		t.Errorf("checked %d label yarns, want 7", seen)
 	}
 }
+
+// TestPaperSizePocket: the pocket at Sanchez-Banderas 2020's size (Table 1,
+// 645k nodes; 240 x 240 and 222 x 222 denim yarns build 625,596) is within
+// the format's limits (the "huge" case of TestFabricValidationErrors is
+// past them).
+func TestPaperSizePocket(t *testing.T) {
+	if !long() {
+		t.Skip("builds two fabrics of 300k nodes (40 s); LOOM_LONG_TESTS=1 runs it")
+	}
+	fabs := func(m map[string]any) []any { return rodsOf(m)["fabrics"].([]any) }
+	data := modifyScene(t, "pocket", func(m map[string]any) {
+		for k, n := range []int{240, 222} {
+			f := fabs(m)[k].(map[string]any)
+			f["warps"], f["wefts"] = n, n
+		}
+	})
+	if _, err := Parse(data, "pocket-645k.json"); err != nil {
+		t.Fatal(err)
+	}
+}
