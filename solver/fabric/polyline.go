@@ -75,10 +75,17 @@ func Resample(pts []dense.Vec3, n int) ([]dense.Vec3, error) {
 	lo, hi := 0.0, total/float64(n-1)
 	for range 100 {
 		mid := 0.5 * (lo + hi)
+		if mid == lo {
+			break // lo and hi adjacent: no later halving would move lo
+		}
+		atHi := mid == hi
 		if walk(mid) < total {
 			lo = mid
 		} else {
 			hi = mid
+		}
+		if atHi {
+			break // the same halving would repeat
 		}
 	}
 	walk(lo)
