@@ -48,9 +48,11 @@ type Rods struct {
 	// EIL (rodstep.Settings.DegenerateRestart); default false.
 	DegenerateRestart bool `json:"degenerate_restart"`
 	// Linear is the Newton systems' solver: "" or "auto" (direct below
-	// rodstep.AutoIterative unknowns, iterative above), "direct" (sparse
-	// LDL^T) or "iterative" (conjugate gradients with the yarns' own
-	// submatrices as additive Schwarz preconditioner).
+	// rodstep.AutoLagged unknowns, lagged up to rodstep.AutoIterative,
+	// iterative above), "direct" (sparse LDL^T), "lagged" (the last LDL^T
+	// factor preconditioning conjugate gradients) or "iterative" (conjugate
+	// gradients with the yarns' own submatrices as additive Schwarz
+	// preconditioner).
 	Linear string `json:"linear"`
 }
 
