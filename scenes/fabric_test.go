@@ -292,7 +292,7 @@ func TestStitchedIntervals(t *testing.T) {
 // past them).
 func TestPaperSizePocket(t *testing.T) {
 	if !long() {
-		t.Skip("builds two fabrics of 300k nodes (40 s); LOOM_LONG_TESTS=1 runs it")
+		t.Skip("builds two fabrics of 300k nodes (about 30 s); LOOM_LONG_TESTS=1 runs it")
 	}
 	fabs := func(m map[string]any) []any { return rodsOf(m)["fabrics"].([]any) }
 	data := modifyScene(t, "pocket", func(m map[string]any) {
