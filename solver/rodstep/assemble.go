@@ -85,6 +85,7 @@ type assembly struct {
 	h                        float64
 	level                    int
 	phiAbs                   float64 // sum of |term energies| at the last eval
+	obsLo, obsHi             int     // the obstacle terms' range in terms
 }
 
 // runner runs body over [0, n), on the state's Runner when it has one.
@@ -176,6 +177,7 @@ func (s *State) buildTerms() error {
 		}
 		as.addTerm(term{kind: termEdge, id: int32(k)}, &l)
 	}
+	as.obsLo = len(as.terms)
 	if len(s.Obstacles) > 0 {
 		for i := range s.X {
 			if w.xdof[i] < 0 {
@@ -186,6 +188,7 @@ func (s *State) buildTerms() error {
 			as.addTerm(term{kind: termObstacle, id: int32(i)}, &l)
 		}
 	}
+	as.obsHi = len(as.terms)
 	for k, p := range w.yarn.pairs {
 		a, b := w.yarn.segs[p.A], w.yarn.segs[p.B]
 		var l local
@@ -396,6 +399,9 @@ func (s *State) eval(q []float64, h float64, level int) float64 {
 	as.phiAbs = abs
 	if level >= 1 {
 		s.runFor(len(s.ws.grad)+3*len(s.X), as.gReduce)
+	}
+	if level >= 2 && s.ws.predictOn {
+		s.predictObstacles()
 	}
 	if level >= 2 {
 		s.runFor(len(as.A.Val), as.hReduce)

@@ -57,6 +57,15 @@ type workspace struct {
 	// rod this solve (-1: none), for the crossings' shear terms.
 	prevN, nextN []int32
 	yarn         yarnWork
+	// Obstacle contact prediction (predictObstacles): predictOn asks the
+	// level-2 evaluations of this direction for it, noPredict turns it off
+	// for an iteration whose predicted direction the true potential
+	// rejected, predicted says the last evaluation predicted a node (then
+	// grad is the model's and gradTrue the potential's), near holds each
+	// node's candidate obstacle.
+	predictOn, noPredict, predicted bool
+	gradTrue                        []float64
+	near                            []obstacleNear
 }
 
 func (w *workspace) size(n int) {
@@ -67,6 +76,7 @@ func (w *workspace) size(n int) {
 	w.xdof, w.udof = make([]int32, n), make([]int32, n)
 	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
 	w.gx = make([]dense.Vec3, n)
+	w.near = make([]obstacleNear, n)
 	w.root = make([]int32, n)
 	w.off = make([]dense.Vec3, n)
 	w.normal, w.bound, w.edgeBound = make([]float64, n), make([]float64, n), make([]float64, n)
@@ -128,6 +138,10 @@ type Settings struct {
 	// Newton iterations), but knit-sphere's Newton fails at step 96 with it
 	// (scenes/README, "Known defect").
 	DegenerateRestart bool
+	// NoPredict turns off the obstacle contact prediction of the Newton
+	// model (predictObstacles), as the solver was before it: for
+	// comparison.
+	NoPredict bool
 }
 
 // DefaultSettings are 100 iterations, 1e-9 m and 6 halvings. Where the
@@ -419,6 +433,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 	// steps of centimetres far from the solution (rod-table stopped at step
 	// 850).
 	exact := false
+	w.noPredict = set.NoPredict
 	for it := 1; it <= set.MaxIterations; it++ {
 		if set.DegenerateRestart && s.markDegenerate(w.q) {
 			return it, errDegenerate
@@ -433,16 +448,20 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 			// search took a tiny step; and once the update is at the level of
 			// rounding the potential cannot decrease measurably any more, so the
 			// line search must not be asked to.)
+			grad := w.grad
+			if w.predicted {
+				grad = w.gradTrue
+			}
 			step, slope := 0.0, 0.0
 			for k, d := range w.dq {
 				step = math.Max(step, math.Abs(d))
-				slope += d * w.grad[k]
+				slope += d * grad[k]
 			}
 			if debugNewton {
 				s.debugIteration(h, it, phi, slope, step, mu)
 			}
 			if it == 1 {
-				w.startGrad = maxAbs(w.grad)
+				w.startGrad = maxAbs(grad)
 			}
 			if step < set.Tol {
 				s.noteResidual()
@@ -454,6 +473,10 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 				alpha, done, err = s.lineSearch(h, phi, slope)
 			} else {
 				err = fmt.Errorf("Newton direction is not a descent direction (slope %g)", slope)
+			}
+			if err != nil && w.predicted {
+				w.noPredict = true // this iteration again, without prediction
+				continue
 			}
 			if err != nil && w.exactHessian {
 				exact = false // this iteration again, projected
@@ -468,6 +491,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 				return it, nil
 			}
 			exact = alpha == 1 && !set.AlwaysProject
+			w.noPredict = set.NoPredict
 			break
 		}
 	}
@@ -559,6 +583,8 @@ func maxAbs(v []float64) float64 {
 func (s *State) direction(h float64, exact bool) (phi, mu float64, err error) {
 	w := &s.ws
 	w.exactHessian = exact
+	w.predictOn, w.predicted = !w.noPredict && len(s.Obstacles) > 0, false
+	defer func() { w.predictOn = false }()
 	phi = s.eval(w.q, h, 2)
 	if exact {
 		// A kept direction of negative curvature (curvatureBound) certifies

@@ -235,10 +235,14 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 		x := s.x(q, t.id)
 		phi := 0.0
 		th := s.Rods[s.Rod[t.id]].Radius
+		near := obstacleNear{}
 		for _, o := range s.Obstacles {
 			d, nrm := o.Distance(x)
 			pen := th - d
 			if pen <= 0 {
+				if pen < 0 && pen >= -predictBand*th && (near.pen == 0 || pen > near.pen) {
+					near = obstacleNear{pen, nrm}
+				}
 				continue
 			}
 			phi += 0.5 * s.ObstacleK * pen * pen
@@ -248,6 +252,9 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 					H[3*a+b] += s.ObstacleK * nrm[a] * nrm[b]
 				}
 			}
+		}
+		if !energyOnly {
+			w.near[t.id] = near // for predictObstacles
 		}
 		if muN := w.yarn.obsMuN[t.id]; muN > 0 {
 			var gf [3]float64
