@@ -40,14 +40,21 @@ import "github.com/loomsim/loom/solver/dense"
 // pulled away with over 1 N and stalled). A node is predicted by each
 // obstacle it is near; nodes sharing an x block each by their own term.
 //
-// Measured (first 150 steps, 1 worker, Newton iterations a step, without ->
-// with): tablecloth 18.0 -> 13.0, knit-sphere 63.5 -> 44-52 (its run is
-// chaotic: the band's value moves it), tablecloth with 18 x 18 yarns a
-// layer (lagged, first 30 steps, 2 workers) 14.0 -> 11.0; the rod scenes
-// rod-drop, rod-table, rod-box-edge and tag within 4%. Band 1e-5 to 1e-2 of
-// the radius: tablecloth 14.8, 13.0, 13.0, 13.3, 13.5, knit-sphere 47.6,
-// 44.3, 52.1, 55.9, 81.9 (a wide band predicts nodes that a sphere's
-// curvature then carries away).
+// Measured (1 worker, this 2-core VM, without -> with, two interleaved
+// runs each): tablecloth's first 150 steps 18.0 -> 13.1 Newton iterations
+// a step, 0.19/0.17 -> 0.13/0.13 s a step; knit-sphere's 63.5 -> 47.9,
+// 0.47/0.41 -> 0.30/0.30 s; knit-sphere's 1000 steps 93,717 -> 60,361
+// iterations and 115 -> 65 halvings; tablecloth with 18 x 18 yarns a layer
+// (lagged, first 30 steps, 2 workers) 14.0 -> 11.7 iterations a step but
+// no faster (1.96/1.87 -> 1.94/1.77 s: more conjugate gradient iterations
+// and factorizations per iteration, and fewer contacts let go by step 30);
+// rod-drop, rod-table, rod-box-edge and tag within 4%. The long
+// TestNoPassThrough 794 -> 532 s. Band 1e-5 to 1e-2 of the radius (150
+// steps): tablecloth 14.8, 13.0, 13.0, 13.3, 13.5, knit-sphere 47.6, 44.3,
+// 52.1, 55.9, 81.9 (its run is chaotic: each change moves it; a wide band
+// predicts nodes that the sphere's curvature then carries away). The same
+// for the sliding anchors' kink (rod.Anchor: the spring 1/2 Kf d^2 where
+// the slide turns back) made tablecloth slower (13.1 -> 13.9-15.8).
 const predictBand = 1e-3
 
 // obstacleNear is a node's obstacle within predictBand outside it at the
