@@ -311,9 +311,11 @@ type Rods struct {
 	ProjectBend  bool // projected Newton on the bend Hessian
 	// DegenerateRestart: rodstep.Settings.DegenerateRestart.
 	DegenerateRestart bool
-	Linear            RodLinear
-	Strands           []Strand
-	EdgeNodes         []EdgeNode
+	// PredictContacts: rodstep.Settings.PredictContacts.
+	PredictContacts bool
+	Linear          RodLinear
+	Strands         []Strand
+	EdgeNodes       []EdgeNode
 	// Crossings are the persistent contacts of the fabrics' patterns
 	// (SB2020 sec. 5: intra-fabric contacts from the pattern's topology).
 	Crossings []Crossing

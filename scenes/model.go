@@ -178,7 +178,7 @@ func (s *Scene) bodyModel(bi int, remeshAll bool) (model.Body, error) {
 
 func rodsModel(r *Rods) (*model.Rods, error) {
 	m := &model.Rods{EIL: r.EIL, Friction: r.Friction, PairFriction: r.PairFriction, ContactDistance: r.ContactDistance, ReleaseSteps: r.ReleaseSteps, ProjectBend: r.ProjectBend,
-		DegenerateRestart: r.DegenerateRestart}
+		DegenerateRestart: r.DegenerateRestart, PredictContacts: r.PredictContacts}
 	switch r.Linear {
 	case RodLinearDirect:
 		m.Linear = model.RodDirect

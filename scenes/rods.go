@@ -47,6 +47,9 @@ type Rods struct {
 	// node within half the safety distance of its neighbour, with the node
 	// EIL (rodstep.Settings.DegenerateRestart); default false.
 	DegenerateRestart bool `json:"degenerate_restart"`
+	// PredictContacts turns on the rod Newton's obstacle contact prediction
+	// (rodstep.Settings.PredictContacts); default false.
+	PredictContacts bool `json:"predict_contacts"`
 	// Linear is the Newton systems' solver: "" or "auto" (direct below
 	// rodstep.AutoLagged unknowns, lagged up to rodstep.AutoIterative,
 	// iterative above), "direct" (sparse LDL^T), "lagged" (the last LDL^T

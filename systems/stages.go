@@ -143,6 +143,7 @@ func newStages(w *ecs.World, m *model.Model, sim *Sim, sp *spawned) *stages {
 		newton := NewRodNewton(w, sp.rods, sp.scripts)
 		newton.settings.ProjectBend = m.Rods.ProjectBend
 		newton.settings.DegenerateRestart = m.Rods.DegenerateRestart
+		newton.settings.PredictContacts = m.Rods.PredictContacts
 		newton.settings.Linear = rodLinear[m.Rods.Linear]
 		s.rodNewton = newton
 		sp.rods.ReleaseSteps = m.Rods.ReleaseSteps

@@ -40,10 +40,10 @@ func TestObstaclePrediction(t *testing.T) {
 		s.ObstacleK = 1e9
 		return s
 	}
-	run := func(noPredict bool) (*State, int, int) {
+	run := func(predict bool) (*State, int, int) {
 		s := build()
 		set := DefaultSettings()
-		set.NoPredict = noPredict
+		set.PredictContacts = predict
 		rest, lift := 0, 0
 		for k := range 200 {
 			if k == 150 { // lift the last node at 0.1 m/s
@@ -52,7 +52,7 @@ func TestObstaclePrediction(t *testing.T) {
 			target := func(i int, dt float64) dense.Vec3 { return s.Target[i].Add(dense.Vec3{0, 0, 0.1 * dt}) }
 			res, err := s.Step(h, set, target)
 			if err != nil {
-				t.Fatalf("NoPredict %v, step %d: %v", noPredict, k, err)
+				t.Fatalf("PredictContacts %v, step %d: %v", predict, k, err)
 			}
 			if s.Pinned[n-1] {
 				s.Target[n-1] = target(n-1, h)
@@ -69,18 +69,18 @@ func TestObstaclePrediction(t *testing.T) {
 				want := w / s.ObstacleK
 				for i := 2; i < n-2; i++ {
 					if pen := radius - s.X[i][2]; math.Abs(pen-want) > 0.05*want {
-						t.Errorf("NoPredict %v: node %d at rest %.3g m inside the table, its weight over K is %.3g m", noPredict, i, pen, want)
+						t.Errorf("PredictContacts %v: node %d at rest %.3g m inside the table, its weight over K is %.3g m", predict, i, pen, want)
 					}
 				}
 				if res.Residual > 1e-6 {
-					t.Errorf("NoPredict %v: %.3g N unbalanced at rest", noPredict, res.Residual)
+					t.Errorf("PredictContacts %v: %.3g N unbalanced at rest", predict, res.Residual)
 				}
 			}
 		}
 		return s, rest, lift
 	}
-	off, restOff, liftOff := run(true)
-	on, restOn, liftOn := run(false)
+	off, restOff, liftOff := run(false)
+	on, restOn, liftOn := run(true)
 	diff := 0.0
 	for i := range on.X {
 		diff = math.Max(diff, on.X[i].Sub(off.X[i]).Norm())
