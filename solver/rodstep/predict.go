@@ -51,8 +51,9 @@ import "github.com/loomsim/loom/solver/dense"
 // two interleaved runs each): tablecloth's first 150 steps 18.0 -> 13.1
 // Newton iterations a step, 0.17/0.19 -> 0.11/0.12 s a step, all 500
 // steps 4,636 -> 4,319 iterations, none of them leaving over 1 N
-// unbalanced either way; tablecloth with 18 x 18 yarns a layer (lagged,
-// first 30 steps, 2 workers) 14.0 -> 11.7 iterations a step but no faster
+// unbalanced either way; measured before the rounding exit was mended:
+// tablecloth with 18 x 18 yarns a layer (lagged, first 30 steps, 2
+// workers) 14.0 -> 11.7 iterations a step but no faster
 // (1.96/1.87 -> 1.94/1.77 s: more conjugate gradient iterations and
 // factorizations per iteration, and fewer contacts let go by step 30).
 // knit-sphere's first 250 steps 21,330 -> 18,054 iterations, but its run
