@@ -46,7 +46,8 @@ func TestCurvedStrandAtRest(t *testing.T) {
 // TestTableclothWorkersDeterministic runs a small tablecloth (three stacked
 // 3 x 3-yarn plain weaves: pattern crossings, inter-layer contacts, the
 // table) for 4 steps and for 30 (its landing on the table from step 20,
-// with the rod Newton's obstacle contact prediction), the built-in one (6 x 6 yarns, 708 nodes) for 10
+// with the rod Newton's obstacle contact prediction), the built-in one
+// (6 x 6 yarns, 708 nodes) for 10
 // steps (the rod Newton's LDL^T large enough to factor subtrees in
 // parallel), 10 x 10 yarns for 3 (ordered by nested dissection), and the
 // built-in one again for 5 steps with the iterative solver (rods.linear

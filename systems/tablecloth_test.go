@@ -38,8 +38,9 @@ func layerCentres(sim *Sim) [3]dense.Vec3 {
 // bottom one's. The layers lie 0.475 mm apart, each contact between them
 // keeping that gap, and yarns sliding over the table edge feel its friction
 // (rodstep.Edge). No accepted step leaves more than 1 N unbalanced (the
-// rod Newton's false convergence). Short form, the first 200 steps: without friction the top
-// centre is 50.2 mm below the bottom one's, with it 1.0 mm above. Long form,
+// rod Newton's false convergence). Short form, the first 200 steps:
+// without friction the top centre is 50.2 mm below the bottom one's, with
+// it 1.0 mm above. Long form,
 // all 500 steps (0.5 s): without friction the top and middle centres fall
 // 773 and 708 mm while the bottom one stays (x 292.6 -> 292.2 mm); with
 // friction the layers stay together (top centre 0.7 mm above the bottom's),

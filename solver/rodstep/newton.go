@@ -59,8 +59,9 @@ type workspace struct {
 	yarn         yarnWork
 	// Obstacle contact prediction (predictObstacles): predictOn asks the
 	// level-2 evaluations of this direction for it, noPredict turns it off
-	// for an iteration whose predicted direction the true potential
-	// rejected, predicted says the last evaluation predicted a node (then
+	// (Settings.PredictContacts unset, or this iteration again after the
+	// true potential rejected the predicted direction or found its decrease
+	// below rounding), predicted says the last evaluation predicted a node (then
 	// grad is the model's and gradTrue the potential's), near holds each
 	// node's candidate obstacle.
 	predictOn, noPredict, predicted bool
