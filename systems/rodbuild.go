@@ -19,6 +19,19 @@ import (
 // du_rest. Stiff enough that sticking contacts creep by micrometres.
 const anchorFactor = 100
 
+// snapReach is how close (in rest segments, along the strand) a contact
+// node must come to an interior Lagrangian node to take its place: the EIL
+// safety distance (rodstep.Rod.SafetyDistance), so that no new node starts
+// degenerate. On a rest-curved strand it is twice that: relaxRest measures
+// the strand's arc lengths on the built polyline, which brings a contact
+// node nearer its neighbour than its u did (0.127 -> 0.098 segments on a
+// knit of 8 x 8 stitches, whose first Assign then made it EIL and its
+// contact's spring pulled with 1.5 kN).
+const (
+	snapReach       = 0.1
+	snapReachCurved = 0.2
+)
+
 // buildRods creates strands, their Lagrangian nodes, the sliding contacts
 // found where strands of different rods pass within contact_distance of each
 // other at load time (SB2020 sec. 5: intra- and inter-fabric contacts from the
@@ -39,6 +52,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		fixed  bool
 		ks     float64
 		nodes  []ecs.Entity // Lagrangian nodes, in order
+		snap   float64      // freeNode's reach, in du
 	}
 	geo := make([]strandGeom, len(rs.Strands))
 	st.Step = rodstep.State{Gravity: m.Gravity, EIL: rs.EIL, ObstacleMu: m.Solver.Friction, PairMu: rs.PairFriction}
@@ -56,7 +70,10 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		se := strandMap.NewWith(&components.Strand{Name: s.Name})
 		pos := s.Pos
 		du := s.Length / float64(len(pos)-1)
-		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: mat.StretchStiffness}
+		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: mat.StretchStiffness, snap: snapReach}
+		if s.RestCurved {
+			geo[si].snap = snapReachCurved
+		}
 		R := rodstep.Rod{Ks: mat.StretchStiffness, Kb: mat.BendingStiffness, Rho: mat.LinearDensity,
 			Alpha: mat.Damping, RestSeg: du, Length: s.Length, Fixed: s.Fixed, Radius: yarnRadius(rs)}
 		// A rest-curved strand laid straight (a weave without crimp) takes
@@ -92,11 +109,11 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		return a.Add(b.Sub(a).Scale(s))
 	}
 	// A contact node is a new free node, or the interior Lagrangian node it
-	// would sit on (within the EIL distance), which is then freed: a new node
+	// would sit on (within g.snap segments), which is then freed: a new node
 	// on top of a Lagrangian one would start as a degenerate segment.
 	freeNode := func(g strandGeom, x dense.Vec3, u float64, anchored bool) ecs.Entity {
 		var e ecs.Entity
-		if k := int(math.Round(u / g.du)); k > 0 && k < len(g.nodes)-1 && math.Abs(u-float64(k)*g.du) < 0.1*g.du &&
+		if k := int(math.Round(u / g.du)); k > 0 && k < len(g.nodes)-1 && math.Abs(u-float64(k)*g.du) < g.snap*g.du &&
 			(g.fixed || !isPinned.Has(g.nodes[k])) {
 			e = g.nodes[k]
 			p, _, rn := nodeMap.Get(e)
@@ -236,7 +253,11 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		node := freeNode(g, x, u, m.Solver.Friction > 0) // anchored: friction over the edge
 		edgeMap.NewWith(&components.RodEdge{Node: node, A: dense.Vec3(en.A), Dir: dir.Scale(1 / dir.Norm()), K: rod.ContactStiffness(g.ks, g.du)})
 	}
-	return nil
+	strands := make([]ecs.Entity, len(geo))
+	for si := range geo {
+		strands[si] = geo[si].entity
+	}
+	return relaxRest(w, rs, strands, st.Step.Rods)
 }
 
 // stitchedAt says whether arc length u lies in one of the intervals

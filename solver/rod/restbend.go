@@ -2,6 +2,7 @@ package rod
 
 import (
 	"math"
+	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
 )
@@ -21,13 +22,21 @@ import (
 // which is Theta[k] exactly at three consecutive rest nodes, is continuous and
 // piecewise linear in the u's (its second derivatives vanish almost
 // everywhere), and carries the curvature with the material as nodes slide.
+// Rest nodes spaced unevenly (NewRestCurveAt: a fabric yarn whose contact
+// nodes were inserted between its evenly spaced ones) get the same
+// construction with dual cells between the midpoints of their neighbours,
+// kappa_k = Theta[k] / ((u_{k+1} - u_{k-1})/2).
 // Only the magnitude of the bend is kept: like the twist-free rods of SB2020
 // (sec. 3), the rod has no material frame, so a curved rod may turn its plane
 // of bending freely.
 type RestCurve struct {
-	Du    float64   // rest node spacing (m)
+	Du    float64   // rest node spacing (m); 0 for unevenly spaced rest nodes
 	Theta []float64 // rest turning angle at each rest node (0 at the ends)
 	cum   []float64 // cum[k] = sum_{j<k} Theta[j]: K at the start of cell k
+	// Unevenly spaced rest nodes (NewRestCurveAt): bound[k] is the
+	// boundary (u_k + u_{k+1})/2 between the dual cells of rest nodes k and
+	// k+1, kappa[k] the rest curvature on cell k.
+	bound, kappa []float64
 }
 
 // NewRestCurve returns the rest curve of rest nodes spaced du apart with rest
@@ -36,6 +45,26 @@ func NewRestCurve(du float64, theta []float64) *RestCurve {
 	c := &RestCurve{Du: du, Theta: theta, cum: make([]float64, len(theta)+1)}
 	for k, t := range theta {
 		c.cum[k+1] = c.cum[k] + t
+	}
+	return c
+}
+
+// NewRestCurveAt returns the rest curve of rest nodes at increasing
+// material coordinates u with rest turning angles theta (theta is kept, not
+// copied; theta[0] and theta[len-1] must be 0, as RestTurningAngles gives).
+// Three consecutive rest nodes get theta exactly up to the rounding of the
+// partial sums of theta.
+func NewRestCurveAt(u, theta []float64) *RestCurve {
+	n := len(theta)
+	c := &RestCurve{Theta: theta, cum: make([]float64, n+1), bound: make([]float64, max(n-1, 0)), kappa: make([]float64, n)}
+	for k, t := range theta {
+		c.cum[k+1] = c.cum[k] + t
+	}
+	for k := range c.bound {
+		c.bound[k] = 0.5 * (u[k] + u[k+1])
+	}
+	for k := 1; k+1 < n; k++ {
+		c.kappa[k] = theta[k] / (c.bound[k] - c.bound[k-1])
 	}
 	return c
 }
@@ -66,6 +95,18 @@ func Straight(theta []float64) bool {
 
 // integral returns K(u) = int_0^u kappa and kappa(u).
 func (c *RestCurve) integral(u float64) (K, kappa float64) {
+	if c.bound != nil {
+		// Cell k is [bound[k-1], bound[k]); BinarySearch finds the first
+		// bound >= u, which is cell k's own start when u is on it.
+		k, on := slices.BinarySearch(c.bound, u)
+		if on {
+			k++
+		}
+		if k == 0 {
+			return 0, 0 // kappa[0] = 0: the end node has no turning
+		}
+		return c.cum[k] + c.kappa[k]*(u-c.bound[k-1]), c.kappa[k]
+	}
 	n := len(c.Theta)
 	k := int(math.Floor(u/c.Du + 0.5))
 	k = max(0, min(k, n-1))

@@ -22,6 +22,14 @@ func restCurveRandom(rng *rand.Rand, n int, du float64) *RestCurve {
 // 1e-4 away from a cell boundary, where thetaBar has a kink.
 func offKink(c *RestCurve, ua, ub, uc float64) bool {
 	for _, m := range []float64{0.5 * (ua + ub), 0.5 * (ub + uc)} {
+		for _, b := range c.bound {
+			if math.Abs(m-b) < 1e-4 {
+				return false
+			}
+		}
+		if c.bound != nil {
+			continue
+		}
 		f := m/c.Du + 0.5
 		if math.Abs(f-math.Round(f)) < 1e-4/c.Du {
 			return false
@@ -102,4 +110,91 @@ func TestBendRestAtRest(t *testing.T) {
 	if math.Abs(got-want) > 1e-12*want {
 		t.Fatalf("zero rest curve: %v, want eq. 4's %v", got, want)
 	}
+}
+
+// unevenPolyline returns a random curved polyline of n nodes with spacings
+// in [0.1, 1.1) du (a fabric yarn with contact nodes inserted between its
+// evenly spaced ones) and its nodes' arc lengths.
+func unevenPolyline(rng *rand.Rand, n int, du float64) (pos [][3]float64, u []float64) {
+	pos, u = make([][3]float64, n), make([]float64, n)
+	dir := dense.Vec3{1, 0, 0}
+	for k := 1; k < n; k++ {
+		dir = dir.Add(randVec3(rng, 0.6))
+		dir = dir.Scale(1 / dir.Norm())
+		l := (0.1 + rng.Float64()) * du
+		pos[k] = dense.Vec3(pos[k-1]).Add(dir.Scale(l))
+		u[k] = u[k-1] + l
+	}
+	return pos, u
+}
+
+// TestRestCurveUneven checks NewRestCurveAt: a polyline with uneven spacing
+// is at rest in the rest curve of its own arc lengths and turning angles
+// (thetaBar is each node's turning angle, zero energy and gradient); evenly
+// spaced nodes give NewRestCurve's angles; and BendRestGradHess agrees with
+// finite differences of BendRestEnergy on it, the u's sliding across cells
+// of different lengths.
+func TestRestCurveUneven(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	n, du := 24, 0.05
+	pos, u := unevenPolyline(rng, n, du)
+	rc := NewRestCurveAt(u, RestTurningAngles(pos))
+	for k := 1; k+1 < n; k++ {
+		if tb, _ := rc.Angle(u[k-1], u[k], u[k+1]); math.Abs(tb-rc.Theta[k]) > 1e-13 {
+			t.Fatalf("node %d: thetaBar %v, want the rest angle %v", k, tb, rc.Theta[k])
+		}
+		var g [12]float64
+		var H [144]float64
+		V := BendRestGradHess(1, rc, pos[k-1], pos[k], pos[k+1], u[k-1], u[k], u[k+1], false, &g, &H)
+		if V > 1e-20 || norm(g[:]) > 1e-8 {
+			t.Fatalf("node %d at rest: V = %g, |g| = %g", k, V, norm(g[:]))
+		}
+	}
+
+	even := restCurveRandom(rng, 12, 0.3)
+	ue := make([]float64, 12)
+	for k := range ue {
+		ue[k] = float64(k) * even.Du
+	}
+	at := NewRestCurveAt(ue, even.Theta)
+	for range 1000 {
+		ua := rng.Float64() * 9 * even.Du
+		ub := ua + (0.05+rng.Float64())*even.Du
+		uc := ub + (0.05+rng.Float64())*even.Du
+		t0, d0 := even.Angle(ua, ub, uc)
+		t1, d1 := at.Angle(ua, ub, uc)
+		if math.Abs(t1-t0) > 1e-12 || math.Abs(d1[0]-d0[0])+math.Abs(d1[1]-d0[1])+math.Abs(d1[2]-d0[2]) > 1e-9 {
+			t.Fatalf("(%v, %v, %v): evenly spaced NewRestCurveAt gives %v %v, NewRestCurve %v %v", ua, ub, uc, t1, d1, t0, d0)
+		}
+	}
+
+	var w worst
+	for k := 0; k < 2000; k++ {
+		var ua, ub, uc float64
+		for {
+			ua = rng.Float64() * 0.8 * u[n-1]
+			ub = ua + (0.1+rng.Float64())*du
+			uc = ub + (0.1+rng.Float64())*du
+			if uc < u[n-1] && offKink(rc, ua, ub, uc) {
+				break
+			}
+		}
+		xa, xb, xc := bendConfig(rng, 0.01+2.9*rng.Float64())
+		kb := 0.1 + rng.Float64()
+		q := []float64{xa[0], xa[1], xa[2], xb[0], xb[1], xb[2], xc[0], xc[1], xc[2], ua, ub, uc}
+		en := func(q []float64) float64 {
+			return BendRestEnergy(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11])
+		}
+		gh := func(q []float64, g, H []float64) float64 {
+			var gg [12]float64
+			var HH [144]float64
+			E := BendRestGradHess(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11], false, &gg, &HH)
+			copy(g, gg[:])
+			copy(H, HH[:])
+			return E
+		}
+		eg, eh, as, ee := fdCheck(12, q, kb/(uc-ua), en, gh)
+		w.add(t, "uneven rest bend", k, eg, eh, as, ee)
+	}
+	t.Logf("uneven rest bend worst: grad %.3g hess %.3g asym %.3g energy %.3g", w.g, w.h, w.asym, w.e)
 }
