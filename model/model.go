@@ -359,7 +359,11 @@ type Strand struct {
 	// RestCurved: the rest bend is the initial shape (rod.RestCurve);
 	// false: straight at rest.
 	RestCurved bool
-	Radius     float64 // m, yarn radius (drawing and tubes only); 0: none given
+	// Relax: the rest lengths and the rest curve are measured on the
+	// polyline as built, its contact nodes included (a fabric's yarn;
+	// systems.relaxRest), so the strand starts at rest.
+	Relax  bool
+	Radius float64 // m, yarn radius (drawing and tubes only); 0: none given
 	// Fabric is 1 + the index of the fabric the strand belongs to, 0 for
 	// none: strands of one fabric get contacts with each other only from
 	// Crossings, not from proximity at load.

@@ -77,9 +77,14 @@ type Fabric struct {
 	// their sides): the contacts found at load with the fabric's yarns
 	// within one yarn spacing (a knit: one stitch) of such an edge neither
 	// slide nor let go. May be empty/absent.
-	Stitches []string       `json:"stitches"`
-	Fixed    bool           `json:"fixed"` // every yarn held in place
-	built    *fabric.Fabric // the geometry, built when the scene is validated
+	Stitches []string `json:"stitches"`
+	Fixed    bool     `json:"fixed"` // every yarn held in place
+	// Relax starts the patch at rest in the geometry it is built with, the
+	// contact nodes of its crossings included (systems.relaxRest; issue
+	// 18: "rest lengths relaxed so the patch starts near equilibrium").
+	// nil: true.
+	Relax *bool          `json:"relax"`
+	built *fabric.Fabric // the geometry, built when the scene is validated
 }
 
 // FabricPin pins the yarn ends on one edge of a fabric.
@@ -231,7 +236,7 @@ func fabricStrands(m *model.Rods, fi int, f *Fabric) error {
 			pos[k] = p
 		}
 		st := model.Strand{Name: f.Name + "/" + fb.Names[y], Pos: pos, Length: fabric.ArcLength(pts), Material: mat,
-			Fixed: f.Fixed, RestCurved: true, Radius: f.YarnRadius, Fabric: fi + 1, Stitched: stitched[y]}
+			Fixed: f.Fixed, RestCurved: true, Relax: f.Relax == nil || *f.Relax, Radius: f.YarnRadius, Fabric: fi + 1, Stitched: stitched[y]}
 		for _, pin := range f.Pins {
 			for _, node := range fabricPinNodes(f, fb, y, pin.Edge) {
 				st.Pins = append(st.Pins, model.RodPin{Node: node, Motion: motion(pin.Motion), Pivot: pivot(pin.Motion, dense.Vec3(f.Position))})

@@ -22,14 +22,14 @@ const anchorFactor = 100
 // snapReach is how close (in rest segments, along the strand) a contact
 // node must come to an interior Lagrangian node to take its place: the EIL
 // safety distance (rodstep.Rod.SafetyDistance), so that no new node starts
-// degenerate. On a rest-curved strand it is twice that: relaxRest measures
-// the strand's arc lengths on the built polyline, which brings a contact
+// degenerate. On a strand that relaxRest relaxes it is twice that: the
+// strand's arc lengths, measured on the built polyline, can bring a contact
 // node nearer its neighbour than its u did (0.127 -> 0.098 segments on a
 // knit of 8 x 8 stitches, whose first Assign then made it EIL and its
 // contact's spring pulled with 1.5 kN).
 const (
-	snapReach       = 0.1
-	snapReachCurved = 0.2
+	snapReach        = 0.1
+	snapReachRelaxed = 0.2
 )
 
 // buildRods creates strands, their Lagrangian nodes, the sliding contacts
@@ -71,8 +71,8 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		pos := s.Pos
 		du := s.Length / float64(len(pos)-1)
 		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: mat.StretchStiffness, snap: snapReach}
-		if s.RestCurved {
-			geo[si].snap = snapReachCurved
+		if s.Relax {
+			geo[si].snap = snapReachRelaxed
 		}
 		R := rodstep.Rod{Ks: mat.StretchStiffness, Kb: mat.BendingStiffness, Rho: mat.LinearDensity,
 			Alpha: mat.Damping, RestSeg: du, Length: s.Length, Fixed: s.Fixed, Radius: yarnRadius(rs)}

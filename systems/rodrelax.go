@@ -1,6 +1,7 @@
 package systems
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -20,8 +21,9 @@ import (
 // parametrization bit for bit.
 const restTol = 1e-9
 
-// relaxRest puts every rest-curved strand (a fabric yarn, a curved strand)
-// at rest in the geometry it was built with, so that a fabric starts in
+// relaxRest puts every strand with model.Strand.Relax (a fabric's yarns,
+// unless the fabric sets relax false) at rest in the geometry it was built
+// with, so that a fabric starts in
 // equilibrium (issue 18: "rest lengths relaxed so the patch starts near
 // equilibrium"). A yarn's evenly spaced nodes are at rest in its even
 // parametrization, but the contact nodes of its pattern's crossings are
@@ -46,7 +48,7 @@ func relaxRest(w *ecs.World, rs *model.Rods, strands []ecs.Entity, rods []rodste
 	}
 	index := make(map[ecs.Entity]int, len(strands))
 	for si, e := range strands {
-		if rs.Strands[si].RestCurved {
+		if rs.Strands[si].Relax {
 			index[e] = si
 		}
 	}
@@ -66,15 +68,7 @@ func relaxRest(w *ecs.World, rs *model.Rods, strands []ecs.Entity, rods []rodste
 		if len(ns) < 2 {
 			continue
 		}
-		slices.SortStableFunc(ns, func(a, b node) int {
-			switch {
-			case a.u < b.u:
-				return -1
-			case a.u > b.u:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(ns, func(a, b node) int { return cmp.Compare(a.u, b.u) })
 		R := &rods[si]
 		u := make([]float64, len(ns))
 		pos := make([][3]float64, len(ns))

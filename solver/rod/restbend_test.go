@@ -38,6 +38,28 @@ func offKink(c *RestCurve, ua, ub, uc float64) bool {
 	return true
 }
 
+// bendRestFD checks BendRestGradHess against finite differences of
+// BendRestEnergy at the material points (ua, ub, uc) of rest curve rc, for
+// a random triple bent by up to 2.9 rad and a random stiffness.
+func bendRestFD(t *testing.T, rng *rand.Rand, w *worst, label string, k int, rc *RestCurve, ua, ub, uc float64) {
+	xa, xb, xc := bendConfig(rng, 0.01+2.9*rng.Float64())
+	kb := 0.1 + rng.Float64()
+	q := []float64{xa[0], xa[1], xa[2], xb[0], xb[1], xb[2], xc[0], xc[1], xc[2], ua, ub, uc}
+	en := func(q []float64) float64 {
+		return BendRestEnergy(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11])
+	}
+	gh := func(q []float64, g, H []float64) float64 {
+		var gg [12]float64
+		var HH [144]float64
+		E := BendRestGradHess(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11], false, &gg, &HH)
+		copy(g, gg[:])
+		copy(H, HH[:])
+		return E
+	}
+	eg, eh, as, ee := fdCheck(12, q, kb/(uc-ua), en, gh)
+	w.add(t, label, k, eg, eh, as, ee)
+}
+
 // TestBendRestFD checks BendRestGradHess against finite differences of
 // BendRestEnergy for random curved rest shapes and deformed triples, with both
 // the rest angle and the current angle ranging over (0, 2.9).
@@ -56,22 +78,7 @@ func TestBendRestFD(t *testing.T) {
 				break
 			}
 		}
-		xa, xb, xc := bendConfig(rng, 0.01+2.9*rng.Float64())
-		kb := 0.1 + rng.Float64()
-		q := []float64{xa[0], xa[1], xa[2], xb[0], xb[1], xb[2], xc[0], xc[1], xc[2], ua, ub, uc}
-		en := func(q []float64) float64 {
-			return BendRestEnergy(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11])
-		}
-		gh := func(q []float64, g, H []float64) float64 {
-			var gg [12]float64
-			var HH [144]float64
-			E := BendRestGradHess(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11], false, &gg, &HH)
-			copy(g, gg[:])
-			copy(H, HH[:])
-			return E
-		}
-		eg, eh, as, ee := fdCheck(12, q, kb/(uc-ua), en, gh)
-		w.add(t, "rest bend", k, eg, eh, as, ee)
+		bendRestFD(t, rng, &w, "rest bend", k, rc, ua, ub, uc)
 	}
 	t.Logf("rest bend worst: grad %.3g hess %.3g asym %.3g energy %.3g", w.g, w.h, w.asym, w.e)
 }
@@ -179,22 +186,7 @@ func TestRestCurveUneven(t *testing.T) {
 				break
 			}
 		}
-		xa, xb, xc := bendConfig(rng, 0.01+2.9*rng.Float64())
-		kb := 0.1 + rng.Float64()
-		q := []float64{xa[0], xa[1], xa[2], xb[0], xb[1], xb[2], xc[0], xc[1], xc[2], ua, ub, uc}
-		en := func(q []float64) float64 {
-			return BendRestEnergy(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11])
-		}
-		gh := func(q []float64, g, H []float64) float64 {
-			var gg [12]float64
-			var HH [144]float64
-			E := BendRestGradHess(kb, rc, v3(q), v3(q[3:]), v3(q[6:]), q[9], q[10], q[11], false, &gg, &HH)
-			copy(g, gg[:])
-			copy(H, HH[:])
-			return E
-		}
-		eg, eh, as, ee := fdCheck(12, q, kb/(uc-ua), en, gh)
-		w.add(t, "uneven rest bend", k, eg, eh, as, ee)
+		bendRestFD(t, rng, &w, "uneven rest bend", k, rc, ua, ub, uc)
 	}
 	t.Logf("uneven rest bend worst: grad %.3g hess %.3g asym %.3g energy %.3g", w.g, w.h, w.asym, w.e)
 }
