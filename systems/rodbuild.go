@@ -26,7 +26,11 @@ const anchorFactor = 100
 // strand's arc lengths, measured on the built polyline, can bring a contact
 // node nearer its neighbour than its u did (0.127 -> 0.098 segments on a
 // knit of 8 x 8 stitches, whose first Assign then made it EIL and its
-// contact's spring pulled with 1.5 kN).
+// contact's spring pulled with 1.5 kN). A fixed strand is not relaxed and
+// its node does not move onto the contact point: the farther reach on
+// rod-incline's fixed grid, woven with crimp 0.5 and its crossings off its
+// nodes, bound the free patch's contact nodes to grid nodes up to 0.2 of a
+// segment away and put 25 N on the patch at load.
 const (
 	snapReach        = 0.1
 	snapReachRelaxed = 0.2
@@ -71,7 +75,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		pos := s.Pos
 		du := s.Length / float64(len(pos)-1)
 		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: mat.StretchStiffness, snap: snapReach}
-		if s.Relax {
+		if s.Relax && !s.Fixed {
 			geo[si].snap = snapReachRelaxed
 		}
 		R := rodstep.Rod{Ks: mat.StretchStiffness, Kb: mat.BendingStiffness, Rho: mat.LinearDensity,

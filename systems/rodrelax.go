@@ -39,7 +39,8 @@ const restTol = 1e-9
 // length) and its rest curve the turning angles of that polyline at those
 // coordinates (rod.NewRestCurveAt); the anchors of its sliding contacts
 // move with their nodes' u. Strands already at rest (within restTol: the
-// straight and the plain woven ones) are left as they are.
+// straight and the plain woven ones) are left as they are, and so are fixed
+// ones, held where they are built.
 func relaxRest(w *ecs.World, rs *model.Rods, strands []ecs.Entity, rods []rodstep.Rod) error {
 	type node struct {
 		e ecs.Entity
@@ -48,7 +49,7 @@ func relaxRest(w *ecs.World, rs *model.Rods, strands []ecs.Entity, rods []rodste
 	}
 	index := make(map[ecs.Entity]int, len(strands))
 	for si, e := range strands {
-		if rs.Strands[si].Relax {
+		if st := &rs.Strands[si]; st.Relax && !st.Fixed {
 			index[e] = si
 		}
 	}
