@@ -23,24 +23,23 @@ const restTol = 1e-9
 
 // relaxRest puts every strand with model.Strand.Relax (a fabric's yarns,
 // unless the fabric sets relax false) at rest in the geometry it was built
-// with, so that a fabric starts in
-// equilibrium (issue 18: "rest lengths relaxed so the patch starts near
-// equilibrium"). A yarn's evenly spaced nodes are at rest in its even
-// parametrization, but the contact nodes of its pattern's crossings are
-// inserted between them at the points where the two yarns' resampled
-// polylines meet, off both chords: the segments beside such a node are
-// stretched (by up to 40% where the node lands a tenth of a segment from
-// its neighbour) and its bend triples turn by other angles than the rest
-// curve gives them. On a knit loaded without gravity that is 15 N of
-// stretch and 0.7 N of bending force against 5 uN of weight per node, and
-// its first step took 318 Newton iterations. So each such strand's
-// material coordinates become the arc lengths of its built polyline (every
-// node, in order: SB2020 eq. 3's rest length du is then each segment's
-// length) and its rest curve the turning angles of that polyline at those
-// coordinates (rod.NewRestCurveAt); the anchors of its sliding contacts
-// move with their nodes' u. Strands already at rest (within restTol: the
-// straight and the plain woven ones) are left as they are, and so are fixed
-// ones, held where they are built.
+// with, so that a fabric starts in equilibrium (issue 18: "rest lengths
+// relaxed so the patch starts near equilibrium"). A yarn's evenly spaced
+// nodes are at rest in its even parametrization, but the contact nodes of
+// its pattern's crossings are inserted between them at the points where the
+// two yarns' resampled polylines meet, off both chords: the segments beside
+// such a node are stretched and its bend triples turn by other angles than
+// the rest curve gives them. On a knit of 8 x 8 stitches loaded without
+// gravity that is 15 N of stretch (30% strain at k_s = 50 N) and 0.7 N of
+// bending force against 5 uN of weight per node, and its first step took
+// 318 Newton iterations. So each such strand's material
+// coordinates become the arc lengths of its built polyline (every node, in
+// order: SB2020 eq. 2's rest length du is then each segment's length) and
+// its rest curve the turning angles of that polyline at those coordinates
+// (rod.NewRestCurveAt); the anchors of its sliding contacts move with their
+// nodes' u. Strands already at rest (within restTol: the straight and the
+// plain woven ones) are left as they are, and so are fixed ones, held where
+// they are built.
 func relaxRest(w *ecs.World, rs *model.Rods, strands []ecs.Entity, rods []rodstep.Rod) error {
 	type node struct {
 		e ecs.Entity
