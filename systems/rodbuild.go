@@ -75,7 +75,7 @@ func buildRods(w *ecs.World, m *model.Model, st *RodState, addScript func(model.
 		pos := s.Pos
 		du := s.Length / float64(len(pos)-1)
 		geo[si] = strandGeom{entity: se, pos: pos, du: du, fixed: s.Fixed, ks: mat.StretchStiffness, snap: snapReach}
-		if s.Relax && !s.Fixed {
+		if relaxes(s) {
 			geo[si].snap = snapReachRelaxed
 		}
 		R := rodstep.Rod{Ks: mat.StretchStiffness, Kb: mat.BendingStiffness, Rho: mat.LinearDensity,

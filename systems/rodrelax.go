@@ -21,6 +21,10 @@ import (
 // parametrization bit for bit.
 const restTol = 1e-9
 
+// relaxes says whether relaxRest relaxes strand s (and buildRods snaps its
+// contact nodes within snapReachRelaxed).
+func relaxes(s *model.Strand) bool { return s.Relax && !s.Fixed }
+
 // relaxRest puts every strand with model.Strand.Relax (a fabric's yarns,
 // unless the fabric sets relax false) at rest in the geometry it was built
 // with, so that a fabric starts in equilibrium (issue 18: "rest lengths
@@ -31,15 +35,14 @@ const restTol = 1e-9
 // such a node are stretched and its bend triples turn by other angles than
 // the rest curve gives them. On a knit of 8 x 8 stitches loaded without
 // gravity that is 15 N of stretch (30% strain at k_s = 50 N) and 0.7 N of
-// bending force against 5 uN of weight per node, and its first step took
-// 318 Newton iterations. So each such strand's material
-// coordinates become the arc lengths of its built polyline (every node, in
-// order: SB2020 eq. 2's rest length du is then each segment's length) and
-// its rest curve the turning angles of that polyline at those coordinates
-// (rod.NewRestCurveAt); the anchors of its sliding contacts move with their
-// nodes' u. Strands already at rest (within restTol: the straight and the
-// plain woven ones) are left as they are, and so are fixed ones, held where
-// they are built.
+// bending force against 5 uN of weight per node, and its first step took 318
+// Newton iterations. So each such strand's material coordinates become the
+// arc lengths of its built polyline (every node, in order: SB2020 eq. 2's
+// rest length du is then each segment's length) and its rest curve the
+// turning angles of that polyline at those coordinates (rod.NewRestCurveAt);
+// the anchors of its sliding contacts move with their nodes' u. Strands
+// already at rest (within restTol: the straight and the plain woven ones)
+// are left as they are, and so are fixed ones, held where they are built.
 func relaxRest(w *ecs.World, rs *model.Rods, strands []ecs.Entity, rods []rodstep.Rod) error {
 	type node struct {
 		e ecs.Entity
@@ -48,7 +51,7 @@ func relaxRest(w *ecs.World, rs *model.Rods, strands []ecs.Entity, rods []rodste
 	}
 	index := make(map[ecs.Entity]int, len(strands))
 	for si, e := range strands {
-		if st := &rs.Strands[si]; st.Relax && !st.Fixed {
+		if relaxes(&rs.Strands[si]) {
 			index[e] = si
 		}
 	}
