@@ -70,6 +70,16 @@
 // residual read the matrix twice per V-cycle instead of about three and a
 // half times. Damped block Jacobi is the alternative.
 //
+// On the finest level the sweeps leave out the weak blocks (relative
+// strength below Options.SmootherDrop, 0.03): on cloth these are the
+// couplings only the bending hinges make, between the wing tips of each
+// hinge, 36% of the drape's blocks. Each one's symmetric part is lumped
+// into its row's diagonal block (Bienz et al. 2016's sparsification), so
+// the smoother sweeps a sparser symmetric A~ and the fine level needs 3
+// colours instead of 7 (fewer barriers a sweep). PCG takes 22 -> 25
+// iterations on a 100x100 step matrix and 51 -> 54 on a 200x200 one; the
+// bench's sheet steps got 20-25% faster (see smootherPattern).
+//
 // Every parallel loop writes disjoint rows and sums in a fixed order; the
 // only reductions (the power method's norms) use sparse.Dot's fixed blocks,
 // so setup and V-cycle are bitwise identical for any Runner.
