@@ -302,7 +302,7 @@ type level struct {
 	// A that row i drops are dropped[dropPtr[i]:dropPtr[i+1]].
 	gsDiag, gsDinv   []float64
 	dropPtr, dropped []int32
-	cur      int // the first position in rows of the colour being swept
+	cur              int // the first position in rows of the colour being swept
 
 	kDinv, kP, kPow, kJac0, kJac, kRes, kRestrict, kProlong, kGS, kPerm, kTent func(lo, hi int)
 	kGS0, kResU, kResGS                                                        func(lo, hi int)
