@@ -44,12 +44,13 @@ type Options struct {
 	// sqrt(||A_ii||_F ||A_jj||_F), as in the strength of connection) below
 	// which the Gauss-Seidel smoother leaves an off-diagonal block out of
 	// its sweeps and lumps its symmetric part into the row's diagonal block
-	// (see smootherPattern), on the finest level only: there every block
-	// couples two vertices' velocities, while a coarse level's blocks
-	// between the translation and rotation nodes of one aggregate are
-	// small in norm but not weak (dropped, a rotation hierarchy's PCG
-	// iterations went from 41 to 210 in TestRigidModes). 0 keeps every
-	// block.
+	// (see smootherPattern), on the levels whose every block row is one
+	// node's three velocities: the finest, and the coarser ones made by
+	// translation-only aggregates. Levels below a rotation level are left
+	// whole: there the blocks between an aggregate's translation and
+	// rotation nodes are small in norm but not weak (dropped, a rotation
+	// hierarchy's PCG iterations went from 41 to 210 in TestRigidModes).
+	// 0 keeps every block.
 	SmootherDrop float64
 }
 
@@ -219,8 +220,9 @@ func (p *Preconditioner) symbolic(r sparse.Runner, fine blockMat) error {
 	p.nsym++
 	a := &fine
 	b, m := p.b0, len(p.b0)/(3*fine.rows)
+	velocities := true // every block row of a is one node's three velocities
 	for a.rows > p.opt.MaxCoarse && len(p.levels) < maxLevels {
-		l, err := newLevel(a, p.opt, b, m, len(p.levels)+1)
+		l, err := newLevel(a, p.opt, b, m, len(p.levels)+1, velocities)
 		if err != nil {
 			return err
 		}
@@ -232,6 +234,8 @@ func (p *Preconditioner) symbolic(r sparse.Runner, fine blockMat) error {
 		if err := l.numeric(r, p.opt, true); err != nil {
 			return err
 		}
+		// With rotations an aggregate has translation and rotation nodes.
+		velocities = velocities && m == 3
 		a, b, m = &l.rap.c, l.bnext, l.mnext
 	}
 	return p.coarse.analyze(a)
@@ -312,7 +316,7 @@ type level struct {
 // transpose and the Galerkin product R A P, for the near-null space b of m
 // vectors. It returns nil when aggregation does not coarsen (fewer than a
 // tenth of the block rows fewer).
-func newLevel(a *blockMat, o Options, b []float64, m, depth int) (*level, error) {
+func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool) (*level, error) {
 	n := a.rows
 	l := &level{a: *a}
 	l.diag = make([]int32, n)
@@ -404,7 +408,7 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int) (*level, error)
 	l.kRestrict, l.kProlong, l.kGS = l.restrictKernel, l.prolongKernel, l.gaussSeidelKernel
 	l.kGS0, l.kResU, l.kResGS = l.forwardZeroKernel, l.upperResidualKernel, l.gaussSeidelResidualKernel
 	drop := 0.0
-	if depth == 1 {
+	if velocities {
 		drop = o.SmootherDrop
 	}
 	kept, src, dropPtr, dropped := smootherPattern(a, l.diag, drop)

@@ -70,15 +70,18 @@
 // residual read the matrix twice per V-cycle instead of about three and a
 // half times. Damped block Jacobi is the alternative.
 //
-// On the finest level the sweeps leave out the weak blocks (relative
-// strength below Options.SmootherDrop, 0.03): on cloth these are the
-// couplings only the bending hinges make, between the wing tips of each
-// hinge, 36% of the drape's blocks. Each one's symmetric part is lumped
+// The sweeps leave out the weak blocks (relative strength below
+// Options.SmootherDrop, 0.03): on the finest level of a cloth these are
+// the couplings only the bending hinges make, between the wing tips of
+// each hinge, 36% of the drape's blocks; on the coarser levels, about half
+// of the Galerkin operators' blocks. Each one's symmetric part is lumped
 // into its row's diagonal block (Bienz et al. 2016's sparsification), so
-// the smoother sweeps a sparser symmetric A~ and the fine level needs 3
-// colours instead of 7 (fewer barriers a sweep). PCG takes 22 -> 25
-// iterations on a 100x100 step matrix and 51 -> 54 on a 200x200 one; the
-// bench's sheet steps got 20-25% faster (see smootherPattern).
+// the smoother sweeps a sparser symmetric A~, and the fine level needs 3
+// colours instead of 7, the second 6 instead of 12 (fewer barriers a
+// sweep). PCG takes 22 -> 25 iterations on a 100x100 step matrix and
+// 51 -> 54 on a 200x200 one, and the bench's sheet steps got faster
+// (2 workers: sheet-100-amg 76.9 -> 63.2 ms, sheet-200-amg 481 -> 464 ms,
+// medians of interleaved runs on this 2-vCPU VM; see smootherPattern).
 //
 // Every parallel loop writes disjoint rows and sums in a fixed order; the
 // only reductions (the power method's norms) use sparse.Dot's fixed blocks,
