@@ -79,9 +79,11 @@
 // the smoother sweeps a sparser symmetric A~, and the fine level needs 3
 // colours instead of 7, the second 6 instead of 12 (fewer barriers a
 // sweep). PCG takes 22 -> 25 iterations on a 100x100 step matrix and
-// 51 -> 54 on a 200x200 one, and the bench's sheet steps got faster
-// (2 workers: sheet-100-amg 76.9 -> 63.2 ms, sheet-200-amg 481 -> 464 ms,
-// medians of interleaved runs on this 2-vCPU VM; see smootherPattern).
+// 51 -> 54 on a 200x200 one. Five interleaved `loom bench` runs on a
+// 2-vCPU VM, medians of the pairwise ratios: sheet-200-amg 0.88 (1
+// worker; 892 -> 788 ms/step) and 0.91 (2 workers; 603 -> 505 ms/step),
+// CPU time 0.85; sheet-100-amg 0.83 (1 worker) and 1.01 (2 workers), within
+// the VM's noise (see smootherPattern).
 //
 // Every parallel loop writes disjoint rows and sums in a fixed order; the
 // only reductions (the power method's norms) use sparse.Dot's fixed blocks,
