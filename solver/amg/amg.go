@@ -40,24 +40,27 @@ type Options struct {
 	// complexity (1.24 to 2.47: two coarse nodes per aggregate, 40 blocks a
 	// row) and triple the numeric setup, so they do not pay and are off.
 	RotationLevels int
-	// SmootherDrop is the relative block strength (||A_ij||_F over
+	// WeakDrop is the relative block strength (||A_ij||_F over
 	// sqrt(||A_ii||_F ||A_jj||_F), as in the strength of connection) below
-	// which the Gauss-Seidel smoother leaves an off-diagonal block out of
-	// its sweeps and lumps its symmetric part into the row's diagonal block
-	// (see smootherPattern), on the levels whose every block row is one
-	// node's three velocities: the finest, and the coarser ones made by
-	// translation-only aggregates. Levels below a rotation level are left
-	// whole: there the blocks between an aggregate's translation and
+	// which an off-diagonal block is left out of the filtered operator A^F
+	// and its symmetric part lumped into its row's diagonal block (see
+	// filterPattern). The Gauss-Seidel sweeps read A^F, and the
+	// prolongator is smoothed with it (Vanek et al. 1996, eq. 3.5's
+	// filtered matrix). It applies to the levels whose every block row is
+	// one node's three velocities: the finest, and the coarser ones made
+	// by translation-only aggregates, with the Gauss-Seidel smoother (the
+	// Jacobi smoother's damping is over rho(D^-1 A) of the whole A, so with
+	// it nothing is dropped). Levels below a rotation level are left whole: there the blocks between an aggregate's translation and
 	// rotation nodes are small in norm but not weak (dropped, a rotation
 	// hierarchy's PCG iterations went from 41 to 210 in TestRigidModes).
 	// 0 keeps every block.
-	SmootherDrop float64
+	WeakDrop float64
 }
 
 // DefaultOptions returns the settings measured best on the implicit cloth
 // step's matrices (see the package doc).
 func DefaultOptions() Options {
-	return Options{Theta: 0.08, MaxCoarse: 200, Sweeps: 1, Damping: 1, KeepProlongator: false, RotationLevels: 0, SmootherDrop: 0.03}
+	return Options{Theta: 0.08, MaxCoarse: 200, Sweeps: 1, Damping: 1, KeepProlongator: false, RotationLevels: 0, WeakDrop: 0.03}
 }
 
 // Smoother selects the V-cycle's smoother.
@@ -126,8 +129,8 @@ func New(o Options) (*Preconditioner, error) {
 		return nil, fmt.Errorf("amg: Sweeps = %d, want >= 1", o.Sweeps)
 	case !(o.Damping > 0 && o.Damping < 2):
 		return nil, fmt.Errorf("amg: Damping = %v, want (0, 2)", o.Damping)
-	case !(o.SmootherDrop >= 0 && o.SmootherDrop < 1):
-		return nil, fmt.Errorf("amg: SmootherDrop = %v, want [0, 1)", o.SmootherDrop)
+	case !(o.WeakDrop >= 0 && o.WeakDrop < 1):
+		return nil, fmt.Errorf("amg: WeakDrop = %v, want [0, 1)", o.WeakDrop)
 	}
 	return &Preconditioner{opt: o}, nil
 }
@@ -259,7 +262,7 @@ type level struct {
 	a    blockMat
 	diag []int32   // per row: index of its diagonal block
 	dinv []float64 // 9n: inverse diagonal blocks (D^-1)
-	rho  float64   // estimate of rho(D^-1 A)
+	rho  float64   // estimate of rho(D_F^-1 A^F) (A^F = A when nothing is dropped)
 	agg  []int32   // node -> aggregate
 	p    blockMat  // smoothed prolongator
 	pdst []int32   // per block of A: the block of P in its row that agg(col)'s first coarse node adds to
@@ -301,10 +304,12 @@ type level struct {
 	// transposed, so that L + D + U is exactly symmetric.
 	gsL, gsU blockMat32
 	gsSrc    []int32
-	// The smoother's diagonal blocks D~_i (A_ii plus the symmetric parts of
-	// the row's dropped blocks, lumped) and their inverses; the blocks of
-	// A that row i drops are dropped[dropPtr[i]:dropPtr[i+1]].
-	gsDiag, gsDinv   []float64
+	// The filtered operator A^F (filterPattern): its diagonal blocks (A_ii
+	// plus the symmetric parts of the row's dropped blocks) and their
+	// inverses; the blocks of A that row i drops are
+	// dropped[dropPtr[i]:dropPtr[i+1]] (pdst is -1 for them). The sweeps
+	// read A^F's off-diagonal blocks through gsL and gsU.
+	diagF, dinvF     []float64
 	dropPtr, dropped []int32
 	cur              int // the first position in rows of the colour being swept
 
@@ -369,9 +374,16 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool
 		l.mnext = 3
 	}
 	l.bnext = make([]float64, 3*l.mnext*nc)
+	drop := 0.0
+	if velocities && o.Smoother == GaussSeidel {
+		drop = o.WeakDrop
+	}
+	kept, src, dropPtr, dropped := filterPattern(a, l.diag, drop)
+	l.dropPtr, l.dropped = dropPtr, dropped
+	l.diagF, l.dinvF = make([]float64, 9*n), make([]float64, 9*n)
 	// P's pattern: row i holds the coarse nodes of the aggregates of i's
-	// neighbours in A (P = (I - omega D^-1 A) P_tent, eq. 3.4 of Vanek et
-	// al.); an aggregate's coarse nodes are consecutive in the row.
+	// neighbours in A^F (P = (I - omega D_F^-1 A^F) P_tent, eqs. 3.4-3.5 of
+	// Vanek et al.); an aggregate's coarse nodes are consecutive in the row.
 	pm := &l.p
 	pm.rows, pm.cols = n, nc
 	pm.rowPtr = make([]int32, n+1)
@@ -379,7 +391,7 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool
 	var row []int32
 	for i := 0; i < n; i++ {
 		row = row[:0]
-		for _, j := range a.col[a.rowPtr[i]:a.rowPtr[i+1]] {
+		for _, j := range kept.col[kept.rowPtr[i]:kept.rowPtr[i+1]] {
 			for c := l.cfirst[agg[j]]; c < l.cfirst[agg[j]+1]; c++ {
 				row = append(row, c)
 			}
@@ -390,6 +402,9 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool
 		pm.col = append(pm.col, row...)
 		pm.rowPtr[i+1] = int32(len(pm.col))
 		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+			l.pdst[k] = -1 // dropped
+		}
+		for _, k := range src[kept.rowPtr[i]:kept.rowPtr[i+1]] {
 			c, _ := slices.BinarySearch(row, l.cfirst[agg[a.col[k]]])
 			l.pdst[k] = base + int32(c)
 		}
@@ -407,13 +422,6 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool
 	l.kJac0, l.kJac, l.kRes = l.jacobi0Kernel, l.jacobiKernel, l.residualKernel
 	l.kRestrict, l.kProlong, l.kGS = l.restrictKernel, l.prolongKernel, l.gaussSeidelKernel
 	l.kGS0, l.kResU, l.kResGS = l.forwardZeroKernel, l.upperResidualKernel, l.gaussSeidelResidualKernel
-	drop := 0.0
-	if velocities {
-		drop = o.SmootherDrop
-	}
-	kept, src, dropPtr, dropped := smootherPattern(a, l.diag, drop)
-	l.dropPtr, l.dropped = dropPtr, dropped
-	l.gsDiag, l.gsDinv = make([]float64, 9*n), make([]float64, 9*n)
 	l.colorPtr, l.rows = colour(&kept)
 	colourOf := make([]int32, n)
 	for c := range len(l.colorPtr) - 1 {
@@ -449,7 +457,7 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool
 	return l, nil
 }
 
-// numeric recomputes D^-1, and, when full, rho(D^-1 A) and the smoothed
+// numeric recomputes D^-1 and D_F^-1, and, when full, rho(D_F^-1 A^F) and the smoothed
 // prolongator with R = P^T; then the next operator R A P.
 func (l *level) numeric(r sparse.Runner, o Options, full bool) error {
 	n := l.a.rows
@@ -463,7 +471,7 @@ func (l *level) numeric(r sparse.Runner, o Options, full bool) error {
 	if full {
 		l.rho = l.spectralRadius(r)
 		if !(l.rho > 0) || math.IsInf(l.rho, 0) {
-			return fmt.Errorf("amg: spectral radius estimate %v of D^-1 A (matrix not SPD or not finite)", l.rho)
+			return fmt.Errorf("amg: spectral radius estimate %v of D_F^-1 A^F (matrix not SPD or not finite)", l.rho)
 		}
 		r.For(len(l.cfirst)-1, l.kTent)
 		r.For(n, l.kP)
@@ -485,7 +493,7 @@ func (l *level) dinvKernel(lo, hi int) {
 		inv, ok := sparse.InvSPD3(d)
 		copy(l.dinv[9*i:9*i+9], inv[:])
 		l.bad[i] = !ok
-		g := (*[9]float64)(l.gsDiag[9*i:])
+		g := (*[9]float64)(l.diagF[9*i:])
 		*g = *d
 		for _, k := range l.dropped[l.dropPtr[i]:l.dropPtr[i+1]] {
 			v := l.a.val[9*k : 9*k+9 : 9*k+9]
@@ -499,32 +507,36 @@ func (l *level) dinvKernel(lo, hi int) {
 		if !gok {
 			*g, ginv = *d, inv
 		}
-		copy(l.gsDinv[9*i:9*i+9], ginv[:])
+		copy(l.dinvF[9*i:9*i+9], ginv[:])
 	}
 }
 
-// smootherPattern splits a's off-diagonal blocks into those the
-// Gauss-Seidel sweeps read and the weak ones they leave out: block (i, j)
-// is dropped when ||A_ij||_F < drop sqrt(||A_ii||_F ||A_jj||_F), the
-// strength measure of eq. 3.1 (symmetric in i and j, so the kept pattern
-// stays symmetric). It returns the kept pattern (diagonal included; kept's
-// val is nil) with src[k], the block of a that kept entry k is, and per
-// row the dropped blocks of a, dropped[dropPtr[i]:dropPtr[i+1]].
+// filterPattern splits a's off-diagonal blocks into those of the filtered
+// operator A^F and the weak ones it leaves out: block (i, j) is dropped
+// when ||A_ij||_F < drop sqrt(||A_ii||_F ||A_jj||_F), the strength measure
+// of eq. 3.1 (symmetric in i and j, so the kept pattern stays symmetric).
+// It returns the kept pattern (diagonal included; kept's val is nil) with
+// src[k], the block of a that kept entry k is, and per row the dropped
+// blocks of a, dropped[dropPtr[i]:dropPtr[i+1]].
 //
-// The smoother then sweeps A~ = A minus the dropped blocks with each
-// dropped block's symmetric part added to its row's diagonal block
-// (lumping, as in the sparsified AMG of Bienz, Falgout, Gropp, Olson &
-// Schroder 2016, sec. 3): on the drape's step matrices these are the
-// couplings that only the bending hinges make (||A_ij|| relative 1e-3 at
-// 100 x 100 vertices, 4e-3 to 9e-3 at 200 x 200, against 0.1 for the
-// edges'), 36% of the blocks, and without them the fine level needs 3
-// colours instead of 7. Left out without lumping, PCG took over 1,000
-// iterations instead of about 50: the hinges' couplings between wing tips
-// carry most of the out-of-plane diagonal they are lumped into. Symmetric
-// Gauss-Seidel on any symmetric A~ with positive definite diagonal blocks
+// A^F is A without the dropped blocks, each one's symmetric part added to
+// its row's diagonal block (lumping, as Vanek et al. 1996's filtered
+// matrix, eq. 3.5, and the sparsified AMG of Bienz, Falgout, Gropp, Olson
+// & Schroder 2016, sec. 3, do; for symmetric dropped blocks A^F acts on
+// the translations as A does). On the drape's step matrices the dropped
+// blocks are the couplings that only the bending hinges make (||A_ij||
+// relative 1e-3 at 100 x 100 vertices, 4e-3 to 9e-3 at 200 x 200, against
+// 0.1 for the edges'), 36% of the blocks: without them the fine level
+// needs 3 colours instead of 7, and the prolongator P = (I - omega
+// D_F^-1 A^F) P_tent reaches only the aggregates of the edge neighbours.
+// Left out of the smoother without lumping, PCG took over 1,000 iterations
+// instead of about 50: the hinges' couplings between wing tips carry most
+// of the out-of-plane diagonal they are lumped into. Symmetric
+// Gauss-Seidel on any symmetric A^F with positive definite diagonal blocks
 // gives a symmetric positive definite V-cycle (its symmetrised smoother is
-// W^-T D~ W^-1 for W = D~ + L~), so PCG stays correct whatever is dropped.
-func smootherPattern(a *blockMat, diag []int32, drop float64) (kept blockMat, src, dropPtr, dropped []int32) {
+// W^-T D_F W^-1 for W = D_F + L_F), so PCG stays correct whatever is
+// dropped; the Galerkin operators P^T A P use the whole A.
+func filterPattern(a *blockMat, diag []int32, drop float64) (kept blockMat, src, dropPtr, dropped []int32) {
 	n := a.rows
 	dn := make([]float64, n)
 	for i := range dn {
@@ -570,7 +582,7 @@ func (l *level) permuteKernel(lo, hi int) {
 	}
 }
 
-// spectralRadius estimates rho(D^-1 A) by the power method, with the last
+// spectralRadius estimates rho(D_F^-1 A^F) by the power method, with the last
 // step's norm ratio: powerIterations steps from a fixed start vector after
 // a symbolic setup, then warmIterations from the last setup's vector (the
 // matrix of the next time step is close to the last one's). Deterministic.
@@ -595,7 +607,7 @@ func (l *level) power(r sparse.Runner, k int) float64 {
 	rho := 0.0
 	for it := 0; it < k; it++ {
 		vv := sparse.Dot(r, l.v, l.v, l.partial)
-		r.For(l.a.rows, l.kPow) // w = D^-1 A v
+		r.For(l.a.rows, l.kPow) // w = D_F^-1 A^F v
 		ww := sparse.Dot(r, l.w, l.w, l.partial)
 		rho = math.Sqrt(ww / vv)
 		s := 1 / math.Sqrt(ww)
@@ -607,16 +619,32 @@ func (l *level) power(r sparse.Runner, k int) float64 {
 }
 
 func (l *level) powerKernel(lo, hi int) {
+	a := &l.a
 	for i := lo; i < hi; i++ {
-		y0, y1, y2 := l.a.mulRow(i, l.v)
-		w0, w1, w2 := apply3(l.dinv[9*i:], y0, y1, y2)
+		var y0, y1, y2 float64
+		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+			if l.pdst[k] < 0 {
+				continue
+			}
+			b := a.val[9*k : 9*k+9 : 9*k+9]
+			if k == l.diag[i] {
+				b = l.diagF[9*i : 9*i+9 : 9*i+9]
+			}
+			j := 3 * int(a.col[k])
+			x0, x1, x2 := l.v[j], l.v[j+1], l.v[j+2]
+			y0 += b[0]*x0 + b[1]*x1 + b[2]*x2
+			y1 += b[3]*x0 + b[4]*x1 + b[5]*x2
+			y2 += b[6]*x0 + b[7]*x1 + b[8]*x2
+		}
+		w0, w1, w2 := apply3(l.dinvF[9*i:], y0, y1, y2)
 		l.w[3*i], l.w[3*i+1], l.w[3*i+2] = w0, w1, w2
 	}
 }
 
 // prolongatorKernel computes rows [lo, hi) of the smoothed prolongator
-// P = (I - omega_P D^-1 A) P_tent with omega_P = 4/3 / rho(D^-1 A) (Vanek et
-// al. 1996, eq. 3.4 and sec. 4), P_tent from the near-null space
+// P = (I - omega_P D_F^-1 A^F) P_tent with omega_P = 4/3 / rho(D_F^-1 A^F)
+// (Vanek et al. 1996, eqs. 3.4-3.5 and sec. 4; A^F the filtered operator,
+// D_F its block diagonal), P_tent from the near-null space
 // (tentativeKernel).
 func (l *level) prolongatorKernel(lo, hi int) {
 	a, p := &l.a, &l.p
@@ -624,13 +652,19 @@ func (l *level) prolongatorKernel(lo, hi int) {
 	clear(p.val[9*int(p.rowPtr[lo]) : 9*int(p.rowPtr[hi])])
 	for i := lo; i < hi; i++ {
 		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+			if l.pdst[k] < 0 {
+				continue
+			}
 			j := a.col[k]
 			ak := (*[9]float64)(a.val[9*k:])
+			if k == l.diag[i] {
+				ak = (*[9]float64)(l.diagF[9*i:])
+			}
 			for c := int32(0); c < l.tentOff[j+1]-l.tentOff[j]; c++ {
 				mulAdd3(p.val[9*(l.pdst[k]+c):], ak, (*[9]float64)(l.tent[9*(l.tentOff[j]+c):]))
 			}
 		}
-		dinv := (*[9]float64)(l.dinv[9*i:])
+		dinv := (*[9]float64)(l.dinvF[9*i:])
 		for k := p.rowPtr[i]; k < p.rowPtr[i+1]; k++ {
 			var s [9]float64
 			d := p.val[9*k : 9*k+9 : 9*k+9]

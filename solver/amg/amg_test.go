@@ -439,18 +439,20 @@ func TestRigidModes(t *testing.T) {
 	t.Logf("iterations: translations %d, rotations %d, levels %v", it, ir, p.Levels())
 }
 
-// TestSmootherDrop: on a sheet whose hinges couple vertices two edges apart
+// TestWeakDrop: on a sheet whose hinges couple vertices two edges apart
 // by weak blocks (relative strength 1e-3, yet the size of the out-of-plane
-// diagonal), the finest level's smoother leaves exactly those blocks out,
-// its lumped diagonal keeps A's action on the translations (the dropped
-// blocks are symmetric), its sweeps read the other blocks, the V-cycle stays
-// symmetric positive definite, and PCG reaches block-Jacobi's solution.
-func TestSmootherDrop(t *testing.T) {
+// diagonal), the finest level's filtered operator A^F leaves exactly those
+// blocks out, its lumped diagonal keeps A's action on the translations (the
+// dropped blocks are symmetric), the sweeps read the other blocks, the
+// smoothed prolongator reaches only the kept neighbours' aggregates, the
+// V-cycle stays symmetric positive definite, and PCG reaches block-Jacobi's
+// solution.
+func TestWeakDrop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	const nx, ny = 40, 30
 	A, _ := hingeSheetAt(nx, ny, 2500, 1e-3, 10, rng)
 	full := smallOptions(GaussSeidel)
-	full.SmootherDrop = 0
+	full.WeakDrop = 0
 	p0 := newPrecond(t, full, sparse.Serial{}, A)
 	p := newPrecond(t, smallOptions(GaussSeidel), sparse.Serial{}, A)
 	l := p.levels[0]
@@ -466,13 +468,13 @@ func TestSmootherDrop(t *testing.T) {
 		}
 	}
 	if len(p0.levels[0].dropped) != 0 {
-		t.Fatalf("SmootherDrop 0 dropped %d blocks", len(p0.levels[0].dropped))
+		t.Fatalf("WeakDrop 0 dropped %d blocks", len(p0.levels[0].dropped))
 	}
 	// The smoother's operator D~ + L + U on a translation equals A's: the
 	// lumping keeps each row's block sum.
 	for i := 0; i < A.N; i++ {
 		var got, want [9]float64
-		copy(got[:], l.gsDiag[9*i:9*i+9])
+		copy(got[:], l.diagF[9*i:9*i+9])
 		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
 			for e := range want {
 				want[e] += A.Val[9*int(k)+e]
@@ -498,6 +500,28 @@ func TestSmootherDrop(t *testing.T) {
 	if got, want := len(l.gsL.col)+len(l.gsU.col), len(A.Col)-A.N-wantDrop; got != want {
 		t.Errorf("the sweeps read %d off-diagonal blocks, want %d", got, want)
 	}
+	// P's row i reaches the aggregates of i and its kept neighbours only
+	// (P = (I - omega D_F^-1 A^F) P_tent), and fewer blocks than without the drop.
+	for i := 0; i < A.N; i++ {
+		want := map[int32]bool{}
+		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+			if d := int(A.Col[k]) - i; d != 2 && d != -2 && d != 2*nx && d != -2*nx {
+				want[l.cfirst[l.agg[A.Col[k]]]] = true
+			}
+		}
+		got := l.p.col[l.p.rowPtr[i]:l.p.rowPtr[i+1]]
+		if len(got) != len(want) {
+			t.Fatalf("row %d of P: coarse nodes %v, want those of the aggregates %v", i, got, want)
+		}
+		for _, c := range got {
+			if !want[c] {
+				t.Fatalf("row %d of P: coarse node %d outside the kept neighbours' aggregates", i, c)
+			}
+		}
+	}
+	if nb, nb0 := len(l.p.col), len(p0.levels[0].p.col); nb >= nb0 {
+		t.Errorf("P has %d blocks with the drop, %d without: want fewer", nb, nb0)
+	}
 	vcycleSymmetricPositive(t, p, 3*A.N, rng)
 	b := randVec(3*A.N, rng)
 	bj := sparse.NewPCG(A.N)
@@ -515,10 +539,10 @@ func TestSmootherDrop(t *testing.T) {
 			t.Fatal(res, err)
 		}
 		if diff, norm := maxDiff(x, xbj); diff > 1e-7*norm {
-			t.Errorf("drop %v: max |x_amg - x_bj| = %g (max |x| %g)", pre.opt.SmootherDrop, diff, norm)
+			t.Errorf("drop %v: max |x_amg - x_bj| = %g (max |x| %g)", pre.opt.WeakDrop, diff, norm)
 		}
 		its[k] = res.Iterations
 	}
-	t.Logf("PCG iterations: %d with every block in the smoother, %d with the hinge tips lumped; colours %d -> %d",
+	t.Logf("PCG iterations: %d with A whole, %d with the hinge tips filtered out; colours %d -> %d",
 		its[0], its[1], len(p0.levels[0].colorPtr)-1, len(l.colorPtr)-1)
 }

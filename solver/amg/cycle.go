@@ -107,7 +107,7 @@ func (l *level) gaussSeidelKernel(lo, hi int) {
 		i := int(l.rows[k])
 		y0, y1, y2 := l.gsL.mulRow(k, l.x)
 		u0, u1, u2 := l.gsU.mulRow(k, l.x)
-		y0, y1, y2 = apply3(l.gsDinv[9*i:], l.b[3*i]-y0-u0, l.b[3*i+1]-y1-u1, l.b[3*i+2]-y2-u2)
+		y0, y1, y2 = apply3(l.dinvF[9*i:], l.b[3*i]-y0-u0, l.b[3*i+1]-y1-u1, l.b[3*i+2]-y2-u2)
 		l.x[3*i], l.x[3*i+1], l.x[3*i+2] = y0, y1, y2
 	}
 }
@@ -119,7 +119,7 @@ func (l *level) forwardZeroKernel(lo, hi int) {
 	for k := l.cur + lo; k < l.cur+hi; k++ {
 		i := int(l.rows[k])
 		y0, y1, y2 := l.gsL.mulRow(k, l.x)
-		y0, y1, y2 = apply3(l.gsDinv[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
+		y0, y1, y2 = apply3(l.dinvF[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
 		l.x[3*i], l.x[3*i+1], l.x[3*i+2] = y0, y1, y2
 	}
 }
@@ -164,7 +164,7 @@ func (l *level) gaussSeidelResidualKernel(lo, hi int) {
 		i := int(l.rows[k])
 		y0, y1, y2 := l.gsL.mulRow(k, l.x)
 		u0, u1, u2 := l.gsU.mulRow(k, l.x)
-		d0, d1, d2 := apply3(l.gsDiag[9*i:], l.x[3*i], l.x[3*i+1], l.x[3*i+2])
+		d0, d1, d2 := apply3(l.diagF[9*i:], l.x[3*i], l.x[3*i+1], l.x[3*i+2])
 		l.t[3*i], l.t[3*i+1], l.t[3*i+2] = l.b[3*i]-y0-u0-d0, l.b[3*i+1]-y1-u1-d1, l.b[3*i+2]-y2-u2-d2
 	}
 }

@@ -22,8 +22,10 @@
 //     halve the iterations (100x100: 34 to 17; 200x200: 78 to 34) but
 //     double the operator complexity (1.24 to 2.47) and triple the numeric
 //     setup, and do not pay in CPU time, so they are off by default.
-//   - Prolongator smoothing by damped Jacobi, P = (I - omega D^-1 A) P_tent,
-//     omega = 4/3 / rho(D^-1 A) (eq. 3.4, sec. 4), D the 3x3 block diagonal
+//   - Prolongator smoothing by damped Jacobi on the filtered operator A^F
+//     (eq. 3.5: A without its weak blocks, lumped into the diagonal; see
+//     below), P = (I - omega D_F^-1 A^F) P_tent, omega = 4/3 /
+//     rho(D_F^-1 A^F) (eq. 3.4, sec. 4), D_F the 3x3 block diagonal of A^F
 //     and rho estimated by ten power-method steps from a fixed start vector
 //     after a symbolic setup, three from the last setup's vector after.
 //   - Galerkin coarse operators A_c = P^T (A P), by two block products whose
@@ -70,20 +72,21 @@
 // residual read the matrix twice per V-cycle instead of about three and a
 // half times. Damped block Jacobi is the alternative.
 //
-// The sweeps leave out the weak blocks (relative strength below
-// Options.SmootherDrop, 0.03): on the finest level of a cloth these are
-// the couplings only the bending hinges make, between the wing tips of
-// each hinge, 36% of the drape's blocks; on the coarser levels, about half
-// of the Galerkin operators' blocks. Each one's symmetric part is lumped
-// into its row's diagonal block (Bienz et al. 2016's sparsification), so
-// the smoother sweeps a sparser symmetric A~, and the fine level needs 3
-// colours instead of 7, the second 6 instead of 12 (fewer barriers a
-// sweep). PCG takes 22 -> 25 iterations on a 100x100 step matrix and
-// 51 -> 54 on a 200x200 one. Five interleaved `loom bench` runs on a
-// 2-vCPU VM, medians of the pairwise ratios: sheet-200-amg 0.88 (1
-// worker; 892 -> 788 ms/step) and 0.91 (2 workers; 603 -> 505 ms/step),
-// CPU time 0.85; sheet-100-amg 0.83 (1 worker) and 1.01 (2 workers), within
-// the VM's noise (see smootherPattern).
+// The sweeps read the filtered operator A^F too: the weak blocks
+// (relative strength below Options.WeakDrop, 0.03) left out and each one's
+// symmetric part lumped into its row's diagonal block (Vanek et al.'s
+// filtered matrix; Bienz et al. 2016's sparsification). On the finest level
+// of a cloth these are the couplings only the bending hinges make, between
+// the wing tips of each hinge, 36% of the drape's blocks; on the coarser
+// levels, about half of the Galerkin operators' blocks. So the fine level
+// needs 3 colours instead of 7 and the second 6 instead of 12 (fewer
+// barriers a sweep), and P reaches fewer aggregates. PCG iterations on the
+// bench's drape sheets: sheet-100-amg 24 -> 23, sheet-200-amg 50 -> 46.
+// Interleaved `loom bench` runs on a 2-vCPU VM, medians of pairwise ratios
+// (the smoother's drop, five runs, then the filtered prolongator, four):
+// sheet-200-amg 0.88 x 0.91 (1 worker) and 0.91 x 0.86 (2 workers);
+// sheet-100-amg 0.83 x 0.82 (1 worker) and 1.01 x 0.92 (2 workers). See
+// filterPattern.
 //
 // Every parallel loop writes disjoint rows and sums in a fixed order; the
 // only reductions (the power method's norms) use sparse.Dot's fixed blocks,
