@@ -261,7 +261,6 @@ func (p *Preconditioner) numeric(r sparse.Runner) error {
 type level struct {
 	a    blockMat
 	diag []int32   // per row: index of its diagonal block
-	dinv []float64 // 9n: inverse diagonal blocks (D^-1)
 	rho  float64   // estimate of rho(D_F^-1 A^F) (A^F = A when nothing is dropped)
 	agg  []int32   // node -> aggregate
 	p    blockMat  // smoothed prolongator
@@ -413,7 +412,6 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool
 	l.r = newTranspose(pm)
 	l.ap = newProduct(&l.a, pm)
 	l.rap = newProduct(&l.r.t, &l.ap.c)
-	l.dinv = make([]float64, 9*n)
 	l.bad = make([]bool, n)
 	l.b, l.x, l.t = make([]float64, 3*n), make([]float64, 3*n), make([]float64, 3*n)
 	l.v, l.w = make([]float64, 3*n), make([]float64, 3*n)
@@ -457,7 +455,7 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool
 	return l, nil
 }
 
-// numeric recomputes D^-1 and D_F^-1, and, when full, rho(D_F^-1 A^F) and the smoothed
+// numeric recomputes D_F^-1, and, when full, rho(D_F^-1 A^F) and the smoothed
 // prolongator with R = P^T; then the next operator R A P.
 func (l *level) numeric(r sparse.Runner, o Options, full bool) error {
 	n := l.a.rows
@@ -483,15 +481,15 @@ func (l *level) numeric(r sparse.Runner, o Options, full bool) error {
 	return nil
 }
 
-// dinvKernel computes D^-1 and the smoother's lumped diagonal blocks and
-// their inverses for rows [lo, hi). A lumped block that is not positive
-// definite falls back to A_ii (the smoother then simply leaves the row's
-// dropped blocks out).
+// dinvKernel computes the filtered operator's diagonal blocks D_F (A_ii
+// with the row's dropped blocks lumped) and their inverses for rows
+// [lo, hi), and marks rows whose A_ii is not positive definite. A lumped
+// block that is not positive definite falls back to A_ii (A^F then simply
+// leaves the row's dropped blocks out). With nothing dropped D_F = D.
 func (l *level) dinvKernel(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		d := (*[9]float64)(l.a.val[9*l.diag[i]:])
 		inv, ok := sparse.InvSPD3(d)
-		copy(l.dinv[9*i:9*i+9], inv[:])
 		l.bad[i] = !ok
 		g := (*[9]float64)(l.diagF[9*i:])
 		*g = *d

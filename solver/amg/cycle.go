@@ -137,11 +137,12 @@ func (l *level) upperResidualKernel(lo, hi int) {
 	}
 }
 
-// jacobi0Kernel: x = omega D^-1 b (the first sweep from x = 0).
+// jacobi0Kernel: x = omega D^-1 b (the first sweep from x = 0; D = D_F, as
+// nothing is dropped with the Jacobi smoother).
 func (l *level) jacobi0Kernel(lo, hi int) {
 	w := l.omega
 	for i := lo; i < hi; i++ {
-		y0, y1, y2 := apply3(l.dinv[9*i:], l.b[3*i], l.b[3*i+1], l.b[3*i+2])
+		y0, y1, y2 := apply3(l.dinvF[9*i:], l.b[3*i], l.b[3*i+1], l.b[3*i+2])
 		l.x[3*i], l.x[3*i+1], l.x[3*i+2] = w*y0, w*y1, w*y2
 	}
 }
@@ -151,7 +152,7 @@ func (l *level) jacobiKernel(lo, hi int) {
 	w := l.omega
 	for i := lo; i < hi; i++ {
 		y0, y1, y2 := l.a.mulRow(i, l.x)
-		y0, y1, y2 = apply3(l.dinv[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
+		y0, y1, y2 = apply3(l.dinvF[9*i:], l.b[3*i]-y0, l.b[3*i+1]-y1, l.b[3*i+2]-y2)
 		l.t[3*i], l.t[3*i+1], l.t[3*i+2] = l.x[3*i]+w*y0, l.x[3*i+1]+w*y1, l.x[3*i+2]+w*y2
 	}
 }
