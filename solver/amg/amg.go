@@ -260,11 +260,11 @@ func (p *Preconditioner) numeric(r sparse.Runner) error {
 // prolongator P to the next level, R = P^T, and the Galerkin products.
 type level struct {
 	a    blockMat
-	diag []int32   // per row: index of its diagonal block
-	rho  float64   // estimate of rho(D_F^-1 A^F) (A^F = A when nothing is dropped)
-	agg  []int32   // node -> aggregate
-	p    blockMat  // smoothed prolongator
-	pdst []int32   // per block of A: the block of P in its row that agg(col)'s first coarse node adds to
+	diag []int32  // per row: index of its diagonal block
+	rho  float64  // estimate of rho(D_F^-1 A^F) (A^F = A when nothing is dropped)
+	agg  []int32  // node -> aggregate
+	p    blockMat // smoothed prolongator
+	pdst []int32  // per block of A: the block of P in its row that agg(col)'s first coarse node adds to
 
 	m        int       // near-null vectors
 	mnext    int       // the next level's: m, or the 3 translations past Options.RotationLevels
