@@ -44,16 +44,17 @@ type Options struct {
 	// sqrt(||A_ii||_F ||A_jj||_F), as in the strength of connection) below
 	// which an off-diagonal block is left out of the filtered operator A^F
 	// and its symmetric part lumped into its row's diagonal block (see
-	// filterPattern). The Gauss-Seidel sweeps read A^F, and the
-	// prolongator is smoothed with it (Vanek et al. 1996, eq. 3.5's
+	// filterPattern; which blocks are weak is decided at the symbolic
+	// setup, as the strength is). The Gauss-Seidel sweeps read A^F, and
+	// the prolongator is smoothed with it (Vanek et al. 1996, eq. 3.5's
 	// filtered matrix). It applies to the levels whose every block row is
-	// one node's three velocities: the finest, and the coarser ones made
-	// by translation-only aggregates, with the Gauss-Seidel smoother (the
-	// Jacobi smoother's damping is over rho(D^-1 A) of the whole A, so with
-	// it nothing is dropped). Levels below a rotation level are left whole: there the blocks between an aggregate's translation and
-	// rotation nodes are small in norm but not weak (dropped, a rotation
-	// hierarchy's PCG iterations went from 41 to 210 in TestRigidModes).
-	// 0 keeps every block.
+	// one node's three velocities (the finest, and the coarser ones made by
+	// translation-only aggregates) and with the Gauss-Seidel smoother only
+	// (the Jacobi smoother's damping is over rho(D^-1 A) of the whole A).
+	// Levels below a rotation level are left whole: there the blocks
+	// between an aggregate's translation and rotation nodes are small in
+	// norm but not weak (dropped, a rotation hierarchy's PCG iterations
+	// went from 41 to 210 in TestRigidModes). 0 keeps every block.
 	WeakDrop float64
 }
 
