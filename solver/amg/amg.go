@@ -617,17 +617,26 @@ func (l *level) power(r sparse.Runner, k int) float64 {
 	return rho
 }
 
+// blockF returns block k of A's row i as the filtered operator A^F has it:
+// nil for a dropped block, D_F's block for the diagonal, A's block else.
+func (l *level) blockF(i int, k int32) *[9]float64 {
+	switch {
+	case l.pdst[k] < 0:
+		return nil
+	case k == l.diag[i]:
+		return (*[9]float64)(l.diagF[9*i:])
+	}
+	return (*[9]float64)(l.a.val[9*k:])
+}
+
 func (l *level) powerKernel(lo, hi int) {
 	a := &l.a
 	for i := lo; i < hi; i++ {
 		var y0, y1, y2 float64
 		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
-			if l.pdst[k] < 0 {
+			b := l.blockF(i, k)
+			if b == nil {
 				continue
-			}
-			b := a.val[9*k : 9*k+9 : 9*k+9]
-			if k == l.diag[i] {
-				b = l.diagF[9*i : 9*i+9 : 9*i+9]
 			}
 			j := 3 * int(a.col[k])
 			x0, x1, x2 := l.v[j], l.v[j+1], l.v[j+2]
@@ -651,14 +660,11 @@ func (l *level) prolongatorKernel(lo, hi int) {
 	clear(p.val[9*int(p.rowPtr[lo]) : 9*int(p.rowPtr[hi])])
 	for i := lo; i < hi; i++ {
 		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
-			if l.pdst[k] < 0 {
+			ak := l.blockF(i, k)
+			if ak == nil {
 				continue
 			}
 			j := a.col[k]
-			ak := (*[9]float64)(a.val[9*k:])
-			if k == l.diag[i] {
-				ak = (*[9]float64)(l.diagF[9*i:])
-			}
 			for c := int32(0); c < l.tentOff[j+1]-l.tentOff[j]; c++ {
 				mulAdd3(p.val[9*(l.pdst[k]+c):], ak, (*[9]float64)(l.tent[9*(l.tentOff[j]+c):]))
 			}
