@@ -135,6 +135,11 @@ func (f *Fabric) build() (*fabric.Fabric, error) {
 	return fb, nil
 }
 
+// knitContactNodes bounds a knit stitch's contact nodes: its crossings
+// (3.6 a stitch on a 12 x 10 stockinette, about 4 inside a large patch)
+// take two each.
+const knitContactNodes = 8
+
 // nodeEstimate is an upper bound on the nodes the fabric builds, from its
 // counts alone (checked before building).
 func (f *Fabric) nodeEstimate() float64 {
@@ -146,8 +151,11 @@ func (f *Fabric) nodeEstimate() float64 {
 		// each yarn about its patch's side, with crimp at most doubling it
 		return 2 * float64(f.Warps+f.Wefts) * float64(max(f.Warps, f.Wefts)) * f.Spacing / f.NodeSpacing
 	case FabricKnit:
-		// a loop is about 2 (width + 2 height) long; slips stretch a loop by at most the patch height
-		return float64(f.Columns) * float64(f.Rows) * (2*(f.StitchWidth+2*f.StitchHeight) + 2*float64(f.Rows)*f.StitchHeight) / f.NodeSpacing
+		// A loop is about 2 (width + 2 height) long, and a stitch has at
+		// most about 4 crossings of 2 contact nodes each. A slipped stitch
+		// lengthens the loop below it by 2 heights but has a float (about
+		// a width) instead of its own loop, so slips only shorten a course.
+		return float64(f.Columns) * float64(f.Rows) * (2*(f.StitchWidth+2*f.StitchHeight)/f.NodeSpacing + knitContactNodes)
 	}
 	return 0
 }

@@ -305,3 +305,39 @@ func TestPaperSizePocket(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKnitNodeEstimate: a knit's node estimate (checked against
+// MaxFabricNodes before building) bounds what its builder makes, the
+// courses' nodes and two contact nodes a crossing, for every kind of
+// stitch pattern, and stays within twice of it, so that the paper's knit
+// sizes load: the estimate once counted each stitch's loop stretched by
+// the whole patch height and refused a 60 x 60 slip-stitch knit at 0.8 mm
+// stitches (1,457,280 estimated nodes against about 90,000).
+func TestKnitNodeEstimate(t *testing.T) {
+	for _, pat := range [][]string{{"k"}, {"k", "p"}, {"kp"}, {"kkpp"}, {"kp", "pk"}, {"kkkk", "kksk"}, {"k", "s"}, {"k", "s", "s", "s"}} {
+		for _, size := range []struct{ cols, rows int }{{3, 3}, {12, 10}} {
+			sc := mustBuiltin(t, "knit-sphere")
+			f := &sc.Rods.Fabrics[0]
+			f.Pattern, f.Columns, f.Rows = pat, size.cols, size.rows
+			m, err := sc.Model()
+			if err != nil {
+				t.Fatal(err)
+			}
+			built := 2 * len(m.Rods.Crossings)
+			for _, s := range m.Rods.Strands {
+				built += len(s.Pos)
+			}
+			est := f.nodeEstimate()
+			if ratio := est / float64(built); ratio < 1 || ratio > 2 {
+				t.Errorf("pattern %q, %d x %d stitches: estimate %.0f for %d nodes and contact nodes (ratio %.2f, want 1 to 2)", pat, size.cols, size.rows, est, built, ratio)
+			}
+		}
+	}
+	// The paper's Knit 1 (Table 1, 75k nodes): a slip-stitch patch of
+	// 0.8 mm stitches, 60 x 60 (about 93,000 nodes and contact nodes).
+	f := Fabric{Type: FabricKnit, Pattern: []string{"kkkk", "kksk"}, Columns: 60, Rows: 60,
+		StitchWidth: 0.0008, StitchHeight: 0.00064, NodeSpacing: 0.0002}
+	if est := f.nodeEstimate(); est > MaxFabricNodes {
+		t.Errorf("the paper's knit size: estimate %.0f nodes, over the limit %d", est, MaxFabricNodes)
+	}
+}
