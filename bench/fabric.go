@@ -24,6 +24,26 @@ var FabricCases = []Case{
 	{Name: "pocket", Scene: "pocket"},
 }
 
+// PaperFabricCases are the fabric scenes at the sizes of Sanchez-Banderas
+// 2020 Table 1 (Knit 1 75k nodes, Tablecloth 230k, Pocket 645k), run only
+// when named (--fabric-cases): each loads for a minute or more and holds
+// gigabytes. knit-75k is knit-sphere's patch scaled to the paper's 0.8 mm
+// stitches, a slip-stitch pattern of 60 x 60 stitches (73,098 nodes),
+// relaxed (unrelaxed at this scale its first step stalls); tablecloth-230k
+// has 108 x 108 yarns a layer; pocket-645k 240 x 240 and 222 x 222 yarns
+// (625,596 nodes).
+var PaperFabricCases = []Case{
+	{Name: "knit-75k", Scene: "knit-sphere", Sets: [][2]string{
+		{"rods.fabrics.0.stitch_width", "0.0008"}, {"rods.fabrics.0.stitch_height", "0.00064"},
+		{"rods.fabrics.0.yarn_radius", "0.00008"}, {"rods.fabrics.0.node_spacing", "0.0002"},
+		{"rods.contact_distance", "0.00004"}, {"rods.fabrics.0.relax", "true"},
+		{"rods.fabrics.0.pattern", `["kkkk","kksk"]`}, {"rods.fabrics.0.columns", "60"}, {"rods.fabrics.0.rows", "60"}}},
+	{Name: "tablecloth-230k", Scene: "tablecloth", Sets: yarnsPerLayer(3, 108)},
+	{Name: "pocket-645k", Scene: "pocket", Sets: [][2]string{
+		{"rods.fabrics.0.warps", "240"}, {"rods.fabrics.0.wefts", "240"},
+		{"rods.fabrics.1.warps", "222"}, {"rods.fabrics.1.wefts", "222"}}},
+}
+
 // FabricResult is one row of the fabric table.
 type FabricResult struct {
 	Case                  string
@@ -110,12 +130,13 @@ func RunFabric(w io.Writer, cases []Case, workers []int, steps int) error {
 	return nil
 }
 
-// SelectFabric returns the fabric cases named (nil: all).
+// SelectFabric returns the fabric cases named, from FabricCases and
+// PaperFabricCases (nil: all of FabricCases).
 func SelectFabric(names []string) ([]Case, error) {
 	if names == nil {
 		return slices.Clone(FabricCases), nil
 	}
-	return Select(FabricCases, names)
+	return Select(slices.Concat(FabricCases, PaperFabricCases), names)
 }
 
 // yarnsPerLayer sets warps and wefts of the first fabrics fabrics to n.

@@ -85,3 +85,19 @@ func BenchmarkFabricStep(b *testing.B) {
 		})
 	}
 }
+
+// TestSelectFabric: the paper-size fabric cases are run only when named;
+// "all" (nil) is the built-in sizes.
+func TestSelectFabric(t *testing.T) {
+	all, err := SelectFabric(nil)
+	if err != nil || len(all) != len(FabricCases) {
+		t.Fatalf("all: %d cases, %v; want the %d built-in sizes", len(all), err, len(FabricCases))
+	}
+	got, err := SelectFabric([]string{"knit-75k", "tablecloth", "pocket-645k"})
+	if err != nil || len(got) != 3 || got[0].Name != "knit-75k" || got[2].Scene != "pocket" {
+		t.Fatalf("named: %+v, %v", got, err)
+	}
+	if _, err := SelectFabric([]string{"knit-1m"}); err == nil {
+		t.Fatal("an unknown case was selected")
+	}
+}

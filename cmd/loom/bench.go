@@ -25,7 +25,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	stepCases := fs.String("cases", "", "comma-separated step cases to run (such as sheet-100-amg,sheet-100-bj), and only their table; default: every case")
 	rounds := fs.Int("rounds", 1, "interleaved runs of the step cases (and of the kernels): each row gives the median over the rounds")
 	kernels := fs.Bool("kernels", false, "print only the kernel table: GB/s of the SpMV and the AMG V-cycle's kernels (smoother, residual, restriction, prolongation) on the sheet-100 and sheet-200 step matrices, against a STREAM triad in the same run")
-	fabricCases := fs.String("fabric-cases", "", "comma-separated yarn-level fabric cases (tablecloth, tablecloth-18, knit-sphere, tag, incline, pocket) or all, and only their table, at 1 and 2 workers")
+	fabricCases := fs.String("fabric-cases", "", "comma-separated yarn-level fabric cases (tablecloth, tablecloth-18, knit-sphere, tag, incline, pocket; the paper sizes knit-75k, tablecloth-230k, pocket-645k) or all (the built-in sizes), and only their table, at 1 and 2 workers")
 	fabricSteps := fs.Int("fabric-steps", 5, "timed steps per fabric case")
 	if err := fs.Parse(args); err != nil {
 		return err
