@@ -498,7 +498,7 @@ func benchPSD(b *testing.B, kind int) {
 	}
 }
 
-// BenchmarkProjectPSD12 projects an indefinite 12x12 matrix (Jacobi path).
+// BenchmarkProjectPSD12 projects an indefinite 12x12 matrix (eigen-decomposition path).
 func BenchmarkProjectPSD12(b *testing.B) { benchPSD(b, 0) }
 
 // BenchmarkProjectPSD12PD measures the Cholesky fast path on a PD matrix.
