@@ -1,7 +1,7 @@
 // Package rodcontact finds and resolves the non-persistent yarn contacts of
 // an assembly of rods (Sanchez-Banderas et al. 2020, "SB2020", sec. 5: "for
 // non-persistent contacts, we use stiff penalty potentials"): a broad phase
-// over the rods' segments (sweep and prune of bounding boxes, the same pairs
+// over the rods' segments (a uniform grid of bounding boxes, the same pairs
 // in the same order for any worker count), the segment-segment penalty
 // potential 1/2 k (r_a + r_b - d)^2 with its gradient and Hessian, the
 // lagged Coulomb friction potential of a penalty contact, and the
