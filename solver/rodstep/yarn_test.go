@@ -242,3 +242,27 @@ func TestPairFrictionThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyStalledClosePair: two crossing yarns (radii 0.02) 0.01 apart,
+// under half the sum of their radii, with a penalty term between them. A
+// converged solve may leave them so (the penalty balances the load); a
+// stalled one, with more unbalanced force than its step began with, may
+// not: verify fails it, so the step is solved again projected and then
+// halved.
+func TestVerifyStalledClosePair(t *testing.T) {
+	for _, stalled := range []bool{false, true} {
+		s := crossingYarns(false)
+		s.ws.size(len(s.X))
+		copy(s.ws.xn, s.X)
+		s.Assign()
+		s.detect(1e-3)
+		if len(s.ws.yarn.pairs) == 0 {
+			t.Fatal("no penalty pair between the crossing yarns")
+		}
+		s.ws.stalled = stalled
+		err := s.verify()
+		if got := err != nil; got != stalled {
+			t.Errorf("stalled %v: verify says %v, want a failure %v", stalled, err, stalled)
+		}
+	}
+}
