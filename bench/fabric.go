@@ -115,7 +115,7 @@ func MeasureFabric(c Case, workers, steps int) (FabricResult, error) {
 // landing take tens), node-steps per second (over the mean) and heap bytes
 // per node.
 func RunFabric(w io.Writer, cases []Case, workers []int, steps int) error {
-	fmt.Fprintf(w, "\nyarn-level fabrics (Sanchez-Banderas 2020 Table 1 scenes at preview size), %d steps each; cpu: %s; %s\n", steps, ecs.CPU(), KernelPath())
+	fmt.Fprintf(w, "\nyarn-level fabrics (Sanchez-Banderas 2020 Table 1 scenes), %d steps each; cpu: %s; %s\n", steps, ecs.CPU(), KernelPath())
 	fmt.Fprintf(w, "%-14s %7s %7s %7s %7s %8s %8s %9s %10s %10s %10s %13s %10s\n", "case", "workers", "nodes", "EoL max", "EIL max", "contacts", "newton", "cg/newton", "fac/newton", "s/step med", "s/step mean", "node-steps/s", "bytes/node")
 	for _, c := range cases {
 		for _, k := range workers {
