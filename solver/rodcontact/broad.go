@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/loomsim/loom/solver/dense"
-
 	"github.com/loomsim/loom/solver/geom"
 )
 
@@ -15,12 +14,11 @@ type Pair struct{ A, B int32 }
 
 // Broad is a uniform-grid broad phase over the two axes along which the
 // boxes spread most: each box is filed in the grid cell of its low corner,
-// the cells at least as wide as the widest box, so that two overlapping
-// boxes lie in the same or in neighbouring cells; each box is tested
-// against the boxes of higher index in its cell and the eight around it.
-// (A sweep along one axis tested each box of a flat fabric against a whole
-// slab of the fabric: 73,098-node knit, 0.25 s a call.) Its buffers are
-// kept between calls.
+// the cells at least as wide as the widest box along them, so that two
+// overlapping boxes lie in the same or in neighbouring cells; each box is
+// tested against the boxes of higher index in its cell and the eight
+// around it. (A sweep along one axis tested each box of a flat fabric
+// against a whole slab of it.) Its buffers are kept between calls.
 type Broad struct {
 	cellOf    []int32 // box -> cell
 	cellStart []int32 // cell c's boxes are order[cellStart[c]:cellStart[c+1]], ascending (cell nx*ny: those not finite)
@@ -97,7 +95,7 @@ func finite(x *geom.AABB) bool {
 func (b *Broad) grid(boxes []geom.AABB) {
 	n := len(boxes)
 	all := geom.EmptyAABB()
-	width := 0.0 // the widest box along any axis
+	var width dense.Vec3 // the widest box along each axis
 	for i := range boxes {
 		x := &boxes[i]
 		if !finite(x) {
@@ -105,7 +103,7 @@ func (b *Broad) grid(boxes []geom.AABB) {
 		}
 		all.Include(x)
 		for k := range 3 {
-			width = max(width, x.Hi[k]-x.Lo[k])
+			width[k] = max(width[k], x.Hi[k]-x.Lo[k])
 		}
 	}
 	ext := all.Hi.Sub(all.Lo)
@@ -123,7 +121,7 @@ func (b *Broad) grid(boxes []geom.AABB) {
 		a1 = 2
 	}
 	b.ax, b.lo = [2]int{a0, a1}, [2]float64{all.Lo[a0], all.Lo[a1]}
-	h := width * (1 + 1e-9) // rounding in the cell of a low corner moves no neighbour two cells off
+	h := max(width[a0], width[a1]) * (1 + 1e-9) // rounding in the cell of a low corner moves no neighbour two cells off
 	if area := ext[a0] * ext[a1]; h*h*float64(maxCellsPerBox*n) < area {
 		h = math.Sqrt(area / float64(maxCellsPerBox*n))
 	}
