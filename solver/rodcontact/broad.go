@@ -181,13 +181,14 @@ func (b *Broad) test(lo, hi int) {
 					out = append(out, Pair{i, j})
 				}
 			}
-			if int(b.cellOf[i]) == cells {
+			ci := int(b.cellOf[i])
+			if ci == cells {
 				for j := range int32(len(b.boxes)) {
 					try(j)
 				}
 				continue
 			}
-			cx, cy := b.cell(bi)
+			cx, cy := ci%b.nx, ci/b.nx
 			for y := max(cy-1, 0); y <= min(cy+1, b.ny-1); y++ {
 				c0, c1 := max(cx-1, 0)+b.nx*y, min(cx+1, b.nx-1)+b.nx*y
 				for _, j := range b.order[b.cellStart[c0]:b.cellStart[c1+1]] {
