@@ -163,3 +163,17 @@ func BenchmarkTransitions(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBendRestGradHess: a rest-curved bend (rest angle 0.6 rad, bent
+// 0.15 rad, the knit's contact nodes' case), exact and projected.
+func BenchmarkBendRestGradHess(b *testing.B) {
+	rc := NewRestCurve(1, []float64{0, 0.6, 0.6, 0})
+	xc := bxb.Add(bxb.Sub(bxa)).Add(dense.Vec3{0.1, -0.05, 0.08})
+	for _, project := range []bool{false, true} {
+		b.Run(map[bool]string{false: "exact", true: "projected"}[project], func(b *testing.B) {
+			for b.Loop() {
+				sinkF = BendRestGradHess(2, rc, bxa, bxb, xc, 0.5, 1.5, 2.5, project, &g12, &h144)
+			}
+		})
+	}
+}

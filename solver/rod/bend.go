@@ -126,6 +126,39 @@ func BendGradHessPSD(kb float64, xa, xb, xc dense.Vec3, ua, ub, uc float64, g *[
 }
 
 func bendGradHess(kb float64, xa, xb, xc dense.Vec3, ua, uc float64, project bool, g *[12]float64, H *[144]float64) float64 {
+	var ge [6]float64
+	var He [36]float64
+	gv := thetaSqE(xa, xb, xc, &ge, &He)
+	if project {
+		projectBendHe(&He, &ge, gv)
+	}
+	L := uc - ua
+	s := kb / L
+	*g = [12]float64{}
+	*H = [144]float64{}
+	gx := edgeGrad(&ge)
+	for k := range gx {
+		g[k] = s * gx[k]
+	}
+	edgeHess(&He, s, H)
+	V := s * gv
+	g[9] = V / L
+	g[11] = -V / L
+	s2 := kb / (L * L)
+	for k := 0; k < 9; k++ {
+		H[k*12+9], H[9*12+k] = s2*gx[k], s2*gx[k]
+		H[k*12+11], H[11*12+k] = -s2*gx[k], -s2*gx[k]
+	}
+	uu := 2 * V / (L * L)
+	H[9*12+9], H[11*12+11] = uu, uu
+	H[9*12+11], H[11*12+9] = -uu, -uu
+	return V
+}
+
+// thetaSqE returns G = theta^2 of the bend at (x_a, x_b, x_c) and writes its
+// gradient ge and Hessian He with respect to the edges e = (e1, e2), e1 =
+// x_b - x_a, e2 = x_c - x_b (the derivatives of S and c in BendGradHess).
+func thetaSqE(xa, xb, xc dense.Vec3, ge *[6]float64, He *[36]float64) float64 {
 	e := [2]dense.Vec3{xb.Sub(xa), xc.Sub(xb)}
 	c := e[0].Dot(e[1])
 	n0, n1 := e[0].Dot(e[0]), e[1].Dot(e[1])
@@ -141,9 +174,6 @@ func bendGradHess(kb float64, xa, xb, xc dense.Vec3, ua, uc float64, project boo
 		dc[i] = e[1][i]
 		dc[3+i] = e[0][i]
 	}
-	// Hessian of g in (e1, e2): 6x6.
-	var He [36]float64
-	var ge [6]float64
 	for p := 0; p < 6; p++ {
 		ge[p] = gS*dS[p] + gc*dc[p]
 		for q := 0; q < 6; q++ {
@@ -164,22 +194,29 @@ func bendGradHess(kb float64, xa, xb, xc dense.Vec3, ua, uc float64, project boo
 			He[(3+j)*6+i] += s12
 		}
 	}
-	if project {
-		projectBendHe(&He, &ge, gv)
-	}
-	// Map (e1, e2) -> (x_a, x_b, x_c): x_a: -e1; x_b: +e1 - e2; x_c: +e2.
-	coef := [3][2]float64{{-1, 0}, {1, -1}, {0, 1}}
-	L := uc - ua
-	s := kb / L
-	*g = [12]float64{}
-	*H = [144]float64{}
+	return gv
+}
+
+// edgeCoef maps (e1, e2) to the nodes: d/dx_a = -d/de1, d/dx_b = d/de1 -
+// d/de2, d/dx_c = d/de2.
+var edgeCoef = [3][2]float64{{-1, 0}, {1, -1}, {0, 1}}
+
+// edgeGrad returns the gradient in (x_a, x_b, x_c) of a function of the
+// edges whose gradient in (e1, e2) is ge.
+func edgeGrad(ge *[6]float64) [9]float64 {
 	var gx [9]float64
 	for a := 0; a < 3; a++ {
 		for i := 0; i < 3; i++ {
-			gx[3*a+i] = coef[a][0]*ge[i] + coef[a][1]*ge[3+i]
-			g[3*a+i] = s * gx[3*a+i]
+			gx[3*a+i] = edgeCoef[a][0]*ge[i] + edgeCoef[a][1]*ge[3+i]
 		}
 	}
+	return gx
+}
+
+// edgeHess writes s times the Hessian in (x_a, x_b, x_c) of a function of
+// the edges whose Hessian in (e1, e2) is He into the leading 9x9 block of the
+// 12x12 H.
+func edgeHess(He *[36]float64, s float64, H *[144]float64) {
 	// Blocks: aa = H11, ab = H12 - H11, ac = -H12, bb = H11 - H12 - H21 + H22,
 	// bc = H12 - H22, cc = H22 (H21 = H12^T); the lower blocks by symmetry.
 	for i := 0; i < 3; i++ {
@@ -195,18 +232,6 @@ func bendGradHess(kb float64, xa, xb, xc dense.Vec3, ua, uc float64, project boo
 			H[(6+i)*12+6+j] = cc
 		}
 	}
-	V := s * gv
-	g[9] = V / L
-	g[11] = -V / L
-	s2 := kb / (L * L)
-	for k := 0; k < 9; k++ {
-		H[k*12+9], H[9*12+k] = s2*gx[k], s2*gx[k]
-		H[k*12+11], H[11*12+k] = -s2*gx[k], -s2*gx[k]
-	}
-	uu := 2 * V / (L * L)
-	H[9*12+9], H[11*12+11] = uu, uu
-	H[9*12+11], H[11*12+9] = -uu, -uu
-	return V
 }
 
 // BendEnergyOf returns V_b computed exactly as BendGradHess computes it (the

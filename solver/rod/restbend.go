@@ -139,62 +139,152 @@ func BendRestEnergy(kb float64, rc *RestCurve, xa, xb, xc dense.Vec3, ua, ub, uc
 // BendRestGradHess returns V_b = k_b F/L, F = (theta - thetaBar)^2, L = u_c -
 // u_a (SB2020 eq. 4 with the rest angle of RestCurve), and writes its exact
 // gradient and Hessian in the 12-DOF order of BendGradHess; with project the
-// Hessian is projected to positive semi-definite (projected Newton). With G =
-// theta^2 and its derivatives in x from the straight kernel (bendGradHess with
-// k_b = 1, L = 1), theta_x = G_x/(2 theta) and
+// Hessian is projected to positive semidefinite (projected Newton). With d =
+// theta - thetaBar and thetaBar piecewise linear in the u's (its second
+// derivatives vanish), the Hessian in (e, u), e = (e1, e2) the edges, is
 //
-//	F_xx = (1 - thetaBar/theta) G_xx + thetaBar/(2 theta^3) G_x G_x^T,
-//	F_xu = -2 theta_x thetaBar_u^T,  F_uu = 2 thetaBar_u thetaBar_u^T,
-//	V'' = k_b (F''/L - (F' L'^T + L' F'^T)/L^2 + 2 F L' L'^T/L^3).
+//	V'' = k_b/L (2 v v^T + [F_ee - 2 theta_e theta_e^T  0; 0 0]),  v = grad d - (d/L) grad L,
+//	F_ee = 2 theta_e theta_e^T + (d/theta) M,  M = He - ge ge^T/(2G),
 //
-// Below theta = 1e-8 (a curved rod pulled straight) theta_x is taken as 0 and
-// F_xx as G_xx, the cone's tip having no derivative.
+// grad d = (theta_e, -thetaBar_u), grad L = (0, -1, 0, 1), G = theta^2 with
+// its derivatives ge, He in e from the straight kernel (thetaSqE), theta_e =
+// ge/(2 theta); in x it is mapped by e1 = x_b - x_a, e2 = x_c - x_b. Below
+// theta = 1e-8 (a curved rod pulled straight) theta_e is taken as 0 and F_ee
+// as He, the cone's tip having no derivative.
+//
+// The Hessian annihilates the translations of the three nodes, so its
+// projection onto the positive semidefinite matrices (Higham's, as
+// dense.ProjectPSD of the 12x12 matrix) is that of its restriction to the 9
+// coordinates orthogonal to them (projectRestBend): a 9x9 eigendecomposition
+// instead of a 12x12 one. (Projecting only (d/theta) M, as BendGradHessPSD
+// projects the straight bend's M, is cheaper still but took knit-sphere 3-5x
+// as many Newton iterations over its first 200 steps, dropped from three
+// heights, and failed at step 133 from one of them.)
 func BendRestGradHess(kb float64, rc *RestCurve, xa, xb, xc dense.Vec3, ua, ub, uc float64, project bool, g *[12]float64, H *[144]float64) float64 {
-	var gG [12]float64
-	var HG [144]float64
-	G := bendGradHess(1, xa, xb, xc, 0, 1, false, &gG, &HG)
+	var ge [6]float64
+	var Fee [36]float64
+	G := thetaSqE(xa, xb, xc, &ge, &Fee) // He until replaced by F_ee
 	th := math.Sqrt(G)
 	tb, dtb := rc.Angle(ua, ub, uc)
 	d := th - tb
 	F := d * d
-	var Fg [12]float64
-	var FH [144]float64
+	L := uc - ua
+	s := kb / L
+	gx := edgeGrad(&ge)
+	var the [6]float64 // theta_e
 	if th > restThetaMin {
-		r := tb / (2 * th * th * th)
-		for i := 0; i < 9; i++ {
-			Fg[i] = d * gG[i] / th // 2 (theta - thetaBar) theta_x
-			for j := 0; j < 9; j++ {
-				FH[i*12+j] = (1-tb/th)*HG[i*12+j] + r*gG[i]*gG[j]
+		m := d / th
+		for p := 0; p < 6; p++ {
+			the[p] = ge[p] / (2 * th)
+			for q := 0; q < 6; q++ {
+				r := ge[p] * ge[q] / (2 * G)
+				Fee[p*6+q] = m*(Fee[p*6+q]-r) + r
+			}
+		}
+	}
+	// v's u part.
+	vu := [3]float64{-dtb[0] + d/L, -dtb[1], -dtb[2] - d/L}
+	*H = [144]float64{}
+	if project {
+		projectRestBend(&Fee, &the, &vu, s, H)
+	} else {
+		edgeHess(&Fee, s, H)
+		thx := edgeGrad(&the)
+		for i := 0; i < 3; i++ {
+			for k := 0; k < 9; k++ {
+				m := 2 * s * thx[k] * vu[i]
+				H[k*12+9+i], H[(9+i)*12+k] = m, m
 			}
 			for j := 0; j < 3; j++ {
-				m := -gG[i] / th * dtb[j] // -2 theta_x thetaBar_u
-				FH[i*12+9+j], FH[(9+j)*12+i] = m, m
-			}
-		}
-	} else {
-		for i := 0; i < 9; i++ {
-			for j := 0; j < 9; j++ {
-				FH[i*12+j] = HG[i*12+j]
+				H[(9+i)*12+9+j] = 2 * s * vu[i] * vu[j]
 			}
 		}
 	}
+	*g = [12]float64{}
+	if th > restThetaMin {
+		for k := range gx {
+			g[k] = kb * (d * gx[k] / th / L) // k_b/L 2 (theta - thetaBar) theta_x
+		}
+	}
+	lg := [3]float64{-1, 0, 1} // grad L in u
 	for i := 0; i < 3; i++ {
-		Fg[9+i] = -2 * d * dtb[i]
-		for j := 0; j < 3; j++ {
-			FH[(9+i)*12+9+j] += 2 * dtb[i] * dtb[j]
+		g[9+i] = kb * (-2*d*dtb[i]/L - F*lg[i]/(L*L))
+	}
+	return kb * F / L
+}
+
+// restBasis is an orthonormal basis of the node displacements orthogonal to
+// the translations: restBasis[a][r] is node a's weight in b_r, b_1 = (-1, 1,
+// 0)/sqrt 2, b_2 = (-1, -1, 2)/sqrt 6 (each times a unit axis). restEdge[p][r]
+// is edge p's change along b_r (e1 = x_b - x_a, e2 = x_c - x_b).
+var (
+	restBasis = [3][2]float64{{-1 / math.Sqrt2, -1 / math.Sqrt(6)}, {1 / math.Sqrt2, -1 / math.Sqrt(6)}, {0, 2 / math.Sqrt(6)}}
+	restEdge  = [2][2]float64{
+		{restBasis[1][0] - restBasis[0][0], restBasis[1][1] - restBasis[0][1]},
+		{restBasis[2][0] - restBasis[1][0], restBasis[2][1] - restBasis[1][1]},
+	}
+)
+
+// projectRestBend writes into H (zeroed) the projection onto the positive
+// semidefinite matrices of the rest bend's Hessian s (2 v v^T + [F_ee -
+// 2 theta_e theta_e^T  0; 0 0]) (BendRestGradHess): it is written in the
+// coordinates (z, u), z the node displacements along restBasis (6), where it
+// is Q^T H Q for the 12x9 orthonormal Q of that basis, projected there
+// (dense.ProjectPSD, 9x9) and mapped back as Q P Q^T.
+func projectRestBend(Fee *[36]float64, the *[6]float64, vu *[3]float64, s float64, H *[144]float64) {
+	var P [81]float64
+	for r := 0; r < 2; r++ {
+		for q := 0; q < 2; q++ {
+			for i := 0; i < 3; i++ {
+				for j := 0; j < 3; j++ {
+					var sum float64
+					for p1 := 0; p1 < 2; p1++ {
+						for p2 := 0; p2 < 2; p2++ {
+							sum += restEdge[p1][r] * restEdge[p2][q] * Fee[(3*p1+i)*6+3*p2+j]
+						}
+					}
+					P[(3*r+i)*9+3*q+j] = s * sum
+				}
+			}
+		}
+		for i := 0; i < 3; i++ {
+			tz := restEdge[0][r]*the[i] + restEdge[1][r]*the[3+i]
+			for k := 0; k < 3; k++ {
+				m := 2 * s * tz * vu[k]
+				P[(3*r+i)*9+6+k], P[(6+k)*9+3*r+i] = m, m
+			}
 		}
 	}
-	L := uc - ua
-	Lg := [12]float64{9: -1, 11: 1}
-	V := kb * F / L
-	for i := 0; i < 12; i++ {
-		g[i] = kb * (Fg[i]/L - F*Lg[i]/(L*L))
-		for j := 0; j < 12; j++ {
-			H[i*12+j] = kb * (FH[i*12+j]/L - (Fg[i]*Lg[j]+Lg[i]*Fg[j])/(L*L) + 2*F*Lg[i]*Lg[j]/(L*L*L))
+	for k := 0; k < 3; k++ {
+		for l := 0; l < 3; l++ {
+			P[(6+k)*9+6+l] = 2 * s * vu[k] * vu[l]
 		}
 	}
-	if project {
-		dense.ProjectPSD(H[:], 12)
+	dense.ProjectPSD(P[:], 9)
+	for a := 0; a < 3; a++ {
+		for b := 0; b < 3; b++ {
+			for i := 0; i < 3; i++ {
+				for j := 0; j < 3; j++ {
+					var sum float64
+					for r := 0; r < 2; r++ {
+						for q := 0; q < 2; q++ {
+							sum += restBasis[a][r] * restBasis[b][q] * P[(3*r+i)*9+3*q+j]
+						}
+					}
+					H[(3*a+i)*12+3*b+j] = sum
+				}
+			}
+		}
+		for i := 0; i < 3; i++ {
+			for k := 0; k < 3; k++ {
+				m := restBasis[a][0]*P[i*9+6+k] + restBasis[a][1]*P[(3+i)*9+6+k]
+				H[(3*a+i)*12+9+k], H[(9+k)*12+3*a+i] = m, m
+			}
+		}
 	}
-	return V
+	for k := 0; k < 3; k++ {
+		for l := 0; l < 3; l++ {
+			H[(9+k)*12+9+l] = P[(6+k)*9+6+l]
+		}
+	}
 }

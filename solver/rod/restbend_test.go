@@ -3,6 +3,7 @@ package rod
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
@@ -189,4 +190,79 @@ func TestRestCurveUneven(t *testing.T) {
 		bendRestFD(t, rng, &w, "uneven rest bend", k, rc, ua, ub, uc)
 	}
 	t.Logf("uneven rest bend worst: grad %.3g hess %.3g asym %.3g energy %.3g", w.g, w.h, w.asym, w.e)
+}
+
+// TestBendRestPSD checks BendRestGradHess's projection against its exact
+// Hessian: energy and gradient bitwise the same; the projected Hessian
+// positive semidefinite, above the exact one (projected - exact positive
+// semidefinite: curvature is only added), annihilating the translations of
+// the three nodes, and equal (to rounding) to the brute-force projection of
+// the 12x12 exact Hessian by dense.ProjectPSD, which the 9x9 restriction
+// replaces; for curved and for zero rest curves, with the exact Hessian
+// indefinite often enough that the projection acts.
+func TestBendRestPSD(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	var w [12]float64
+	var Q [144]float64
+	minEig := func(A *[144]float64) float64 {
+		B := *A
+		dense.EigenSym(B[:], 12, w[:], Q[:])
+		return slices.Min(w[:])
+	}
+	thetas := []float64{0, 1e-9, 1e-6, 1e-3, 0.1, 0.5, 1, 2, 2.9}
+	indefinite, worst := 0, 0.0
+	for k := 0; k < 2000; k++ {
+		th := thetas[k%len(thetas)]
+		if k >= 20*len(thetas) {
+			th = 2.9 * rng.Float64()
+		}
+		rc := restCurveRandom(rng, 12, 0.2+rng.Float64())
+		straight := k%4 == 0
+		if straight {
+			rc = NewRestCurve(rc.Du, make([]float64, 12))
+		}
+		ua := rng.Float64() * 4 * rc.Du
+		ub := ua + (0.1+rng.Float64())*rc.Du
+		uc := ub + (0.1+rng.Float64())*rc.Du
+		xa, xb, xc := bendConfig(rng, th)
+		kb := 0.1 + rng.Float64()
+		var g, gp [12]float64
+		var H, Hp [144]float64
+		V := BendRestGradHess(kb, rc, xa, xb, xc, ua, ub, uc, false, &g, &H)
+		Vp := BendRestGradHess(kb, rc, xa, xb, xc, ua, ub, uc, true, &gp, &Hp)
+		if V != Vp || g != gp {
+			t.Fatalf("k=%d: energy or gradient differ with the projection: %g %g", k, V, Vp)
+		}
+		scale := norm(H[:])
+		if minEig(&H) < -1e-9*scale {
+			indefinite++
+		}
+		if l := minEig(&Hp); l < -1e-10*scale {
+			t.Fatalf("k=%d theta=%g: projected Hessian has eigenvalue %g (scale %g)", k, th, l, scale)
+		}
+		var D [144]float64
+		for i := range D {
+			D[i] = Hp[i] - H[i]
+		}
+		if l := minEig(&D); l < -1e-10*scale {
+			t.Fatalf("k=%d theta=%g: projected - exact has eigenvalue %g (scale %g)", k, th, l, scale)
+		}
+		for c := 0; c < 3; c++ { // translate x_a, x_b, x_c along axis c
+			for i := 0; i < 12; i++ {
+				if r := Hp[i*12+c] + Hp[i*12+3+c] + Hp[i*12+6+c]; math.Abs(r) > 1e-10*scale {
+					t.Fatalf("k=%d: translation along %d not in the projected Hessian's kernel: row %d gives %g", k, c, i, r)
+				}
+			}
+		}
+		P := H // the 12x12 projection, brute force
+		dense.ProjectPSD(P[:], 12)
+		if e := diffNorm(P[:], Hp[:]) / scale; e > 1e-9 {
+			t.Fatalf("k=%d theta=%g: projection differs from the 12x12 one by %g", k, th, e)
+		}
+		worst = max(worst, diffNorm(P[:], Hp[:])/scale)
+	}
+	if indefinite < 100 {
+		t.Fatalf("only %d of 2000 exact Hessians indefinite: the projection is hardly tested", indefinite)
+	}
+	t.Logf("%d of 2000 exact Hessians indefinite; worst difference from the 12x12 projection %.3g", indefinite, worst)
 }
