@@ -2,6 +2,8 @@ package rodstep
 
 import (
 	"math"
+	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
@@ -263,6 +265,56 @@ func TestVerifyStalledClosePair(t *testing.T) {
 		err := s.verify()
 		if got := err != nil; got != stalled {
 			t.Errorf("stalled %v: verify says %v, want a failure %v", stalled, err, stalled)
+		}
+	}
+}
+
+// TestLayersBruteForce checks layers against the definition, pair by pair:
+// rods a < b are layered when some rod touches both (persistent contacts)
+// with normals of negative dot product. Random contacts among 40 rods, with
+// repeated pairs, contacts of a rod with itself, and rods without contacts.
+func TestLayersBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for trial := 0; trial < 50; trial++ {
+		nr := 1 + rng.Intn(40)
+		s := &State{Rods: make([]Rod, nr)}
+		for range 3 * nr {
+			s.Rod = append(s.Rod, int32(rng.Intn(nr)))
+		}
+		for range rng.Intn(4 * nr) {
+			n := dense.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			s.Contacts = append(s.Contacts, Contact{P: int32(rng.Intn(len(s.Rod))), Q: int32(rng.Intn(len(s.Rod))), Normal: n})
+		}
+		// sides[r]: (rod, normal pointing away from r) of each contact touching r.
+		type side struct {
+			rod int32
+			n   dense.Vec3
+		}
+		sides := make([][]side, nr)
+		for _, c := range s.Contacts {
+			rp, rq := s.Rod[c.P], s.Rod[c.Q]
+			sides[rq] = append(sides[rq], side{rp, c.Normal})
+			sides[rp] = append(sides[rp], side{rq, c.Normal.Scale(-1)})
+		}
+		var want []uint64
+		for a := range int32(nr) {
+			for b := a + 1; b < int32(nr); b++ {
+				found := false
+				for _, sd := range sides {
+					for _, x := range sd {
+						for _, y := range sd {
+							found = found || (x.rod == a && y.rod == b && x.n.Dot(y.n) < 0)
+						}
+					}
+				}
+				if found {
+					want = append(want, uint64(a)<<32|uint64(b))
+				}
+			}
+		}
+		s.layers()
+		if !slices.Equal(s.ws.yarn.layered, want) {
+			t.Fatalf("trial %d (%d rods, %d contacts): layered %v, want %v", trial, nr, len(s.Contacts), s.ws.yarn.layered, want)
 		}
 	}
 }
