@@ -93,7 +93,8 @@ type yarnWork struct {
 	sides   []rodSide
 	// layers' groupings of sides and its marks, per rod.
 	ofPtr, byOf, rodPtr, byRod, stamp []int32
-	segPtr, cursor                    []int32 // exemptions' scratch
+	segPtr, cursor                    []int32    // exemptions' scratch
+	reach                             [][2]int32 // exemptions' segment range per contact side
 	keepFn                            func(a, b int32) bool
 	obsMuN                            []float64    // per node: mu N of its obstacle contact at the step's start
 	obsNrm                            []dense.Vec3 // per node: that contact's normal
@@ -271,12 +272,16 @@ func (s *State) exemptions() {
 		}
 		return k, end
 	}
+	// Count each segment's contacts, keeping each contact side's segment
+	// range for the fill.
 	y.nearPtr = slices.Grow(y.nearPtr[:0], len(y.segs)+1)[:len(y.segs)+1]
 	clear(y.nearPtr)
+	y.reach = y.reach[:0]
 	for _, c := range s.Contacts {
 		rho := 2 * (s.Rods[s.Rod[c.P]].Radius + s.Rods[s.Rod[c.Q]].Radius)
 		for _, node := range [2]int32{c.P, c.Q} {
 			lo, hi := reach(node, rho)
+			y.reach = append(y.reach, [2]int32{int32(lo), int32(hi)})
 			for k := lo; k < hi; k++ {
 				y.nearPtr[k+1]++
 			}
@@ -287,12 +292,12 @@ func (s *State) exemptions() {
 	}
 	y.near = slices.Grow(y.near[:0], int(y.nearPtr[len(y.segs)]))[:y.nearPtr[len(y.segs)]]
 	next := append(y.cursor[:0], y.nearPtr[:len(y.segs)]...) // fill positions
-	for _, c := range s.Contacts {
+	for ci, c := range s.Contacts {
 		rho := 2 * (s.Rods[s.Rod[c.P]].Radius + s.Rods[s.Rod[c.Q]].Radius)
-		for _, pq := range [2][2]int32{{c.P, c.Q}, {c.Q, c.P}} {
-			lo, hi := reach(pq[0], rho)
-			for k := lo; k < hi; k++ {
-				y.near[next[k]] = contactNear{rod: s.Rod[pq[1]], u: s.U[pq[1]], rho: rho}
+		for side, other := range [2]int32{c.Q, c.P} { // side 0 is P's segments, near Q
+			r := y.reach[2*ci+side]
+			for k := r[0]; k < r[1]; k++ {
+				y.near[next[k]] = contactNear{rod: s.Rod[other], u: s.U[other], rho: rho}
 				next[k]++
 			}
 		}
