@@ -164,7 +164,7 @@ func matchesDirect(t *testing.T, yarns, n int, linear string) {
 // states bitwise.
 func tableclothDeterministic(t *testing.T, yarns, n int, linear string) {
 	var ref *Sim
-	for _, workers := range []int{1, 2, 8} {
+	for _, workers := range workerCounts(t) {
 		sc := load(t, "tablecloth")
 		for k := range sc.Rods.Fabrics {
 			sc.Rods.Fabrics[k].Warps, sc.Rods.Fabrics[k].Wefts = yarns, yarns

@@ -1,10 +1,41 @@
 package systems
 
-import "os"
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/loomsim/loom/ecs"
+)
 
 // long reports whether LOOM_LONG_TESTS is set: the tests then run their long
 // forms (full resolutions and durations, every case), which take minutes.
 func long() bool { return os.Getenv("LOOM_LONG_TESTS") != "" }
+
+// workerCounts returns the worker counts the determinism tests compare: 1, 2
+// and 8, or the comma-separated list in LOOM_TEST_WORKERS (such as
+// 1,2,4,8,16 on a machine with 16 cores, where the workers really run at
+// once).
+func workerCounts(t *testing.T) []int {
+	t.Helper()
+	env := os.Getenv("LOOM_TEST_WORKERS")
+	if env == "" {
+		return []int{1, 2, 8}
+	}
+	var ws []int
+	for _, f := range strings.Split(env, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err == nil {
+			err = ecs.CheckWorkers("LOOM_TEST_WORKERS", n)
+		}
+		if err != nil {
+			t.Fatalf("LOOM_TEST_WORKERS=%q: %v", env, err)
+		}
+		ws = append(ws, n)
+	}
+	return ws
+}
 
 // The heavy scene tests (golden hashes, Done-means runs, the pass-through
 // checker, the EOL scene checks...) call t.Parallel: Go runs them two at a

@@ -235,7 +235,7 @@ func TestDressDeterministicAndOutOfBody(t *testing.T) {
 	t.Parallel()
 	const det, n = 40, 100
 	var ref []float64
-	for _, workers := range []int{1, 2, 8} {
+	for _, workers := range workerCounts(t) {
 		sc := dressSmall(t)
 		sim := build(t, sc, workers)
 		steps(t, sim, det, nil)

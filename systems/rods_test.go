@@ -164,7 +164,7 @@ func TestRodTable(t *testing.T) {
 func TestRodWorkersDeterministic(t *testing.T) {
 	for _, name := range []string{"rod-crossing", "rod-table", "rod-incline", "rod-box-edge", "rod-drop"} {
 		var ref *Sim
-		for _, workers := range []int{1, 2, 8} {
+		for _, workers := range workerCounts(t) {
 			sc := load(t, name)
 			if name == "rod-incline" {
 				sc.InclineDeg = 60
@@ -293,7 +293,7 @@ func TestRodInclineAngles(t *testing.T) {
 func TestRodAnchorSlipRebuild(t *testing.T) {
 	const before, after = 100, 20
 	var ref *Sim
-	for _, workers := range []int{1, 2, 8} {
+	for _, workers := range workerCounts(t) {
 		run := func(bump bool) *Sim {
 			sim := build(t, load(t, "rod-incline", [2]string{"incline_deg", "60"}), workers)
 			steps(t, sim, before, nil)

@@ -104,7 +104,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		}
 		t.Run(c.scene, func(t *testing.T) {
 			var ref []float64
-			for _, workers := range []int{1, 2, 8} {
+			for _, workers := range workerCounts(t) {
 				sim := build(t, load(t, c.scene, c.sets...), workers)
 				acted := 0
 				steps(t, sim, c.n, func(int) {

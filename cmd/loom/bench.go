@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loomsim/loom/bench"
@@ -25,8 +26,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	stepCases := fs.String("cases", "", "comma-separated step cases to run (such as sheet-100-amg,sheet-100-bj), and only their table; default: every case")
 	rounds := fs.Int("rounds", 1, "interleaved runs of the step cases (and of the kernels): each row gives the median over the rounds")
 	kernels := fs.Bool("kernels", false, "print only the kernel table: GB/s of the SpMV and the AMG V-cycle's kernels (smoother, residual, restriction, prolongation) on the sheet-100 and sheet-200 step matrices, against a STREAM triad in the same run")
-	fabricCases := fs.String("fabric-cases", "", "comma-separated yarn-level fabric cases (tablecloth, tablecloth-18, knit-sphere, tag, incline, pocket; the paper sizes knit-75k, tablecloth-230k, pocket-645k) or all (the built-in sizes), and only their table, at 1 and 2 workers")
+	fabricCases := fs.String("fabric-cases", "", "comma-separated yarn-level fabric cases (tablecloth, tablecloth-18, knit-sphere, tag, incline, pocket; the paper sizes knit-75k, tablecloth-230k, pocket-645k) or all (the built-in sizes), and only their table, at each of --fabric-workers")
 	fabricSteps := fs.Int("fabric-steps", 5, "timed steps per fabric case")
+	fabricWorkers := fs.String("fabric-workers", "1,2", "comma-separated worker counts of the fabric table's rows")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -53,7 +55,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if *fabricSteps < 1 {
 			return fmt.Errorf("bench: --fabric-steps must be >= 1")
 		}
-		return bench.RunFabric(stdout, sel, []int{1, 2}, *fabricSteps)
+		ws, err := workerList("--fabric-workers", *fabricWorkers)
+		if err != nil {
+			return err
+		}
+		return bench.RunFabric(stdout, sel, ws, *fabricSteps)
 	}
 	rows := &rowProgress{w: stderr}
 	defer rows.stop()
@@ -111,6 +117,22 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\n", ecs.CPU(), *workers, runtime.GOMAXPROCS(0))
 	}
 	return bench.RunEOL(stdout, cases, *workers, *repeat, rows.report)
+}
+
+// workerList parses a comma-separated list of worker counts given as flag.
+func workerList(flag, list string) ([]int, error) {
+	var ws []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("bench: %s: %q is not a worker count", flag, f)
+		}
+		if err := ecs.CheckWorkers(flag, n); err != nil {
+			return nil, err
+		}
+		ws = append(ws, n)
+	}
+	return ws, nil
 }
 
 // rowProgress draws a progress bar on its writer for each bench row that

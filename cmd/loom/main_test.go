@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -124,6 +125,29 @@ func TestScenesLists(t *testing.T) {
 	for _, name := range []string{"drape", "sphere-drop", "box-edge"} {
 		if !strings.Contains(out, name) {
 			t.Errorf("loom scenes does not list %s:\n%s", name, out)
+		}
+	}
+}
+
+// TestBenchFabricWorkers: --fabric-workers gives the fabric table's rows,
+// one per worker count, and a list that is not of worker counts is an error.
+func TestBenchFabricWorkers(t *testing.T) {
+	out, err := runLoom(t, "bench", "--fabric-cases", "incline", "--fabric-steps", "1", "--fabric-workers", "3,1")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "incline" {
+			rows = append(rows, f[1])
+		}
+	}
+	if !slices.Equal(rows, []string{"3", "1"}) {
+		t.Errorf("rows' workers %v, want [3 1]:\n%s", rows, out)
+	}
+	for _, bad := range []string{"1,x", "0", "2,,4"} {
+		if _, err := runLoom(t, "bench", "--fabric-cases", "incline", "--fabric-workers", bad); err == nil || !strings.Contains(err.Error(), "--fabric-workers") {
+			t.Errorf("--fabric-workers %q: %v", bad, err)
 		}
 	}
 }
