@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,23 @@ func CheckWorkers(source string, n int) error {
 		return fmt.Errorf("%s=%d: the worker count must be from 1 to %d", source, n, MaxWorkers)
 	}
 	return nil
+}
+
+// WorkerList parses a comma-separated list of worker counts (such as
+// "1,2,4,8,16") given by source, each checked by CheckWorkers.
+func WorkerList(source, list string) ([]int, error) {
+	var ws []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q: %q is not a worker count", source, list, f)
+		}
+		if err := CheckWorkers(source, n); err != nil {
+			return nil, err
+		}
+		ws = append(ws, n)
+	}
+	return ws, nil
 }
 
 // WorkerCount returns the default pool size: LOOM_WORKERS when it is set (an

@@ -3,6 +3,7 @@ package ecs
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -108,5 +109,20 @@ func BenchmarkPoolShortLoops(b *testing.B) {
 				spin(5 * time.Microsecond)
 			}
 		})
+	}
+}
+
+// TestWorkerList: a comma-separated list of worker counts parses in order,
+// spaces allowed; an entry that is not an integer, or out of CheckWorkers'
+// range, is an error naming the source.
+func TestWorkerList(t *testing.T) {
+	ws, err := WorkerList("src", "1, 16,4")
+	if err != nil || len(ws) != 3 || ws[0] != 1 || ws[1] != 16 || ws[2] != 4 {
+		t.Fatalf("got %v, %v", ws, err)
+	}
+	for _, bad := range []string{"", "1,x", "0", "2,,4", "1025"} {
+		if _, err := WorkerList("src", bad); err == nil || !strings.Contains(err.Error(), "src") {
+			t.Errorf("%q: %v", bad, err)
+		}
 	}
 }

@@ -2,8 +2,6 @@ package systems
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/loomsim/loom/ecs"
@@ -23,16 +21,9 @@ func workerCounts(t *testing.T) []int {
 	if env == "" {
 		return []int{1, 2, 8}
 	}
-	var ws []int
-	for _, f := range strings.Split(env, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err == nil {
-			err = ecs.CheckWorkers("LOOM_TEST_WORKERS", n)
-		}
-		if err != nil {
-			t.Fatalf("LOOM_TEST_WORKERS=%q: %v", env, err)
-		}
-		ws = append(ws, n)
+	ws, err := ecs.WorkerList("LOOM_TEST_WORKERS", env)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ws
 }

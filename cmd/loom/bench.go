@@ -6,7 +6,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/loomsim/loom/bench"
@@ -55,7 +54,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if *fabricSteps < 1 {
 			return fmt.Errorf("bench: --fabric-steps must be >= 1")
 		}
-		ws, err := workerList("--fabric-workers", *fabricWorkers)
+		ws, err := ecs.WorkerList("--fabric-workers", *fabricWorkers)
 		if err != nil {
 			return err
 		}
@@ -117,22 +116,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "cpu: %s\nworkers: %d (GOMAXPROCS %d)\n", ecs.CPU(), *workers, runtime.GOMAXPROCS(0))
 	}
 	return bench.RunEOL(stdout, cases, *workers, *repeat, rows.report)
-}
-
-// workerList parses a comma-separated list of worker counts given as flag.
-func workerList(flag, list string) ([]int, error) {
-	var ws []int
-	for _, f := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("bench: %s: %q is not a worker count", flag, f)
-		}
-		if err := ecs.CheckWorkers(flag, n); err != nil {
-			return nil, err
-		}
-		ws = append(ws, n)
-	}
-	return ws, nil
 }
 
 // rowProgress draws a progress bar on its writer for each bench row that
