@@ -14,7 +14,8 @@ func long() bool { return os.Getenv("LOOM_LONG_TESTS") != "" }
 // workerCounts returns the worker counts the determinism tests compare: 1, 2
 // and 8, or the comma-separated list in LOOM_TEST_WORKERS (such as
 // 1,2,4,8,16 on a machine with 16 cores, where the workers really run at
-// once).
+// once). A list of fewer than two counts is an error: it would compare
+// nothing.
 func workerCounts(t *testing.T) []int {
 	t.Helper()
 	env := os.Getenv("LOOM_TEST_WORKERS")
@@ -24,6 +25,9 @@ func workerCounts(t *testing.T) []int {
 	ws, err := ecs.WorkerList("LOOM_TEST_WORKERS", env)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(ws) < 2 {
+		t.Fatalf("LOOM_TEST_WORKERS=%q: the determinism tests need at least two worker counts to compare", env)
 	}
 	return ws
 }
