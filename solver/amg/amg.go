@@ -294,6 +294,10 @@ type level struct {
 
 	bad []bool // per row: its diagonal block is not positive definite
 
+	// serial runs the level's V-cycle kernels on the calling goroutine
+	// (serialLevel).
+	serial bool
+
 	colorPtr []int32 // Gauss-Seidel: colour c's rows are rows[colorPtr[c]:colorPtr[c+1]]
 	rows     []int32 // the rows in colour order
 	// A's off-diagonal blocks in colour order (row k is A's row rows[k]),
@@ -453,6 +457,7 @@ func newLevel(a *blockMat, o Options, b []float64, m, depth int, velocities bool
 	l.gsL.val = make([]float32, 9*len(l.gsL.col))
 	l.gsU.val = make([]float32, 9*len(l.gsU.col))
 	l.kPerm, l.kTent = l.permuteKernel, l.tentativeKernel
+	l.serial = serialLevel(a)
 	return l, nil
 }
 
@@ -687,6 +692,43 @@ func (l *level) prolongatorKernel(lo, hi int) {
 		}
 	}
 }
+
+// serialLevel reports whether a level of matrix a runs its V-cycle kernels
+// serially: it has fewer than serialRows block rows and its row order is
+// incoherent, more than serialCross of its blocks coupling the first half
+// of the rows with the second. The parallel loops split each colour's rows
+// by index, so on such a level each worker's rows neighbour the others'
+// everywhere and the sweeps' writes to x bounce cache lines between cores
+// on nearly every block. A remeshed cloth's vertex order is like that
+// (sphere-arcsim: 40-46% of the finest level's blocks, against 0.7-2.5% on
+// the drape's grid and 3-7% on its coarser levels), and there, 2 workers
+// (this 2-core VM) spent 3.6 times the CPU time of 1 worker in the
+// Gauss-Seidel sweeps' block products (12.5 s against 3.5 s over 99
+// frames) and 1.5 times in the SpMV's: the implicit solve took longer on 2
+// workers than on 1. Small levels stay in the cores' caches, where that
+// traffic is most of the kernels' cost. The results do not depend on it
+// (the kernels are bitwise the same for any Runner).
+func serialLevel(a *blockMat) bool {
+	n := a.rows
+	if n >= serialRows {
+		return false
+	}
+	cross := 0
+	for i := 0; i < n; i++ {
+		for _, j := range a.col[a.rowPtr[i]:a.rowPtr[i+1]] {
+			if (i < n/2) != (int(j) < n/2) {
+				cross++
+			}
+		}
+	}
+	return float64(cross) > serialCross*float64(len(a.col))
+}
+
+// serialRows and serialCross are serialLevel's bounds.
+const (
+	serialRows  = 4096
+	serialCross = 0.2
+)
 
 // apply3 returns m v for the 3x3 block at m[0:9].
 func apply3(m []float64, v0, v1, v2 float64) (float64, float64, float64) {

@@ -546,3 +546,74 @@ func TestWeakDrop(t *testing.T) {
 	t.Logf("PCG iterations: %d with A whole, %d with the hinge tips filtered out; colours %d -> %d",
 		its[0], its[1], len(p0.levels[0].colorPtr)-1, len(l.colorPtr)-1)
 }
+
+// permuted returns P A P^T: row and column i of A become perm[i].
+func permuted(A *sparse.BSR, perm []int) *sparse.BSR {
+	n := A.N
+	inv := make([]int, n)
+	for i, p := range perm {
+		inv[p] = i
+	}
+	B := &sparse.BSR{N: n, RowPtr: make([]int32, n+1), Diag: make([]int32, n)}
+	for r := 0; r < n; r++ {
+		i := inv[r]
+		type blk struct {
+			c int
+			k int32
+		}
+		var row []blk
+		for k := A.RowPtr[i]; k < A.RowPtr[i+1]; k++ {
+			row = append(row, blk{perm[A.Col[k]], k})
+		}
+		slices.SortFunc(row, func(a, b blk) int { return a.c - b.c })
+		for _, e := range row {
+			if e.c == r {
+				B.Diag[r] = int32(len(B.Col))
+			}
+			B.Col = append(B.Col, int32(e.c))
+			B.Val = append(B.Val, A.Val[9*e.k:9*e.k+9]...)
+		}
+		B.RowPtr[r+1] = int32(len(B.Col))
+	}
+	return B
+}
+
+// TestSerialLevel checks which levels run their V-cycle kernels serially
+// (serialLevel): a small sheet in grid order runs in parallel, the same
+// sheet with its vertices shuffled (a remeshed cloth's order) serially,
+// and a large shuffled one in parallel; on the shuffled sheet the
+// preconditioner is bitwise the same on any Runner.
+func TestSerialLevel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	grid := spring40(rng)
+	shuffled := permuted(grid, rng.Perm(grid.N))
+	big := springSheet(80, 60, 2500, 1e-3, rng)
+	big = permuted(big, rng.Perm(big.N))
+	for _, c := range []struct {
+		name   string
+		A      *sparse.BSR
+		serial bool
+	}{{"grid 40x30", grid, false}, {"shuffled 40x30", shuffled, true}, {"shuffled 80x60", big, false}} {
+		p := newPrecond(t, DefaultOptions(), sparse.Serial{}, c.A)
+		if len(p.levels) == 0 {
+			t.Fatalf("%s: no levels", c.name)
+		}
+		if got := p.levels[0].serial; got != c.serial {
+			t.Errorf("%s (%d rows): finest level serial = %v, want %v", c.name, c.A.N, got, c.serial)
+		}
+	}
+	b := randVec(3*shuffled.N, rng)
+	apply := func(r sparse.Runner) []float64 {
+		p := newPrecond(t, DefaultOptions(), r, shuffled)
+		z := make([]float64, len(b))
+		p.Apply(r, b, z)
+		return z
+	}
+	ref := apply(sparse.Serial{})
+	got := apply(testrun.Chunked{Workers: 4, Grain: 7})
+	for i := range ref {
+		if math.Float64bits(got[i]) != math.Float64bits(ref[i]) {
+			t.Fatalf("entry %d = %v on 4 workers, %v serially", i, got[i], ref[i])
+		}
+	}
+}

@@ -37,6 +37,10 @@ func (p *Preconditioner) Apply(r sparse.Runner, in, out []float64) {
 func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 	l := p.levels[k]
 	n := l.a.rows
+	next := r // the next level decides for itself
+	if l.serial {
+		r = sparse.Serial{}
+	}
 	gs := p.opt.Smoother == GaussSeidel
 	if gs {
 		l.sweepFrom(r, l.kGS0) // x = 0: L alone
@@ -61,7 +65,7 @@ func (p *Preconditioner) cycle(r sparse.Runner, k int) {
 	l.bc = p.next(k).b
 	r.For(l.p.cols, l.kRestrict)
 	if k+1 < len(p.levels) {
-		p.cycle(r, k+1)
+		p.cycle(next, k+1)
 	} else {
 		p.coarse.fac.Solve(p.coarse.b, p.coarse.x)
 	}
