@@ -704,8 +704,8 @@ func (l *level) prolongatorKernel(lo, hi int) {
 // the drape's grid and 3-7% on its coarser levels), and there, 2 workers
 // (this 2-core VM) spent 3.6 times the CPU time of 1 worker in the
 // Gauss-Seidel sweeps' block products (12.5 s against 3.5 s over 99
-// frames) and 1.5 times in the SpMV's: the implicit solve took longer on 2
-// workers than on 1. Small levels stay in the cores' caches, where that
+// frames; PCG's own SpMV, which this leaves parallel, 1.5 times): the
+// implicit solve took longer on 2 workers than on 1. Small levels stay in the cores' caches, where that
 // traffic is most of the kernels' cost. The results do not depend on it
 // (the kernels are bitwise the same for any Runner).
 func serialLevel(a *blockMat) bool {
