@@ -70,6 +70,13 @@ type workspace struct {
 	predictOn, noPredict, predicted bool
 	gradTrue                        []float64
 	near                            []obstacleNear
+	// entering marks, for the rest of the solve, the nodes whose obstacle
+	// term rejected a full Newton step (markEntering); released by
+	// releaseEntering.
+	entering []bool
+	// noEntering turns the entering marks off (tests).
+	noEntering bool
+	phiAt      []float64 // the terms' potentials at the line search's start
 }
 
 func (w *workspace) size(n int) {
@@ -81,6 +88,7 @@ func (w *workspace) size(n int) {
 	w.pinned, w.target = make([]bool, n), make([]dense.Vec3, n)
 	w.gx = make([]dense.Vec3, n)
 	w.near = make([]obstacleNear, n)
+	w.entering = make([]bool, n)
 	w.root = make([]int32, n)
 	w.off = make([]dense.Vec3, n)
 	w.normal, w.bound, w.edgeBound = make([]float64, n), make([]float64, n), make([]float64, n)
@@ -143,11 +151,11 @@ type Settings struct {
 	// (scenes/README, "Known defect").
 	DegenerateRestart bool
 	// PredictContacts turns on the obstacle contact prediction of the
-	// Newton model (predictObstacles). Off by default: on knit-sphere, whose
-	// run is chaotic and whose pass-through safety hangs on rounding, the
-	// rod Newton then failed at step 641 (the yarn check refusing, at the
-	// smallest step, two segments of one yarn 0.03 mm apart without a
-	// penalty term).
+	// Newton model (predictObstacles, and the entering marks,
+	// markEntering). Off by default (scenes set it: tablecloth,
+	// knit-sphere); before the entering marks, knit-sphere's chaotic run
+	// failed at step 641 with it (the yarn check refusing, at the smallest
+	// step, two segments of one yarn 0.03 mm apart without a penalty term).
 	PredictContacts bool
 }
 
@@ -458,6 +466,9 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 			if err != nil {
 				return it, err
 			}
+			if w.predicted && s.releaseEntering() {
+				continue // this iteration again, without the released nodes
+			}
 			// Converged when the full Newton update is below Tol. (Judging the
 			// update after the line search instead stops wherever the line
 			// search took a tiny step; and once the update is at the level of
@@ -660,9 +671,15 @@ func (s *State) lineSearch(h, phi, slope float64) (alpha float64, done bool, err
 		for k := range trial {
 			trial[k] = w.q[k] + alpha*w.dq[k]
 		}
+		if ls == 0 {
+			w.phiAt = append(w.phiAt[:0], w.asm.tphi...)
+		}
 		p := s.eval(trial, h, 0)
 		if p <= phi+1e-4*alpha*slope {
 			break
+		}
+		if ls == 0 {
+			s.markEntering()
 		}
 		if ls == 0 && -slope <= floor {
 			// The line search cannot tell better from worse any more (the
@@ -736,6 +753,7 @@ func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 	w.linear = set.Linear
 	copy(w.xn, s.X)
 	copy(w.un, s.U)
+	clear(w.entering)
 	// A yarn sliding over an obstacle edge through its edge node feels
 	// Coulomb friction ObstacleMu N, N the edge spring's force at the
 	// step's start (lagged as the contacts' normal forces).

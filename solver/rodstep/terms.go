@@ -240,7 +240,11 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 			d, nrm := o.Distance(x)
 			pen := th - d
 			if pen <= 0 {
-				if pen < 0 && pen >= -predictBand*th && (near.pen == 0 || pen > near.pen) {
+				band := predictBand
+				if w.entering[t.id] {
+					band = enteringBand
+				}
+				if pen < 0 && pen >= -band*th && (near.pen == 0 || pen > near.pen) {
 					near = obstacleNear{pen, nrm}
 				}
 				continue
