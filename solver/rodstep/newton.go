@@ -671,14 +671,15 @@ func (s *State) lineSearch(h, phi, slope float64) (alpha float64, done bool, err
 		for k := range trial {
 			trial[k] = w.q[k] + alpha*w.dq[k]
 		}
-		if ls == 0 {
+		marking := ls == 0 && !w.noPredict && !w.noEntering
+		if marking {
 			w.phiAt = append(w.phiAt[:0], w.asm.tphi...)
 		}
 		p := s.eval(trial, h, 0)
 		if p <= phi+1e-4*alpha*slope {
 			break
 		}
-		if ls == 0 {
+		if marking {
 			s.markEntering()
 		}
 		if ls == 0 && -slope <= floor {

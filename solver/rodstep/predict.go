@@ -136,13 +136,10 @@ func (s *State) predictObstacles() {
 const enteringBand = 0.5
 
 // markEntering marks the nodes whose obstacle term's potential grew from
-// w.phiAt to the last evaluation (the rejected full step), when prediction
-// is on for this solve.
+// w.phiAt to the last evaluation (the rejected full step); the line search
+// calls it when prediction is on for this solve.
 func (s *State) markEntering() {
 	w := &s.ws
-	if w.noPredict || w.noEntering {
-		return
-	}
 	as := &w.asm
 	for t := as.obsLo; t < as.obsHi; t++ {
 		if as.tphi[t] > w.phiAt[t] {
