@@ -58,8 +58,9 @@ import "github.com/loomsim/loom/solver/dense"
 // factorizations per iteration, and fewer contacts let go by step 30).
 // knit-sphere's first 250 steps 21,330 -> 18,054 iterations, but its run
 // then failed at step 641 (see Settings.PredictContacts), so it kept the
-// plain model until the entering marks (below); rod-drop, rod-table, rod-box-edge and tag, with prediction,
-// within 4% of their iterations without. Band 1e-5 to 1e-2 of the radius
+// plain model until the entering marks (below); rod-drop, rod-table,
+// rod-box-edge and tag, with prediction, within 4% of their iterations
+// without. Band 1e-5 to 1e-2 of the radius
 // (150 steps): tablecloth 14.8, 13.0, 13.0, 13.3, 13.5, knit-sphere 47.6,
 // 44.3, 52.1, 55.9, 81.9 (its run is chaotic: each change moves it; a wide
 // band predicts nodes that the sphere's curvature then carries away). The
@@ -130,9 +131,9 @@ func (s *State) predictObstacles() {
 // leaves outside the obstacle is held there by the model's spring, pulling,
 // and is released (releaseEntering) and the direction computed again
 // without it. The converged point is one of the true potential either way
-// (predict.go above). Measured on knit-sphere (1,000 steps, 1 worker, with
-// rods.predict_contacts): 93,717 Newton iterations without prediction,
-// about 62,000 with it, about 36,000 with the entering marks as well.
+// (see above). Measured on knit-sphere (1,000 steps, 1 worker): 93,717
+// Newton iterations without prediction (stop 40), about 62,000 with it,
+// 35,170 with the entering marks as well (30 step halvings).
 const enteringBand = 0.5
 
 // markEntering marks the nodes whose obstacle term's potential grew from
