@@ -69,7 +69,7 @@ type parallel struct {
 	topPtr            []int
 	topRows           []int32
 	acc               [][]float64
-	buf               [][]float64 // per subtree, and the top's last: a supernode's rows below its block
+	buf               [][]float64 // per subtree, and the top's last: a supernode's rows below its block (and backwardBlock's column products)
 	solveW            []float64
 	forward, backward func(lo, hi int)
 
@@ -251,13 +251,13 @@ func (f *Factor) schedule() *parallel {
 	for k := range p.acc {
 		p.acc[k] = make([]float64, len(p.top))
 	}
-	below := 0
+	most := 0 // rows of a supernode: its rows below and its columns' products (backwardBlock)
 	for t := range ns {
-		below = max(below, int(sn.rowPtr[t+1]-sn.rowPtr[t])-(sn.first[t+1]-sn.first[t]))
+		most = max(most, int(sn.rowPtr[t+1]-sn.rowPtr[t]))
 	}
 	p.buf = make([][]float64, len(set)+1)
 	for k := range p.buf {
-		p.buf[k] = make([]float64, below)
+		p.buf[k] = make([]float64, most)
 	}
 	p.forward, p.backward = p.forwardSubtrees, p.backwardSubtrees
 	return p
@@ -548,20 +548,32 @@ func (f *Factor) forwardBlock(t int, w, buf []float64, cut int, trows []int32, a
 }
 
 // backwardBlock is supernode t's backward solve, the rows below its block
-// final: those rows' values gathered into buf once, then each column from
-// the last, w_k -= L_k(below) . buf (four running sums) and its diagonal
-// block's later entries.
+// final: those rows' values gathered into buf once, every column's product
+// L_k(below) . buf (four running sums; two columns a pass, dot4x2), then
+// each column from the last, w_k -= that product and its diagonal block's
+// later entries. Reading the gathered rows once for two columns made the
+// scheduled solve 10-19% faster than one column a pass with the same bits
+// (BenchmarkSolveRunner, cloth N = 100 and 200, 1 and 2 workers, medians of
+// three interleaved runs on the 2-core VM: 22.9 -> 18.9, 14.4 -> 11.6,
+// 105.7 -> 91.9 and 63.7 -> 57.1 ms).
 func (f *Factor) backwardBlock(t int, w, buf []float64) {
 	fc, ncol, rows, X := f.block(t)
 	nrow := len(rows)
-	below := buf[:nrow-ncol]
+	below, dots := buf[:nrow-ncol], buf[nrow-ncol:nrow]
 	for i, r := range rows[ncol:] {
 		below[i] = w[r]
 	}
+	k := 0
+	for ; k+2 <= ncol; k += 2 {
+		dots[k], dots[k+1] = dot4x2(X[k*nrow+ncol:(k+1)*nrow], X[(k+1)*nrow+ncol:(k+2)*nrow], below)
+	}
+	for ; k < ncol; k++ {
+		dots[k] = dot4(X[k*nrow+ncol:(k+1)*nrow], below)
+	}
 	own := w[fc : fc+ncol]
 	for k := ncol - 1; k >= 0; k-- {
-		col := X[k*nrow : (k+1)*nrow]
-		wj := own[k] - dot4(col[ncol:], below)
+		col := X[k*nrow : k*nrow+ncol]
+		wj := own[k] - dots[k]
 		for i := k + 1; i < ncol; i++ {
 			wj -= col[i] * own[i]
 		}
@@ -585,4 +597,28 @@ func dot4(x, y []float64) float64 {
 		s0 += x[i] * y[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// dot4x2 returns x0 . y and x1 . y (len(y) <= len(x0), len(x1)), each
+// summed exactly as dot4 sums it (the same bits), reading y once for both.
+func dot4x2(x0, x1, y []float64) (float64, float64) {
+	x0, x1 = x0[:len(y)], x1[:len(y)]
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y0, y1, y2, y3 := y[i], y[i+1], y[i+2], y[i+3]
+		a0 += x0[i] * y0
+		a1 += x0[i+1] * y1
+		a2 += x0[i+2] * y2
+		a3 += x0[i+3] * y3
+		b0 += x1[i] * y0
+		b1 += x1[i+1] * y1
+		b2 += x1[i+2] * y2
+		b3 += x1[i+3] * y3
+	}
+	for ; i < len(y); i++ {
+		a0 += x0[i] * y[i]
+		b0 += x1[i] * y[i]
+	}
+	return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
 }

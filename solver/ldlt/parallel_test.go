@@ -170,3 +170,21 @@ func TestParallelPivotError(t *testing.T) {
 		}
 	}
 }
+
+// TestDot4x2 checks that dot4x2 gives each of its two dot products with the
+// same bits as dot4, for lengths around the four lanes and shorter y.
+func TestDot4x2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	for n := range 14 {
+		x0, x1, y := make([]float64, n+3), make([]float64, n+1), make([]float64, n)
+		for _, v := range [][]float64{x0, x1, y} {
+			for i := range v {
+				v[i] = rng.NormFloat64() * math.Exp(8*rng.Float64())
+			}
+		}
+		a, b := dot4x2(x0, x1, y)
+		if wa, wb := dot4(x0, y), dot4(x1, y); math.Float64bits(a) != math.Float64bits(wa) || math.Float64bits(b) != math.Float64bits(wb) {
+			t.Errorf("n %d: dot4x2 = %v, %v; dot4 = %v, %v", n, a, b, wa, wb)
+		}
+	}
+}
