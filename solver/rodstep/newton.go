@@ -76,7 +76,7 @@ type workspace struct {
 	entering []bool
 	// noEntering turns the entering marks off (tests).
 	noEntering bool
-	phiAt      []float64 // the terms' potentials at the line search's start
+	phiAt      []float64 // the obstacle terms' potentials at the line search's start
 }
 
 func (w *workspace) size(n int) {
@@ -673,7 +673,8 @@ func (s *State) lineSearch(h, phi, slope float64) (alpha float64, done bool, err
 		}
 		marking := ls == 0 && !w.noPredict && !w.noEntering
 		if marking {
-			w.phiAt = append(w.phiAt[:0], w.asm.tphi...)
+			as := &w.asm
+			w.phiAt = append(w.phiAt[:0], as.tphi[as.obsLo:as.obsHi]...)
 		}
 		p := s.eval(trial, h, 0)
 		if p <= phi+1e-4*alpha*slope {
