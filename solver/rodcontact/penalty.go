@@ -51,6 +51,34 @@ func PenaltyForce(k, r, d float64) float64 {
 // when E > 0.
 func SegmentPenalty(k, r float64, x *[4]dense.Vec3, g *[12]float64, H *[144]float64) float64 {
 	s, t, d := geom.SegmentClosest(x[0], x[1], x[2], x[3])
+	return penaltyAt(k, r, x, s, t, d, s > 0 && s < 1, g, H)
+}
+
+// PointSegmentPenalty is SegmentPenalty's potential phi(d) with the point
+// on the first segment held at the parameter s: d is the distance from
+// p(s) = x0 + s (x1 - x0) to the second segment, whose closest point q(t)
+// is free. For two nearly parallel segments the closest points of the
+// segments jump between the ends of their overlap as the segments turn by a
+// hair (two yarns lying side by side at their contact distance: on
+// rod-incline the point jumped from s = 0.996 to s = 0 and back at every
+// Newton iteration, which zigzagged without converging), where a point held
+// on one of them moves smoothly; the solver holds it at the middle of the
+// overlap (rodstep: parallelPair). Gradient and Hessian as SegmentPenalty's
+// with ds/dx = 0.
+func PointSegmentPenalty(k, r, s float64, x *[4]dense.Vec3, g *[12]float64, H *[144]float64) float64 {
+	e2 := x[3].Sub(x[2])
+	p := x[0].Add(x[1].Sub(x[0]).Scale(s))
+	t := 0.0
+	if l2 := e2.Dot(e2); l2 > 0 {
+		t = math.Max(0, math.Min(1, p.Sub(x[2]).Dot(e2)/l2))
+	}
+	d := p.Sub(x[2].Add(e2.Scale(t))).Norm()
+	return penaltyAt(k, r, x, s, t, d, false, g, H)
+}
+
+// penaltyAt is the penalty of the closest points p(s), q(t) at distance d,
+// with s free (varying with x by the closest-point conditions) or held.
+func penaltyAt(k, r float64, x *[4]dense.Vec3, s, t, d float64, freeS bool, g *[12]float64, H *[144]float64) float64 {
 	if !(d < r) || d == 0 {
 		return 0
 	}
@@ -73,7 +101,7 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, g *[12]float64, H *[144]floa
 	}
 	// ds/dx and dt/dx (12-vectors) of the free parameters.
 	var ds, dt [12]float64
-	freeS, freeT := s > 0 && s < 1, t > 0 && t < 1
+	freeT := t > 0 && t < 1
 	// dF/dx for F = p.e1 and G = p.e2.
 	var dF, dG [12]float64
 	for c := 0; c < 3; c++ {

@@ -176,3 +176,87 @@ func TestPenaltyForceIsMinusDerivative(t *testing.T) {
 		}
 	}
 }
+
+// TestPointSegmentPenaltyDerivatives compares PointSegmentPenalty's gradient
+// and Hessian with central differences on random pairs, the held point's
+// foot on the other segment inside it and at its ends, and checks that it
+// equals SegmentPenalty where s is the segments' own closest point.
+func TestPointSegmentPenaltyDerivatives(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const k, r, h = 1e3, 0.01, 1e-7
+	counts := map[bool]int{}
+	for trial := 0; trial < 4000 && (counts[true] < 20 || counts[false] < 20); trial++ {
+		var x [4]dense.Vec3
+		for i := range x {
+			for c := 0; c < 3; c++ {
+				x[i][c] = 0.01 * (rng.Float64() - 0.5)
+			}
+		}
+		s := rng.Float64()
+		foot := func(y *[4]dense.Vec3) (float64, float64) {
+			p := y[0].Add(y[1].Sub(y[0]).Scale(s))
+			e2 := y[3].Sub(y[2])
+			u := p.Sub(y[2]).Dot(e2) / e2.Dot(e2)
+			return u, p.Sub(y[2].Add(e2.Scale(math.Max(0, math.Min(1, u))))).Norm()
+		}
+		u, d := foot(&x)
+		if d > 0.8*r || d < 0.1*r {
+			continue
+		}
+		inside := u > 0 && u < 1
+		same := true // the same case all over the stencil (with a margin)
+		for m := 0; m < 12 && same; m++ {
+			for _, dl := range []float64{-1e3 * h, 1e3 * h} {
+				y := x
+				y[m/3][m%3] += dl
+				u2, _ := foot(&y)
+				same = same && inside == (u2 > 0 && u2 < 1)
+			}
+		}
+		if !same {
+			continue
+		}
+		counts[inside]++
+		var g [12]float64
+		var H [144]float64
+		PointSegmentPenalty(k, r, s, &x, &g, &H)
+		at := func(m int, dl float64) (float64, [12]float64) {
+			y := x
+			y[m/3][m%3] += dl
+			var gy [12]float64
+			var Hy [144]float64
+			return PointSegmentPenalty(k, r, s, &y, &gy, &Hy), gy
+		}
+		for m := 0; m < 12; m++ {
+			ep, gp := at(m, h)
+			em, gm := at(m, -h)
+			if fd := (ep - em) / (2 * h); math.Abs(fd-g[m]) > 1e-5*(1+math.Abs(g[m])) {
+				t.Fatalf("config %v (s %.3f t %.3f): dE/dx[%d] %g, finite difference %g", x, s, u, m, g[m], fd)
+			}
+			for j := 0; j < 12; j++ {
+				fd := (gp[j] - gm[j]) / (2 * h)
+				if math.Abs(fd-H[12*j+m]) > 1e-4*(1+math.Abs(fd)) {
+					t.Fatalf("config %v (s %.3f t %.3f): H[%d][%d] %g, finite difference %g", x, s, u, j, m, H[12*j+m], fd)
+				}
+			}
+		}
+	}
+	t.Logf("pairs checked by (foot inside the segment): %v", counts)
+	if counts[true] == 0 || counts[false] == 0 {
+		t.Errorf("not every case was checked: %v", counts)
+	}
+	// Held at the segments' own closest point, it is SegmentPenalty.
+	x := [4]dense.Vec3{{0, 0, 0}, {1, 0, 0}, {0.3, -0.5, 0.004}, {0.3, 0.5, 0.004}}
+	var g1, g2 [12]float64
+	var H1, H2 [144]float64
+	e1 := SegmentPenalty(k, r, &x, &g1, &H1)
+	e2 := PointSegmentPenalty(k, r, 0.3, &x, &g2, &H2)
+	if math.Abs(e1-e2) > 1e-15*e1 || e1 == 0 {
+		t.Errorf("crossing segments: SegmentPenalty %g, PointSegmentPenalty at its closest point %g", e1, e2)
+	}
+	for m := range g1 {
+		if math.Abs(g1[m]-g2[m]) > 1e-12*(1+math.Abs(g1[m])) {
+			t.Errorf("gradient[%d]: %g against %g", m, g1[m], g2[m])
+		}
+	}
+}

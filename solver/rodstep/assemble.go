@@ -405,6 +405,7 @@ func (s *State) eval(q []float64, h float64, level int) float64 {
 	}
 	if level >= 2 {
 		s.runFor(len(as.A.Val), as.hReduce)
+		s.holdEIL()
 	}
 	as.q = nil
 	return phi

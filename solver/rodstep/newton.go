@@ -77,6 +77,11 @@ type workspace struct {
 	// noEntering turns the entering marks off (tests).
 	noEntering bool
 	phiAt      []float64 // the obstacle terms' potentials at the line search's start
+	eil        []int32   // this solve's EIL nodes with a free u (listEIL)
+	slid       []bool    // per EIL node: slid this iteration (boundEIL)
+	held       []int32   // per EIL node: the vertex node it is held at, -1 if free (boundEIL)
+	heldGrad   []float64 // unbalanced's scratch
+	bounded    bool      // boundEIL ran in this iteration
 }
 
 func (w *workspace) size(n int) {
@@ -461,10 +466,16 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		if set.DegenerateRestart && s.markDegenerate(w.q) {
 			return it, errDegenerate
 		}
+		s.newIteration()
 		for {
 			phi, mu, err := s.direction(h, exact)
 			if err != nil {
 				return it, err
+			}
+			if again, err := s.boundEIL(); err != nil {
+				return it, err
+			} else if again {
+				continue // this iteration again, with the EIL nodes slid or held
 			}
 			if w.predicted && s.releaseEntering() {
 				continue // this iteration again, without the released nodes
@@ -487,7 +498,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 				s.debugIteration(h, it, phi, slope, step, mu)
 			}
 			if it == 1 {
-				w.startGrad = maxAbs(grad)
+				w.startGrad = s.unbalanced(grad)
 			}
 			if step < set.Tol {
 				w.exactStart = w.exactHessian && it <= exactStartIterations
@@ -497,7 +508,7 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 			}
 			alpha, done := 0.0, false
 			if slope < 0 {
-				alpha, done, err = s.lineSearch(h, phi, slope)
+				alpha, done, err = s.lineSearch(h, phi, slope, grad)
 			} else {
 				err = fmt.Errorf("Newton direction is not a descent direction (slope %g)", slope)
 			}
@@ -597,7 +608,7 @@ func (s *State) markDegenerate(q []float64) bool {
 // iterate (Result.Residual) and whether it exceeds the first iterate's
 // (Result.Stalled).
 func (s *State) noteResidual() {
-	s.ws.residual = maxAbs(s.ws.grad)
+	s.ws.residual = s.unbalanced(s.ws.grad)
 	s.ws.stalled = s.ws.residual > s.ws.startGrad
 }
 
@@ -662,7 +673,7 @@ func (s *State) direction(h float64, exact bool) (phi, mu float64, err error) {
 // accepts. done reports an iterate converged to working precision: the full
 // step's predicted decrease below the rounding of the potential, the step
 // taken as it is.
-func (s *State) lineSearch(h, phi, slope float64) (alpha float64, done bool, err error) {
+func (s *State) lineSearch(h, phi, slope float64, grad []float64) (alpha float64, done bool, err error) {
 	w := &s.ws
 	alpha = 1.0
 	trial := w.q0 // reuse as the trial buffer; q0 is no longer needed
@@ -671,13 +682,14 @@ func (s *State) lineSearch(h, phi, slope float64) (alpha float64, done bool, err
 		for k := range trial {
 			trial[k] = w.q[k] + alpha*w.dq[k]
 		}
+		decrease := alpha*slope + s.clampEIL(trial, grad)
 		marking := ls == 0 && !w.noPredict && !w.noEntering
 		if marking {
 			as := &w.asm
 			w.phiAt = append(w.phiAt[:0], as.tphi[as.obsLo:as.obsHi]...)
 		}
 		p := s.eval(trial, h, 0)
-		if p <= phi+1e-4*alpha*slope {
+		if p <= phi+1e-4*decrease {
 			break
 		}
 		if marking {
@@ -707,6 +719,7 @@ func (s *State) accept(h float64) {
 	for k, d := range w.dq {
 		w.q[k] += d
 	}
+	s.clampEIL(w.q, w.grad)
 	s.eval(w.q, h, 1)
 	s.finish(h)
 }
@@ -770,6 +783,7 @@ func (s *State) begin(set Settings, target func(i int) dense.Vec3) error {
 	}
 	s.frictionBounds()
 	s.number(target)
+	s.listEIL()
 	s.lagObstacles()
 	copy(w.q0, w.q)
 	if err := s.buildTerms(); err != nil {

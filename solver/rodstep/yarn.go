@@ -17,7 +17,9 @@ import (
 // (x + h v) and grown by their radius; each pair found that is not exempt
 // gets the penalty K (r - d)^3 / (3 r) (rodcontact.SegmentPenalty, K from
 // yarnK, r the pair's rest distance: r_a + r_b, or less while a pair found
-// overlapping recovers, restDistances) in the incremental potential, and,
+// overlapping recovers, restDistances; d from a point held on the first
+// segment for a pair of nearly parallel segments, parallelPairs) in the
+// incremental potential, and,
 // with State.PairMu, the lagged Coulomb friction of its normal force
 // K (r - d)^2 / r (lagPairFriction; SB2020's penalties are frictionless).
 // Exempt are: segments of one rod that share a
@@ -103,6 +105,9 @@ type yarnWork struct {
 	rest, restNext map[[4]uint64]float64
 	reff           []float64
 	fric           []pairFriction // per pair of this solve
+	// held is, per pair of this solve, the parameter on its first segment
+	// at which the penalty's point is held (parallelPairs), -1 for none.
+	held []float64
 }
 
 // pairFriction is a penalty pair's Coulomb friction, lagged at the start of
@@ -139,6 +144,43 @@ func (s *State) detect(h float64) {
 	y.pairs = y.broad.Pairs(s.Runner, y.boxes, y.keepFn, y.pairs)
 	s.restDistances()
 	s.lagPairFriction()
+	s.parallelPairs()
+}
+
+// parallelSine is the sine of the angle between two segments of a penalty
+// pair below which parallelPairs holds the pair's point on the first one.
+// Held at the middle of the overlap, the point's distance to the other
+// segment exceeds the segments' closest distance by at most half the
+// overlap times the sine: 1% of a segment here, 5% of the sum of the radii
+// on knit-sphere (0.98 mm segments, 0.2 mm).
+const parallelSine = 0.02
+
+// parallelPairs sets, for each penalty pair whose segments are within
+// parallelSine of parallel at the (sub)step's start and overlap along
+// their direction, the parameter on its first segment of the middle of the
+// overlap (the second segment's end points projected onto the first,
+// clamped to it), where the pair's penalty holds its point for the step
+// (rodcontact.PointSegmentPenalty); -1 for the others, whose penalty takes
+// the segments' closest points.
+func (s *State) parallelPairs() {
+	y := &s.ws.yarn
+	y.held = y.held[:0]
+	for _, p := range y.pairs {
+		a, b := y.segs[p.A], y.segs[p.B]
+		x0, e1 := s.X[a.a], s.X[a.b].Sub(s.X[a.a])
+		x2, x3 := s.X[b.a], s.X[b.b]
+		e2 := x3.Sub(x2)
+		l1, l2 := e1.Dot(e1), e2.Dot(e2)
+		held := -1.0
+		if c := e1.Cross(e2); c.Dot(c) < parallelSine*parallelSine*l1*l2 && l1 > 0 {
+			s2, s3 := x2.Sub(x0).Dot(e1)/l1, x3.Sub(x0).Dot(e1)/l1
+			lo, hi := max(0, min(s2, s3)), min(1, max(s2, s3))
+			if lo <= hi {
+				held = (lo + hi) / 2
+			}
+		}
+		y.held = append(y.held, held)
+	}
 }
 
 // lagPairFriction records each penalty pair's friction data at the
