@@ -346,8 +346,9 @@ func TestPassThroughChecker(t *testing.T) {
 // rod Newton's entering marks (rods.predict_contacts) its first 80 steps,
 // through the patch's landing on the ball, take about 4 s on 1 worker
 // (they were 10 steps when its Newton halved 0.2 times a step, about 0.5 s a
-// step); the long form checks all its 1000 steps (clean: 87 s with 1
-// worker, stop 47). tablecloth's short form stops at step 44 (TestTableclothLayers checks
+// step; with rods.degenerate_restart, stop 49, about 10 s); the long form
+// checks all its 1000 steps (clean: 87 s with 1 worker at stop 47, 397 s
+// with the restarts). tablecloth's short form stops at step 44 (TestTableclothLayers checks
 // its first 200, without and with friction between the layers). pocket's
 // long form once failed at step 277: a segment whose nodes had slid past
 // each other within the step spanned a reversed arc, and the checker missed
