@@ -1,6 +1,7 @@
 package rodcontact
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -45,34 +46,41 @@ func TestSegmentPenaltyDerivatives(t *testing.T) {
 			continue
 		}
 		counts[cs]++
-		var g [12]float64
-		var H [144]float64
-		SegmentPenalty(k, r, &x, &g, &H)
-		at := func(m int, dl float64) (float64, [12]float64) {
-			y := x
-			y[m/3][m%3] += dl
-			var gy [12]float64
-			var Hy [144]float64
-			e := SegmentPenalty(k, r, &y, &gy, &Hy)
-			return e, gy
-		}
-		for m := 0; m < 12; m++ {
-			ep, gp := at(m, h)
-			em, gm := at(m, -h)
-			if fd := (ep - em) / (2 * h); math.Abs(fd-g[m]) > 1e-5*(1+math.Abs(g[m])) {
-				t.Fatalf("config %v (s %.3f t %.3f): dE/dx[%d] %g, finite difference %g", x, s, u, m, g[m], fd)
-			}
-			for j := 0; j < 12; j++ {
-				fd := (gp[j] - gm[j]) / (2 * h)
-				if math.Abs(fd-H[12*j+m]) > 1e-4*(1+math.Abs(fd)) {
-					t.Fatalf("config %v (s %.3f t %.3f): H[%d][%d] %g, finite difference %g", x, s, u, j, m, H[12*j+m], fd)
-				}
-			}
-		}
+		penalty := func(y *[4]dense.Vec3, g *[12]float64, H *[144]float64) float64 { return SegmentPenalty(k, r, y, g, H) }
+		checkFD(t, fmt.Sprintf("config %v (s %.3f t %.3f)", x, s, u), x, h, penalty)
 	}
 	t.Logf("pairs checked by (s free, t free): %v", counts)
 	if counts[[2]bool{true, true}] == 0 || counts[[2]bool{true, false}]+counts[[2]bool{false, true}] == 0 || counts[[2]bool{false, false}] == 0 {
 		t.Errorf("not every closest-point case was checked: %v", counts)
+	}
+}
+
+// checkFD compares a penalty's gradient and Hessian at x with central
+// differences of step h of its energy and gradient.
+func checkFD(t *testing.T, what string, x [4]dense.Vec3, h float64, penalty func(*[4]dense.Vec3, *[12]float64, *[144]float64) float64) {
+	t.Helper()
+	var g [12]float64
+	var H [144]float64
+	penalty(&x, &g, &H)
+	at := func(m int, dl float64) (float64, [12]float64) {
+		y := x
+		y[m/3][m%3] += dl
+		var gy [12]float64
+		var Hy [144]float64
+		return penalty(&y, &gy, &Hy), gy
+	}
+	for m := 0; m < 12; m++ {
+		ep, gp := at(m, h)
+		em, gm := at(m, -h)
+		if fd := (ep - em) / (2 * h); math.Abs(fd-g[m]) > 1e-5*(1+math.Abs(g[m])) {
+			t.Fatalf("%s: dE/dx[%d] %g, finite difference %g", what, m, g[m], fd)
+		}
+		for j := 0; j < 12; j++ {
+			fd := (gp[j] - gm[j]) / (2 * h)
+			if math.Abs(fd-H[12*j+m]) > 1e-4*(1+math.Abs(fd)) {
+				t.Fatalf("%s: H[%d][%d] %g, finite difference %g", what, j, m, H[12*j+m], fd)
+			}
+		}
 	}
 }
 
@@ -217,29 +225,10 @@ func TestPointSegmentPenaltyDerivatives(t *testing.T) {
 			continue
 		}
 		counts[inside]++
-		var g [12]float64
-		var H [144]float64
-		PointSegmentPenalty(k, r, s, &x, &g, &H)
-		at := func(m int, dl float64) (float64, [12]float64) {
-			y := x
-			y[m/3][m%3] += dl
-			var gy [12]float64
-			var Hy [144]float64
-			return PointSegmentPenalty(k, r, s, &y, &gy, &Hy), gy
+		penalty := func(y *[4]dense.Vec3, g *[12]float64, H *[144]float64) float64 {
+			return PointSegmentPenalty(k, r, s, y, g, H)
 		}
-		for m := 0; m < 12; m++ {
-			ep, gp := at(m, h)
-			em, gm := at(m, -h)
-			if fd := (ep - em) / (2 * h); math.Abs(fd-g[m]) > 1e-5*(1+math.Abs(g[m])) {
-				t.Fatalf("config %v (s %.3f t %.3f): dE/dx[%d] %g, finite difference %g", x, s, u, m, g[m], fd)
-			}
-			for j := 0; j < 12; j++ {
-				fd := (gp[j] - gm[j]) / (2 * h)
-				if math.Abs(fd-H[12*j+m]) > 1e-4*(1+math.Abs(fd)) {
-					t.Fatalf("config %v (s %.3f t %.3f): H[%d][%d] %g, finite difference %g", x, s, u, j, m, H[12*j+m], fd)
-				}
-			}
-		}
+		checkFD(t, fmt.Sprintf("config %v (s %.3f t %.3f)", x, s, u), x, h, penalty)
 	}
 	t.Logf("pairs checked by (foot inside the segment): %v", counts)
 	if counts[true] == 0 || counts[false] == 0 {
