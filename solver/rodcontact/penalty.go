@@ -63,7 +63,7 @@ func SegmentPenalty(k, r float64, x *[4]dense.Vec3, g *[12]float64, H *[144]floa
 // rod-incline the point jumped from s = 0.996 to s = 0 and back at every
 // Newton iteration, which zigzagged without converging), where a point held
 // on one of them moves smoothly; the solver holds it at the middle of the
-// overlap (rodstep: parallelPair). Gradient and Hessian as SegmentPenalty's
+// overlap (rodstep: parallelPairs). Gradient and Hessian as SegmentPenalty's
 // with ds/dx = 0.
 func PointSegmentPenalty(k, r, s float64, x *[4]dense.Vec3, g *[12]float64, H *[144]float64) float64 {
 	e2 := x[3].Sub(x[2])

@@ -278,7 +278,7 @@ func (s *State) evalTerm(t *term, q []float64, h float64, energyOnly bool, g *[1
 		clear(g[:12])
 		clear(H[:144])
 		var e float64
-		if sh := w.yarn.held[t.id]; sh >= 0 {
+		if sh := w.yarn.pointAt[t.id]; sh >= 0 {
 			e = rodcontact.PointSegmentPenalty(s.yarnK(p), w.yarn.reff[t.id], sh, &xs, (*[12]float64)(g[:12]), (*[144]float64)(H[:144]))
 		} else {
 			e = rodcontact.SegmentPenalty(s.yarnK(p), w.yarn.reff[t.id], &xs, (*[12]float64)(g[:12]), (*[144]float64)(H[:144]))

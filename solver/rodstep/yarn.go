@@ -105,9 +105,10 @@ type yarnWork struct {
 	rest, restNext map[[4]uint64]float64
 	reff           []float64
 	fric           []pairFriction // per pair of this solve
-	// held is, per pair of this solve, the parameter on its first segment
-	// at which the penalty's point is held (parallelPairs), -1 for none.
-	held []float64
+	// pointAt is, per pair of this solve, the parameter on its first
+	// segment at which the penalty's point is held (parallelPairs), -1 for
+	// none.
+	pointAt []float64
 }
 
 // pairFriction is a penalty pair's Coulomb friction, lagged at the start of
@@ -164,22 +165,22 @@ const parallelSine = 0.02
 // the segments' closest points.
 func (s *State) parallelPairs() {
 	y := &s.ws.yarn
-	y.held = y.held[:0]
+	y.pointAt = y.pointAt[:0]
 	for _, p := range y.pairs {
 		a, b := y.segs[p.A], y.segs[p.B]
 		x0, e1 := s.X[a.a], s.X[a.b].Sub(s.X[a.a])
 		x2, x3 := s.X[b.a], s.X[b.b]
 		e2 := x3.Sub(x2)
 		l1, l2 := e1.Dot(e1), e2.Dot(e2)
-		held := -1.0
+		at := -1.0
 		if c := e1.Cross(e2); c.Dot(c) < parallelSine*parallelSine*l1*l2 && l1 > 0 {
 			s2, s3 := x2.Sub(x0).Dot(e1)/l1, x3.Sub(x0).Dot(e1)/l1
 			lo, hi := max(0, min(s2, s3)), min(1, max(s2, s3))
 			if lo <= hi {
-				held = (lo + hi) / 2
+				at = (lo + hi) / 2
 			}
 		}
-		y.held = append(y.held, held)
+		y.pointAt = append(y.pointAt, at)
 	}
 }
 
