@@ -140,10 +140,10 @@ func (s *State) holdEIL() {
 // interval, or that left the end, is let go. It reports whether the
 // direction must be computed again, and builds the terms anew where a node
 // slid; when it need not, it sets each held node's update to its vertex's.
-// A node slides at most once an iteration and is let go only at its
-// first direction (newIteration), so the direction is computed at most four
-// times for one node an iteration.
-func (s *State) boundEIL() (bool, error) {
+// A node slides at most once an iteration (the solve clears slid at its
+// start) and is let go only at the iteration's first direction (first), so
+// the direction is computed at most four times for one node an iteration.
+func (s *State) boundEIL(first bool) (bool, error) {
 	w := &s.ws
 	du := func(i int32) float64 {
 		if j := w.udof[i]; j >= 0 {
@@ -151,8 +151,6 @@ func (s *State) boundEIL() (bool, error) {
 		}
 		return 0
 	}
-	first := !w.bounded
-	w.bounded = true
 	again, slid := false, false
 	for k, i := range w.eil {
 		j := w.udof[i]
@@ -222,11 +220,4 @@ func (s *State) unbalanced(g []float64) float64 {
 	}
 	w.heldGrad = saved
 	return m
-}
-
-// newIteration lets each EIL node slide, and each held one go, again
-// (boundEIL).
-func (s *State) newIteration() {
-	clear(s.ws.slid)
-	s.ws.bounded = false
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loomsim/loom/solver/dense"
+	"github.com/loomsim/loom/solver/rod"
 )
 
 // TestEILSlidesAlongRod puts an EIL node on a pinned L-shaped rod (one leg
@@ -47,7 +48,7 @@ func TestEILSlidesAlongRod(t *testing.T) {
 		if err != nil {
 			t.Fatalf("line through %v: %v", c.line, err)
 		}
-		if s.Kind[e].String() != "EIL" {
+		if s.Kind[e] != rod.EIL {
 			t.Fatalf("node %d is %v, want EIL (within 0.1 x the rest segment of u = 0.2)", e, s.Kind[e])
 		}
 		t.Logf("line through %v: %d Newton iterations, %d halvings: u %.9f, x %.9f, residual %.2g N", c.line, res.Iterations, res.Halvings, s.U[e], s.X[e], res.Residual)

@@ -81,7 +81,6 @@ type workspace struct {
 	slid       []bool    // per EIL node: slid this iteration (boundEIL)
 	held       []int32   // per EIL node: the vertex node it is held at, -1 if free (boundEIL)
 	heldGrad   []float64 // unbalanced's scratch
-	bounded    bool      // boundEIL ran in this iteration
 }
 
 func (w *workspace) size(n int) {
@@ -466,13 +465,13 @@ func (s *State) solve(h float64, set Settings, target func(i int) dense.Vec3) (i
 		if set.DegenerateRestart && s.markDegenerate(w.q) {
 			return it, errDegenerate
 		}
-		s.newIteration()
-		for {
+		clear(w.slid)
+		for first := true; ; first = false {
 			phi, mu, err := s.direction(h, exact)
 			if err != nil {
 				return it, err
 			}
-			if again, err := s.boundEIL(); err != nil {
+			if again, err := s.boundEIL(first); err != nil {
 				return it, err
 			} else if again {
 				continue // this iteration again, with the EIL nodes slid or held
