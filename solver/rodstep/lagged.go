@@ -33,14 +33,16 @@ const lagMaxSkip = 15
 // After k failures in a row the next 2^(k-1) - 1 matrices (at most
 // lagMaxSkip) are factored straight away: where consecutive Newton matrices
 // differ too much for a lagged factor (pocket's: from the last step's
-// factor, 120 iterations left a relative residual of 4e-4), every try costs lagMaxIterations triangular
-// solves before the factorization it ends in anyway. pocket with 80 x 80
-// and 74 x 74 yarns (69,716 nodes), first 6 steps, 2 workers, two
-// interleaved runs each: 73.7 and 74.4 s with 429 conjugate gradient
-// iterations and 22 factorizations over its 29 Newton iterations, against
-// 63.9 and 63.6 s with 129 and 27 (a lagged try giving up took about 1.1
-// s there, a factorization 1.7 s); tablecloth with three 18 x 18 layers,
-// first 30 steps, 1 worker: 4.86 and 4.56 against 4.49 and 4.50 s a step.
+// factor, 120 iterations left a relative residual of 4e-4), every try costs
+// lagMaxIterations triangular solves before the factorization it ends in
+// anyway. pocket with 80 x 80 and 74 x 74 yarns (69,716 nodes), first 6
+// steps, 2 workers, two interleaved runs each: 73.7 and 74.4 s with 429
+// conjugate gradient iterations and 22 factorizations over its 29 Newton
+// iterations, against 63.9 and 63.6 s with 129 and 27 (a lagged try giving
+// up took about 1.1 s there, a factorization 1.7 s); tablecloth with three
+// 18 x 18 layers, first 30 steps, 1 worker: 4.86 and 4.56 against 4.49 and
+// 4.50 s a step; pocket at the paper's 625,596 nodes, where the lagged
+// tries mostly converge: 268 against 257 s median step (one run each).
 type lagged struct {
 	valid, stale bool
 	fails, skip  int
